@@ -1,0 +1,76 @@
+# agentwasm — build, test and measure.
+#   make build        dist/: the js module, the wasip1 module, wasm_exec.js, the loader and its types
+#   make test         vet, go test ./..., node --test web/test, the browser test
+#   make size         raw, gzip and brotli bytes of both modules
+#   make generate     regenerate the easyjson codecs
+#   make bench        Go and Node benchmarks
+
+GO        ?= go
+NODE      ?= node
+GOROOT    := $(shell $(GO) env GOROOT)
+LDFLAGS   := -s -w
+GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
+GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
+
+.PHONY: build test vet gotest nodetest browsertest size generate bench clean
+
+build: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs dist/agentwasm.d.ts
+
+dist/agentwasm.wasm: $(GO_SRC)
+	@mkdir -p dist
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_W) -o $@ ./wasm/js
+
+dist/agentwasm-wasip1.wasm: $(GO_SRC)
+	@mkdir -p dist
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared $(GOFLAGS_W) -o $@ ./wasm/wasip1
+
+dist/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
+	@mkdir -p dist
+	cp $< $@
+
+dist/agentwasm.mjs: web/agentwasm.mjs
+	@mkdir -p dist
+	cp $< $@
+
+dist/agentwasm.d.ts: web/agentwasm.d.ts
+	@mkdir -p dist
+	cp $< $@
+
+test: vet gotest nodetest browsertest
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./wasm/js/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./wasm/wasip1/...
+	@for t in js wasip1; do \
+		if GOOS=$$t GOARCH=wasm $(GO) list -deps ./wasm/$$t/... | grep -qx net/http; then \
+			echo "the $$t build imports net/http; find the importer with go list -deps"; exit 1; fi; \
+	done
+
+gotest: dist/agentwasm-wasip1.wasm
+	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -count=1 ./...
+
+nodetest: build
+	$(NODE) --test web/test
+
+# Headless Chromium (Debian's chromium) through playwright-core. Skipped when
+# /usr/bin/chromium is missing, unless AGENTWASM_REQUIRE_BROWSER=1 (CI sets it).
+browsertest: build web/node_modules/.package-lock.json
+	$(NODE) --test web/browser
+
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+
+size: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+	@$(NODE) scripts/size.mjs dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+
+generate:
+	$(GO) generate ./internal/wire/
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./bridge/ ./session/ ./wazerotest/
+	$(NODE) web/bench/chat.bench.mjs
+
+clean:
+	rm -rf dist

@@ -1,0 +1,361 @@
+//go:build js
+
+// The js Fetcher: requests go out through a JavaScript fetch function,
+// abort through an AbortController, and stream their ReadableStream body.
+// Go never blocks inside a JavaScript callback: callbacks only hand values
+// to a goroutine through buffered channels.
+
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"syscall/js"
+)
+
+// JSFetcher is a Fetcher over a JavaScript fetch function.
+type JSFetcher struct {
+	// Func is called as Func(url, init). When it is undefined or null,
+	// globalThis.fetch is called with globalThis as its receiver.
+	//
+	// Func may return a Response or a Promise of one, may throw or reject:
+	// every failure becomes a *FetchError. A value that is not a Response
+	// (an object with a numeric status) is a *FetchError too.
+	Func js.Value
+}
+
+// DefaultFetcher returns the host's own fetcher: on js, globalThis.fetch.
+func DefaultFetcher() Fetcher { return &JSFetcher{} }
+
+// NewJSFetcher returns a JSFetcher calling fn, or globalThis.fetch when fn
+// is undefined or null.
+func NewJSFetcher(fn js.Value) *JSFetcher { return &JSFetcher{Func: fn} }
+
+// Globals looked up once: every lookup makes a new js.Value, and each one
+// costs a finalizer.
+var (
+	jsObject          = js.Global().Get("Object")
+	jsUint8Array      = js.Global().Get("Uint8Array")
+	jsAbortController = js.Global().Get("AbortController")
+	jsString          = js.Global().Get("String")
+)
+
+// noop is a JavaScript function that does nothing, used to mark promises
+// whose rejection is expected (a cancelled reader) as handled.
+var noop = js.FuncOf(func(js.Value, []js.Value) any { return nil })
+
+// catch runs fn and turns a JavaScript exception (a panic in syscall/js)
+// into an error.
+func catch(fn func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if je, ok := p.(js.Error); ok {
+				err = errors.New(jsErrorText(je.Value))
+				return
+			}
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	fn()
+	return nil
+}
+
+// jsErrorText describes a thrown or rejected JavaScript value.
+func jsErrorText(v js.Value) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "a JavaScript value that cannot be described"
+		}
+	}()
+	if v.Type() == js.TypeObject {
+		if m := v.Get("message"); m.Type() == js.TypeString {
+			if n := v.Get("name"); n.Type() == js.TypeString && n.String() != "Error" {
+				return n.String() + ": " + m.String()
+			}
+			return m.String()
+		}
+	}
+	return jsString.Invoke(v).String()
+}
+
+// settled is the outcome of awaiting a JavaScript value.
+type settled struct {
+	v   js.Value
+	err error // the rejection
+}
+
+// await waits for v if it is a thenable, or returns it at once. When ctx
+// ends first, onCancel runs and ctx's error is returned; the promise's
+// callbacks stay alive until it settles, since calling a released function
+// would crash the module.
+func await(ctx context.Context, v js.Value, onCancel func()) (js.Value, error) {
+	if v.Type() != js.TypeObject || v.Get("then").Type() != js.TypeFunction {
+		return v, nil
+	}
+	ch := make(chan settled, 1)
+	var ok, fail js.Func
+	var once sync.Once
+	done := func(s settled) {
+		select {
+		case ch <- s:
+		default:
+		}
+		once.Do(func() { ok.Release(); fail.Release() })
+	}
+	ok = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done(settled{v: arg0(args)})
+		return nil
+	})
+	fail = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done(settled{err: errors.New(jsErrorText(arg0(args)))})
+		return nil
+	})
+	if err := catch(func() { v.Call("then", ok, fail) }); err != nil {
+		ok.Release()
+		fail.Release()
+		return js.Undefined(), err
+	}
+	select {
+	case s := <-ch:
+		return s.v, s.err
+	case <-ctx.Done():
+		if onCancel != nil {
+			onCancel()
+		}
+		return js.Undefined(), ctxErr(ctx)
+	}
+}
+
+func arg0(args []js.Value) js.Value {
+	if len(args) == 0 {
+		return js.Undefined()
+	}
+	return args[0]
+}
+
+// Fetch calls the fetch function and waits for the response head.
+func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
+	if ctx.Err() != nil {
+		return nil, ctxErr(ctx)
+	}
+	fail := func(format string, args ...any) (*Response, error) {
+		return nil, &FetchError{URL: req.URL, Err: fmt.Errorf(format, args...)}
+	}
+	var controller, promise js.Value
+	err := catch(func() {
+		controller = jsAbortController.New()
+		init := jsObject.New()
+		init.Set("method", req.method())
+		headers := jsObject.New()
+		for k, v := range req.Header {
+			headers.Set(k, v)
+		}
+		init.Set("headers", headers)
+		if req.Body != nil {
+			body := jsUint8Array.New(len(req.Body))
+			js.CopyBytesToJS(body, req.Body)
+			init.Set("body", body)
+		}
+		init.Set("signal", controller.Get("signal"))
+		if f.Func.Type() == js.TypeFunction {
+			promise = f.Func.Invoke(req.URL, init)
+		} else {
+			promise = js.Global().Call("fetch", req.URL, init)
+		}
+	})
+	if err != nil {
+		return fail("the fetch function threw: %v", err)
+	}
+	abort := func() { _ = catch(func() { controller.Call("abort") }) }
+	v, err := await(ctx, promise, abort)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxErr(ctx)
+		}
+		return fail("the fetch function rejected: %v", err)
+	}
+	resp, err := toResponse(ctx, v, abort)
+	if err != nil {
+		abort()
+		return fail("%v", err)
+	}
+	return resp, nil
+}
+
+// toResponse reads a JavaScript Response into a Response.
+func toResponse(ctx context.Context, v js.Value, abort func()) (resp *Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = nil, fmt.Errorf("the fetch function returned something that is not a Response (%v)", p)
+		}
+	}()
+	if v.Type() != js.TypeObject || v.Get("status").Type() != js.TypeNumber {
+		return nil, fmt.Errorf("the fetch function returned something that is not a Response (a %s)", describeType(v))
+	}
+	h := Header{}
+	if hv := v.Get("headers"); hv.Type() == js.TypeObject {
+		if err := catch(func() { readHeaders(hv, h) }); err != nil {
+			return nil, fmt.Errorf("reading the response headers: %v", err)
+		}
+	}
+	b := &jsBody{ctx: ctx, abort: abort}
+	switch body := v.Get("body"); {
+	case body.Type() == js.TypeObject && body.Get("getReader").Type() == js.TypeFunction:
+		if err := catch(func() { b.reader = body.Call("getReader") }); err != nil {
+			return nil, fmt.Errorf("opening the response body: %v", err)
+		}
+	case v.Get("arrayBuffer").Type() == js.TypeFunction:
+		// A Response without a stream (some polyfills): read it whole.
+		b.whole = v
+	default:
+		b.eof = true // no body at all, as for a 204
+	}
+	return &Response{Status: v.Get("status").Int(), Header: h, Body: b}, nil
+}
+
+func describeType(v js.Value) string {
+	if v.Type() == js.TypeObject {
+		return "object without a numeric status"
+	}
+	return v.Type().String()
+}
+
+// readHeaders copies a Headers object (or a plain object) into h.
+func readHeaders(hv js.Value, h Header) {
+	var it js.Value
+	if hv.Get("entries").Type() == js.TypeFunction {
+		it = hv.Call("entries")
+	} else {
+		it = jsObject.Call("entries", hv).Call("values")
+	}
+	for {
+		r := it.Call("next")
+		if r.Get("done").Truthy() {
+			return
+		}
+		pair := r.Get("value")
+		h.Set(pair.Index(0).String(), jsString.Invoke(pair.Index(1)).String())
+	}
+}
+
+// jsBody streams a ReadableStream (or a whole-body Response) into Go.
+type jsBody struct {
+	ctx    context.Context
+	abort  func()
+	reader js.Value // a ReadableStreamDefaultReader, or undefined
+	whole  js.Value // a Response read with arrayBuffer(), or undefined
+
+	closing atomic.Bool
+
+	mu     sync.Mutex
+	buf    []byte
+	eof    bool
+	closed bool
+	err    error
+}
+
+func (b *jsBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for {
+		switch {
+		case b.closed:
+			return 0, ErrBodyClosed
+		case len(b.buf) > 0:
+			n := copy(p, b.buf)
+			b.buf = b.buf[n:]
+			return n, nil
+		case b.err != nil:
+			return 0, b.err
+		case b.eof:
+			return 0, io.EOF
+		}
+		b.err = b.fill()
+	}
+}
+
+// fill fetches the next chunk into b.buf, or sets b.eof; b.mu is held (the
+// wait inside yields to other goroutines, but only Close contends, and
+// Close does not take the lock before aborting).
+func (b *jsBody) fill() error {
+	onCancel := func() { b.cancel() }
+	if b.whole.Type() == js.TypeObject {
+		var p js.Value
+		if err := catch(func() { p = b.whole.Call("arrayBuffer") }); err != nil {
+			return fmt.Errorf("bridge: reading the response body: %v", err)
+		}
+		v, err := await(b.ctx, p, onCancel)
+		if err != nil {
+			return b.readErr(err)
+		}
+		b.whole, b.eof = js.Undefined(), true
+		return b.take(v, true)
+	}
+	var p js.Value
+	if err := catch(func() { p = b.reader.Call("read") }); err != nil {
+		return fmt.Errorf("bridge: reading the response body: %v", err)
+	}
+	r, err := await(b.ctx, p, onCancel)
+	if err != nil {
+		return b.readErr(err)
+	}
+	if r.Type() != js.TypeObject {
+		return errors.New("bridge: the response body's reader returned a non-object")
+	}
+	if r.Get("done").Truthy() {
+		b.eof = true
+		return nil
+	}
+	return b.take(r.Get("value"), false)
+}
+
+// take copies a Uint8Array (or, for whole bodies, an ArrayBuffer) into b.buf.
+func (b *jsBody) take(v js.Value, arrayBuffer bool) error {
+	return catch(func() {
+		if arrayBuffer {
+			v = jsUint8Array.New(v)
+		}
+		if !v.InstanceOf(jsUint8Array) {
+			panic(errors.New("the response body produced a chunk that is not a Uint8Array"))
+		}
+		buf := make([]byte, v.Get("length").Int())
+		js.CopyBytesToGo(buf, v)
+		b.buf = buf
+	})
+}
+
+func (b *jsBody) readErr(err error) error {
+	if b.ctx.Err() != nil {
+		return ctxErr(b.ctx)
+	}
+	if b.closing.Load() {
+		return ErrBodyClosed
+	}
+	return fmt.Errorf("bridge: reading the response body: %w", err)
+}
+
+// cancel stops the stream: the reader is cancelled and the request aborted.
+func (b *jsBody) cancel() {
+	if b.reader.Type() == js.TypeObject {
+		_ = catch(func() {
+			if p := b.reader.Call("cancel"); p.Type() == js.TypeObject && p.Get("catch").Type() == js.TypeFunction {
+				p.Call("catch", noop)
+			}
+		})
+	}
+	b.abort()
+}
+
+// Close cancels the stream. A Read blocked in another goroutine returns.
+func (b *jsBody) Close() error {
+	b.closing.Store(true)
+	b.cancel()
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	return nil
+}

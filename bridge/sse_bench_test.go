@@ -1,0 +1,58 @@
+package bridge
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// benchStream builds a chat-like stream of n frames with the given line end.
+func benchStream(n int, eol string) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		if i%100 == 0 {
+			fmt.Fprintf(&b, ": ping%s", eol)
+		}
+		fmt.Fprintf(&b, "event: text_delta%sdata: {\"type\":\"textDelta\",\"text\":\"hello world \"}%s%s", eol, eol, eol)
+	}
+	fmt.Fprintf(&b, "id: done%sevent: done%sdata: {}%s%s", eol, eol, eol, eol)
+	return b.Bytes()
+}
+
+func BenchmarkSSEReader(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		stream []byte
+	}{
+		{"lf", benchStream(1000, "\n")},
+		{"crlf", benchStream(1000, "\r\n")},
+		{"cr", benchStream(1000, "\r")},
+		{"large data", []byte(strings.Repeat("data: "+strings.Repeat("x", 64<<10)+"\n\n", 16))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.stream)))
+			b.ReportAllocs()
+			src := bytes.NewReader(bc.stream)
+			for b.Loop() {
+				src.Reset(bc.stream)
+				r := NewSSEReader(src, 0)
+				n := 0
+				for {
+					_, err := r.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n == 0 {
+					b.Fatal("no events")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Regenerates the easyjson codecs of this package (run by `go generate` and
+# `make generate`), then drops the generator's import of the easyjson root
+# package, which would pull net/http into the wasm builds.
+set -eu
+cd "$(dirname "$0")"
+files=$(ls *.go | grep -v -e '_easyjson.go$' -e '_test.go$' -e '^doc.go$' -e '^codec.go$')
+rm -f *_easyjson.go
+go tool easyjson -no_std_marshalers $files
+for f in *_easyjson.go; do
+	sed -i -e '/easyjson "github.com\/mailru\/easyjson"$/d' -e '/_ easyjson.Marshaler$/d' "$f"
+done
+gofmt -w *_easyjson.go

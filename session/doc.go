@@ -1,0 +1,12 @@
+// Package session is the agent session: a person types, the session streams
+// the conversation to the Studio AI proxy over server-sent events, and
+// assembles what the model says into a Turn.
+//
+// A Session is created with New and driven with Chat. Chat never returns a
+// Go error: the Turn's Status says what happened (completed, cancelled,
+// error, refused) and ErrorMessage says why. Everything that touches the
+// network goes through a bridge.Fetcher, so the same code runs natively, in
+// the browser (GOOS=js) and under a WebAssembly host (GOOS=wasip1).
+//
+// The behaviour is written out in the project's spec (shared/spec/session.md).
+package session

@@ -1,0 +1,64 @@
+// Events: what the session streams to its observer, and the streamed model
+// events themselves.
+
+package session
+
+import "encoding/json"
+
+// Stream event types, as named by the `type` field of a StreamEvent. The SSE
+// event name is the authority: message_start → "messageStart", and so on.
+const (
+	EventMessageStart  = "messageStart"
+	EventTextDelta     = "textDelta"
+	EventToolCallStart = "toolCallStart"
+	EventToolCallDelta = "toolCallDelta"
+	EventToolCallStop  = "toolCallStop"
+	EventMessageStop   = "messageStop"
+	EventError         = "error"
+)
+
+// sseEventTypes maps the SSE event names of the chat stream to event types.
+// Names not listed are ignored.
+var sseEventTypes = map[string]string{
+	"message_start":   EventMessageStart,
+	"text_delta":      EventTextDelta,
+	"tool_call_start": EventToolCallStart,
+	"tool_call_delta": EventToolCallDelta,
+	"tool_call_stop":  EventToolCallStop,
+	"message_stop":    EventMessageStop,
+	"error":           EventError,
+}
+
+// StreamEvent is one event streamed by the model proxy (or made by the
+// session in its place, such as the error for a malformed payload). Only the
+// fields of its Type are set.
+type StreamEvent struct {
+	Type               string
+	Model              string          // messageStart
+	Text               string          // textDelta
+	ToolCallID         string          // toolCall*
+	ToolName           string          // toolCallStart
+	ToolArgumentsDelta string          // toolCallDelta: a JSON fragment
+	ToolArguments      json.RawMessage // toolCallStop: the parsed arguments, when sent
+	StopReason         string          // messageStop: endTurn, toolCall, maxTokens, contentFilter, cancelled, error
+	PromptTokens       int64           // messageStop
+	CompletionTokens   int64           // messageStop
+	LatencyMs          float64         // messageStop, error
+	ErrorMessage       string          // error
+	ErrorCode          string          // error
+}
+
+// EventType names what an Event carries.
+type EventType string
+
+// The kinds of Event a session emits.
+const (
+	// EventTypeChat carries one StreamEvent, for every streamed event.
+	EventTypeChat EventType = "chat"
+)
+
+// Event is what Options.OnEvent observes.
+type Event struct {
+	Type EventType
+	Chat *StreamEvent // with EventTypeChat
+}

@@ -1,0 +1,189 @@
+// Package command is the host-neutral command layer of the wasm module.
+//
+// Both entry points — wasm/js for JavaScript hosts and wasm/wasip1 for
+// WebAssembly System Interface hosts such as wazero — hand JSON commands to
+// one Runtime and return its JSON replies, so the two builds cannot drift
+// apart. Only the callbacks differ per host; they arrive as Hooks.
+//
+// The commands, replies and error codes are documented in wasm/README.md.
+package command
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/session"
+)
+
+// Version is the module's release version.
+const Version = "0.1.0"
+
+// ABIVersion is the version of the command and host-import contract in
+// wasm/README.md. It changes whenever a command, reply or import changes
+// incompatibly.
+const ABIVersion = 1
+
+// Error codes of a failed reply.
+const (
+	CodeBadCommand     = "bad_command"     // the command is not JSON, or names no known op
+	CodeBadOptions     = "bad_options"     // session options are malformed or out of range
+	CodeUnknownSession = "unknown_session" // no open session has that id
+	CodeInternal       = "internal"        // a panic inside the module, recovered
+)
+
+// Hooks are what a host supplies for a new session.
+type Hooks struct {
+	// Fetcher sends the session's requests.
+	Fetcher bridge.Fetcher
+	// OnEvent receives each event as the JSON of a wire.SessionEvent. It may
+	// be nil.
+	OnEvent func(session int, event []byte)
+}
+
+// Runtime holds the sessions of one module instance.
+type Runtime struct {
+	testHooks bool
+
+	mu       sync.Mutex
+	sessions map[int]*session.Session
+	nextID   int
+}
+
+// New returns an empty Runtime. testHooks enables the debug.* commands that
+// tests use to reach otherwise unreachable paths (such as a panic).
+func New(testHooks bool) *Runtime {
+	return &Runtime{testHooks: testHooks, sessions: map[int]*session.Session{}}
+}
+
+// Call runs one JSON command and returns the JSON reply. It never panics:
+// a panic inside the command is recovered and answered with CodeInternal,
+// and the Runtime keeps serving. hooks is used by session.create only.
+func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			reply = encode(failure(CodeInternal, fmt.Sprintf(
+				"agentwasm: internal error (recovered panic: %v); the module is still serving, but report this with the command that caused it", p)))
+			if r.testHooks {
+				debug.PrintStack()
+			}
+		}
+	}()
+	var c wire.Command
+	if err := wire.Unmarshal(cmd, &c); err != nil {
+		return encode(failure(CodeBadCommand, "agentwasm: the command is malformed JSON or has a field of the wrong type: "+err.Error()))
+	}
+	return encode(r.run(ctx, &c, hooks))
+}
+
+// run dispatches one decoded command.
+func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.Reply {
+	switch c.Op {
+	case "version":
+		return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: runtime.Version()}
+	case "session.create":
+		return r.createSession(c, hooks)
+	case "session.chat":
+		return r.chat(ctx, c)
+	case "session.close":
+		return r.closeSession(c)
+	case "debug.panic":
+		if r.testHooks {
+			var m map[string]int
+			m["boom"]++ // a genuine runtime panic: assignment to a nil map
+		}
+	}
+	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.close", c.Op))
+}
+
+func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
+	var o wire.SessionOptions
+	if len(c.Options) > 0 {
+		if err := wire.Unmarshal(c.Options, &o); err != nil {
+			return failure(CodeBadOptions, "agentwasm: session options are malformed: "+err.Error())
+		}
+	}
+	opts := session.Options{
+		BaseURL:       o.BaseURL,
+		Fetcher:       hooks.Fetcher,
+		Provider:      o.Provider,
+		Model:         o.Model,
+		MaxTokens:     o.MaxTokens,
+		Temperature:   o.Temperature,
+		System:        o.System,
+		MaxFrameBytes: o.MaxFrameBytes,
+	}
+	if o.ToolChoice != nil {
+		opts.ToolChoice = &session.ToolChoice{Mode: o.ToolChoice.Mode, ToolName: o.ToolChoice.ToolName}
+	}
+	r.mu.Lock()
+	r.nextID++
+	id := r.nextID
+	r.mu.Unlock()
+	if hooks.OnEvent != nil {
+		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, encode(eventWire(ev))) }
+	}
+	s, err := session.New(opts)
+	if err != nil {
+		return failure(CodeBadOptions, err.Error())
+	}
+	r.mu.Lock()
+	r.sessions[id] = s
+	r.mu.Unlock()
+	return &wire.Reply{OK: true, Session: id}
+}
+
+func (r *Runtime) lookup(id int) (*session.Session, *wire.Reply) {
+	r.mu.Lock()
+	s := r.sessions[id]
+	r.mu.Unlock()
+	if s == nil {
+		return nil, failure(CodeUnknownSession, fmt.Sprintf("agentwasm: no open session %d; create one with session.create", id))
+	}
+	return s, nil
+}
+
+func (r *Runtime) chat(ctx context.Context, c *wire.Command) *wire.Reply {
+	s, fail := r.lookup(c.Session)
+	if fail != nil {
+		return fail
+	}
+	if c.TimeoutMs < 0 {
+		return failure(CodeBadCommand, "agentwasm: timeoutMs must be positive, or 0 for none")
+	}
+	if c.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	turn := s.Chat(ctx, c.Text)
+	return &wire.Reply{OK: true, Turn: turnWire(turn)}
+}
+
+func (r *Runtime) closeSession(c *wire.Command) *wire.Reply {
+	if _, fail := r.lookup(c.Session); fail != nil {
+		return fail
+	}
+	r.mu.Lock()
+	delete(r.sessions, c.Session)
+	r.mu.Unlock()
+	return &wire.Reply{OK: true}
+}
+
+func failure(code, msg string) *wire.Reply {
+	return &wire.Reply{Error: &wire.ErrorBody{Code: code, Message: msg}}
+}
+
+// encode marshals a wire value; the wire types cannot fail to encode.
+func encode(v wire.Marshaler) []byte {
+	b, err := wire.Marshal(v)
+	if err != nil {
+		b, _ = wire.Marshal(failure(CodeInternal, "agentwasm: could not encode the reply: "+err.Error()))
+	}
+	return b
+}

@@ -1,0 +1,145 @@
+//go:build js
+
+// Command js is the module's entry point for JavaScript hosts: browsers,
+// Electron-style hosts and Node. web/agentwasm.mjs loads it with the
+// wasm_exec.js of the Go release that built it.
+//
+// At start it hands the loader an object with two functions:
+//
+//	call(command: string, hooks?: {fetch?, event?}, signal?: AbortSignal): Promise<string>
+//	callSync(command: string, hooks?: {fetch?, event?}): string
+//
+// Both take a JSON command and answer a JSON reply (wasm/README.md).
+// callSync serves only the commands that never wait (version,
+// session.create, session.close). Nothing here blocks inside a JavaScript
+// callback: call runs the command on a goroutine and settles its Promise.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall/js"
+
+	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/wasm/command"
+)
+
+var rt = command.New(os.Getenv("AGENTWASM_TEST_HOOKS") == "1")
+
+func main() {
+	api := js.Global().Get("Object").New()
+	api.Set("call", js.FuncOf(call))
+	api.Set("callSync", js.FuncOf(callSync))
+	if name := os.Getenv("AGENTWASM_REGISTER"); name != "" && js.Global().Get(name).Type() == js.TypeFunction {
+		js.Global().Call(name, api)
+	} else {
+		js.Global().Set("agentwasm", api)
+	}
+	select {}
+}
+
+// arg returns args[i], or undefined.
+func arg(args []js.Value, i int) js.Value {
+	if i < len(args) {
+		return args[i]
+	}
+	return js.Undefined()
+}
+
+// commandText reads the command argument; a non-string gives nil, which
+// the command layer answers as malformed.
+func commandText(v js.Value) []byte {
+	if v.Type() != js.TypeString {
+		return nil
+	}
+	return []byte(v.String())
+}
+
+// hooksFrom builds the host hooks from {fetch, event}.
+func hooksFrom(v js.Value) command.Hooks {
+	var fetchFn, eventFn js.Value = js.Undefined(), js.Undefined()
+	if v.Type() == js.TypeObject {
+		fetchFn, eventFn = v.Get("fetch"), v.Get("event")
+	}
+	h := command.Hooks{Fetcher: bridge.NewJSFetcher(fetchFn)}
+	if eventFn.Type() == js.TypeFunction {
+		h.OnEvent = func(session int, event []byte) {
+			defer func() { _ = recover() }() // an observer that throws changes nothing
+			eventFn.Invoke(session, string(event))
+		}
+	}
+	return h
+}
+
+// internalError is the reply for a panic outside the command layer.
+func internalError(p any) string {
+	b, _ := wire.Marshal(&wire.Reply{Error: &wire.ErrorBody{Code: command.CodeInternal,
+		Message: fmt.Sprintf("agentwasm: internal error (recovered panic: %v); the module is still serving", p)}})
+	return string(b)
+}
+
+func call(_ js.Value, args []js.Value) (result any) {
+	defer func() {
+		if p := recover(); p != nil {
+			result = js.Global().Get("Promise").Call("resolve", internalError(p))
+		}
+	}()
+	cmd, hooks, signal := commandText(arg(args, 0)), hooksFrom(arg(args, 1)), arg(args, 2)
+	var executor js.Func
+	executor = js.FuncOf(func(_ js.Value, pargs []js.Value) any {
+		resolve := pargs[0]
+		go run(cmd, hooks, signal, resolve)
+		return nil
+	})
+	defer executor.Release()
+	return js.Global().Get("Promise").New(executor)
+}
+
+// run executes one command on its own goroutine and resolves its Promise.
+func run(cmd []byte, hooks command.Hooks, signal, resolve js.Value) {
+	reply := ""
+	defer func() {
+		if p := recover(); p != nil {
+			reply = internalError(p)
+		}
+		resolve.Invoke(reply)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if signal.Type() == js.TypeObject && signal.Get("aborted").Type() == js.TypeBoolean {
+		if signal.Get("aborted").Bool() {
+			cancel()
+		} else {
+			onAbort := js.FuncOf(func(js.Value, []js.Value) any { cancel(); return nil })
+			opts := js.Global().Get("Object").New()
+			opts.Set("once", true)
+			signal.Call("addEventListener", "abort", onAbort, opts)
+			defer func() {
+				signal.Call("removeEventListener", "abort", onAbort)
+				onAbort.Release()
+			}()
+		}
+	}
+	reply = string(rt.Call(ctx, cmd, hooks))
+}
+
+// syncOps are the commands callSync serves: none of them waits.
+var syncOps = map[string]bool{"version": true, "session.create": true, "session.close": true}
+
+func callSync(_ js.Value, args []js.Value) (result any) {
+	defer func() {
+		if p := recover(); p != nil {
+			result = internalError(p)
+		}
+	}()
+	cmd := commandText(arg(args, 0))
+	var c wire.Command
+	if wire.Unmarshal(cmd, &c) == nil && !syncOps[c.Op] {
+		b, _ := wire.Marshal(&wire.Reply{Error: &wire.ErrorBody{Code: command.CodeBadCommand,
+			Message: fmt.Sprintf("agentwasm: op %q waits, so it must go through call(), not callSync()", c.Op)}})
+		return string(b)
+	}
+	return string(rt.Call(context.Background(), cmd, hooksFrom(arg(args, 1))))
+}

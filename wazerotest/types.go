@@ -1,0 +1,58 @@
+// The module's replies and events as tests read them (decoded with
+// encoding/json from the shapes in wasm/README.md).
+
+package wazerotest
+
+import "encoding/json"
+
+// Reply is the module's answer to one command.
+type Reply struct {
+	OK        bool       `json:"ok"`
+	Version   string     `json:"version"`
+	ABI       int        `json:"abi"`
+	GoVersion string     `json:"goVersion"`
+	Session   int        `json:"session"`
+	Turn      *Turn      `json:"turn"`
+	Error     *ErrorBody `json:"error"`
+}
+
+// ErrorBody says why a command failed.
+type ErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Turn is the record of one chat.
+type Turn struct {
+	Status       string            `json:"status"`
+	Text         string            `json:"text"`
+	ToolCalls    []json.RawMessage `json:"toolCalls"`
+	Events       []StreamEvent     `json:"events"`
+	StopReason   string            `json:"stopReason"`
+	ErrorMessage string            `json:"errorMessage"`
+	ErrorCode    string            `json:"errorCode"`
+	Rounds       int               `json:"rounds"`
+}
+
+// StreamEvent is one event of the chat stream.
+type StreamEvent struct {
+	Type               string          `json:"type"`
+	Model              string          `json:"model,omitempty"`
+	Text               string          `json:"text,omitempty"`
+	ToolCallID         string          `json:"toolCallId,omitempty"`
+	ToolName           string          `json:"toolName,omitempty"`
+	ToolArgumentsDelta string          `json:"toolArgumentsDelta,omitempty"`
+	ToolArguments      json.RawMessage `json:"toolArguments,omitempty"`
+	StopReason         string          `json:"stopReason,omitempty"`
+	PromptTokens       int64           `json:"promptTokens,omitempty"`
+	CompletionTokens   int64           `json:"completionTokens,omitempty"`
+	LatencyMs          float64         `json:"latencyMs,omitempty"`
+	ErrorMessage       string          `json:"errorMessage,omitempty"`
+	ErrorCode          string          `json:"errorCode,omitempty"`
+}
+
+// Event is one event a session streamed to the host.
+type Event struct {
+	Type  string       `json:"type"`
+	Event *StreamEvent `json:"event,omitempty"`
+}

@@ -1,0 +1,112 @@
+// Browser test: the js module in headless Chromium (Debian's chromium,
+// driven by playwright-core), loaded from dist/ with the loader's defaults
+// (instantiateStreaming), chatting through the page's real fetch against a
+// Studio AI proxy served by this test on 127.0.0.1 that streams SSE in
+// separate writes. Run with `make browsertest` after `make build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const required = process.env.AGENTWASM_REQUIRE_BROWSER === '1';
+const missing = !existsSync(chromium) ? `${chromium} not found (apt-get install chromium)` : '';
+if (missing && required) throw new Error(`browser test required but ${missing}`);
+
+const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let server;
+let base;
+let browser;
+let page;
+const seen = { chatBodies: [], hangClosed: false };
+
+async function serve(req, res) {
+  const url = new URL(req.url, 'http://localhost');
+  if (req.method === 'POST') {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    seen.chatBodies.push(JSON.parse(Buffer.concat(chunks).toString()));
+  }
+  if (url.pathname === '/api/v1/studio/ai/chat') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(frame('message_start', { model: 'browser-model' }));
+    for (const text of ['Streamed ', 'through ', 'the page\'s ', 'fetch.']) {
+      await sleep(15);
+      res.write(frame('text_delta', { text }));
+    }
+    res.end(frame('message_stop', { stopReason: 'endTurn' }));
+    return;
+  }
+  if (url.pathname === '/api-hang/v1/studio/ai/chat') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(frame('text_delta', { text: 'partial' }));
+    res.on('close', () => { seen.hangClosed = true; });
+    return; // never ends
+  }
+  if (url.pathname === '/api-500/v1/studio/ai/chat') {
+    res.writeHead(500).end('boom');
+    return;
+  }
+  const file = url.pathname.startsWith('/dist/') ? path.join(root, url.pathname) : path.join(root, 'web', url.pathname);
+  if (!file.startsWith(root)) return res.writeHead(403).end();
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' }).end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+}
+
+before(async () => {
+  if (missing) return;
+  server = createServer((req, res) => { serve(req, res).catch(() => res.destroy()); });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${server.address().port}`;
+  const { chromium: pw } = await import('playwright-core');
+  browser = await pw.launch({
+    executablePath: chromium,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-quic'],
+  });
+  page = await browser.newPage();
+  page.on('pageerror', (err) => console.error('page error:', err));
+  await page.goto(`${base}/browser/index.html`);
+  await page.waitForFunction(() => window.agentwasmReady === true);
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test('a streamed text turn through the page\'s fetch', { skip: missing || false }, async () => {
+  const { turn, events, version } = await page.evaluate(() => window.agentwasmTest.textTurn());
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  assert.equal(turn.text, 'Streamed through the page\'s fetch.');
+  assert.deepEqual(events, ['messageStart', 'textDelta', 'textDelta', 'textDelta', 'textDelta', 'messageStop']);
+  assert.equal(version.abi, 1);
+  assert.deepEqual(seen.chatBodies.at(-1), { model: 'm', messages: [{ role: 'user', content: 'hello from the page' }] });
+});
+
+test('aborting mid-stream cancels the turn and closes the request', { skip: missing || false }, async () => {
+  const turn = await page.evaluate(() => window.agentwasmTest.abortMidStream());
+  assert.equal(turn.status, 'cancelled');
+  assert.equal(turn.text, 'partial');
+  for (let i = 0; i < 100 && !seen.hangClosed; i++) await sleep(10);
+  assert.equal(seen.hangClosed, true, 'the server saw the request closed');
+});
+
+test('a proxy answering 500 ends the turn with an error', { skip: missing || false }, async () => {
+  const turn = await page.evaluate(() => window.agentwasmTest.serverError());
+  assert.equal(turn.status, 'error');
+  assert.equal(turn.errorMessage, 'Studio AI proxy responded 500 for the chat request.');
+  const shots = path.join(root, 'dist');
+  await mkdir(shots, { recursive: true });
+  await page.screenshot({ path: path.join(shots, 'browser-test.png') });
+});

@@ -1,0 +1,57 @@
+// Test helpers for web/test (kept outside it so node --test does not run them): loading the built module and scripting a Studio AI proxy as
+// a fetch function whose Response streams through a ReadableStream.
+
+import { load } from '../agentwasm.mjs';
+
+export const dist = new URL('../../dist/', import.meta.url);
+
+/** Loads a fresh runtime from dist/ (built by `make build`). */
+export function loadRuntime(options = {}) {
+  return load({
+    wasm: new URL('agentwasm.wasm', dist),
+    wasmExec: new URL('wasm_exec.js', dist),
+    testHooks: true,
+    ...options,
+  });
+}
+
+/** One SSE frame. */
+export function frame(event, data) {
+  return `event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+}
+
+/** A complete text-only answer. */
+export function textStream(...parts) {
+  return frame('message_start', { model: 'fake-model' })
+    + parts.map((text) => frame('text_delta', { text })).join('')
+    + frame('message_stop', { stopReason: 'endTurn', promptTokens: 3, completionTokens: 2 });
+}
+
+const enc = new TextEncoder();
+
+/**
+ * A scripted fetch: each call takes the next reply ({status, body, chunk,
+ * hang}); the last repeats. Requests are recorded with their parsed body.
+ */
+export function scriptedFetch(...replies) {
+  const requests = [];
+  const fetchImpl = async (url, init = {}) => {
+    const reply = replies[Math.min(requests.length, replies.length - 1)];
+    const request = { url, init, body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : undefined, cancelled: false };
+    requests.push(request);
+    const bytes = enc.encode(reply.body ?? '');
+    const chunk = reply.chunk ?? bytes.length;
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += Math.max(chunk, 1)) controller.enqueue(bytes.slice(i, i + Math.max(chunk, 1)));
+        if (!reply.hang) controller.close();
+        init.signal?.addEventListener('abort', () => controller.error(init.signal.reason));
+      },
+      cancel() {
+        request.cancelled = true;
+      },
+    });
+    return new Response(stream, { status: reply.status ?? 200, headers: { 'content-type': 'text/event-stream' } });
+  };
+  return { fetchImpl, requests };
+}
