@@ -1,6 +1,6 @@
 # agentwasm — build, test and measure.
 #   make build        dist/: the js module, the wasip1 module, wasm_exec.js, the loader and its types
-#   make test         vet, go test ./..., node --test web/test, the browser test
+#   make test         vet, go test ./..., node --test web/test, tsc on the types, the browser test
 #   make size         raw, gzip and brotli bytes of both modules
 #   make generate     regenerate the easyjson codecs
 #   make bench        Go and Node benchmarks
@@ -12,9 +12,9 @@ LDFLAGS   := -s -w
 GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
 GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
 
-.PHONY: build test vet gotest nodetest browsertest size generate bench clean
+.PHONY: build test vet sizecheck gotest nodetest typecheck browsertest size generate bench clean
 
-build: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs dist/agentwasm.d.ts
+build: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs dist/agentwasm.d.ts dist/agentwasm.d.mts
 
 dist/agentwasm.wasm: $(GO_SRC)
 	@mkdir -p dist
@@ -36,10 +36,14 @@ dist/agentwasm.d.ts: web/agentwasm.d.ts
 	@mkdir -p dist
 	cp $< $@
 
-test: vet gotest nodetest browsertest
+dist/agentwasm.d.mts: web/agentwasm.d.mts
+	@mkdir -p dist
+	cp $< $@
+
+test: vet sizecheck gotest nodetest typecheck browsertest
 
 vet:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./wasm/js/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./wasm/wasip1/...
@@ -54,6 +58,10 @@ gotest: dist/agentwasm-wasip1.wasm
 nodetest: build
 	$(NODE) --test web/test
 
+# The TypeScript declarations, checked against web/types/usage.ts.
+typecheck: web/node_modules/.package-lock.json
+	cd web && npx tsc -p types
+
 # Headless Chromium (Debian's chromium) through playwright-core. Skipped when
 # /usr/bin/chromium is missing, unless AGENTWASM_REQUIRE_BROWSER=1 (CI sets it).
 browsertest: build web/node_modules/.package-lock.json
@@ -64,6 +72,10 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 
 size: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
 	@$(NODE) scripts/size.mjs dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+
+# The js module's budget: 4.0 MB raw, 1.0 MB brotli.
+sizecheck: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+	@$(NODE) scripts/size.mjs --budget dist/agentwasm.wasm:4000000:1000000 dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
 
 generate:
 	$(GO) generate ./internal/wire/

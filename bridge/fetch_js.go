@@ -48,95 +48,6 @@ var (
 // whose rejection is expected (a cancelled reader) as handled.
 var noop = js.FuncOf(func(js.Value, []js.Value) any { return nil })
 
-// catch runs fn and turns a JavaScript exception (a panic in syscall/js)
-// into an error.
-func catch(fn func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if je, ok := p.(js.Error); ok {
-				err = errors.New(jsErrorText(je.Value))
-				return
-			}
-			err = fmt.Errorf("%v", p)
-		}
-	}()
-	fn()
-	return nil
-}
-
-// jsErrorText describes a thrown or rejected JavaScript value.
-func jsErrorText(v js.Value) (s string) {
-	defer func() {
-		if recover() != nil {
-			s = "a JavaScript value that cannot be described"
-		}
-	}()
-	if v.Type() == js.TypeObject {
-		if m := v.Get("message"); m.Type() == js.TypeString {
-			if n := v.Get("name"); n.Type() == js.TypeString && n.String() != "Error" {
-				return n.String() + ": " + m.String()
-			}
-			return m.String()
-		}
-	}
-	return jsString.Invoke(v).String()
-}
-
-// settled is the outcome of awaiting a JavaScript value.
-type settled struct {
-	v   js.Value
-	err error // the rejection
-}
-
-// await waits for v if it is a thenable, or returns it at once. When ctx
-// ends first, onCancel runs and ctx's error is returned; the promise's
-// callbacks stay alive until it settles, since calling a released function
-// would crash the module.
-func await(ctx context.Context, v js.Value, onCancel func()) (js.Value, error) {
-	if v.Type() != js.TypeObject || v.Get("then").Type() != js.TypeFunction {
-		return v, nil
-	}
-	ch := make(chan settled, 1)
-	var ok, fail js.Func
-	var once sync.Once
-	done := func(s settled) {
-		select {
-		case ch <- s:
-		default:
-		}
-		once.Do(func() { ok.Release(); fail.Release() })
-	}
-	ok = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		done(settled{v: arg0(args)})
-		return nil
-	})
-	fail = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		done(settled{err: errors.New(jsErrorText(arg0(args)))})
-		return nil
-	})
-	if err := catch(func() { v.Call("then", ok, fail) }); err != nil {
-		ok.Release()
-		fail.Release()
-		return js.Undefined(), err
-	}
-	select {
-	case s := <-ch:
-		return s.v, s.err
-	case <-ctx.Done():
-		if onCancel != nil {
-			onCancel()
-		}
-		return js.Undefined(), ctxErr(ctx)
-	}
-}
-
-func arg0(args []js.Value) js.Value {
-	if len(args) == 0 {
-		return js.Undefined()
-	}
-	return args[0]
-}
-
 // Fetch calls the fetch function and waits for the response head.
 func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	if ctx.Err() != nil {
@@ -146,7 +57,7 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 		return nil, &FetchError{URL: req.URL, Err: fmt.Errorf(format, args...)}
 	}
 	var controller, promise js.Value
-	err := catch(func() {
+	err := CatchJS(func() {
 		controller = jsAbortController.New()
 		init := jsObject.New()
 		init.Set("method", req.method())
@@ -170,8 +81,8 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 	if err != nil {
 		return fail("the fetch function threw: %v", err)
 	}
-	abort := func() { _ = catch(func() { controller.Call("abort") }) }
-	v, err := await(ctx, promise, abort)
+	abort := func() { _ = CatchJS(func() { controller.Call("abort") }) }
+	v, err := AwaitJS(ctx, promise, abort)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
@@ -198,14 +109,14 @@ func toResponse(ctx context.Context, v js.Value, abort func()) (resp *Response, 
 	}
 	h := Header{}
 	if hv := v.Get("headers"); hv.Type() == js.TypeObject {
-		if err := catch(func() { readHeaders(hv, h) }); err != nil {
+		if err := CatchJS(func() { readHeaders(hv, h) }); err != nil {
 			return nil, fmt.Errorf("reading the response headers: %v", err)
 		}
 	}
 	b := &jsBody{ctx: ctx, abort: abort}
 	switch body := v.Get("body"); {
 	case body.Type() == js.TypeObject && body.Get("getReader").Type() == js.TypeFunction:
-		if err := catch(func() { b.reader = body.Call("getReader") }); err != nil {
+		if err := CatchJS(func() { b.reader = body.Call("getReader") }); err != nil {
 			return nil, fmt.Errorf("opening the response body: %v", err)
 		}
 	case v.Get("arrayBuffer").Type() == js.TypeFunction:
@@ -285,10 +196,10 @@ func (b *jsBody) fill() error {
 	onCancel := func() { b.cancel() }
 	if b.whole.Type() == js.TypeObject {
 		var p js.Value
-		if err := catch(func() { p = b.whole.Call("arrayBuffer") }); err != nil {
+		if err := CatchJS(func() { p = b.whole.Call("arrayBuffer") }); err != nil {
 			return fmt.Errorf("bridge: reading the response body: %v", err)
 		}
-		v, err := await(b.ctx, p, onCancel)
+		v, err := AwaitJS(b.ctx, p, onCancel)
 		if err != nil {
 			return b.readErr(err)
 		}
@@ -296,10 +207,10 @@ func (b *jsBody) fill() error {
 		return b.take(v, true)
 	}
 	var p js.Value
-	if err := catch(func() { p = b.reader.Call("read") }); err != nil {
+	if err := CatchJS(func() { p = b.reader.Call("read") }); err != nil {
 		return fmt.Errorf("bridge: reading the response body: %v", err)
 	}
-	r, err := await(b.ctx, p, onCancel)
+	r, err := AwaitJS(b.ctx, p, onCancel)
 	if err != nil {
 		return b.readErr(err)
 	}
@@ -315,7 +226,7 @@ func (b *jsBody) fill() error {
 
 // take copies a Uint8Array (or, for whole bodies, an ArrayBuffer) into b.buf.
 func (b *jsBody) take(v js.Value, arrayBuffer bool) error {
-	return catch(func() {
+	return CatchJS(func() {
 		if arrayBuffer {
 			v = jsUint8Array.New(v)
 		}
@@ -341,7 +252,7 @@ func (b *jsBody) readErr(err error) error {
 // cancel stops the stream: the reader is cancelled and the request aborted.
 func (b *jsBody) cancel() {
 	if b.reader.Type() == js.TypeObject {
-		_ = catch(func() {
+		_ = CatchJS(func() {
 			if p := b.reader.Call("cancel"); p.Type() == js.TypeObject && p.Get("catch").Type() == js.TypeFunction {
 				p.Call("catch", noop)
 			}

@@ -46,9 +46,60 @@ func hostFetchError(handle int32, buf unsafe.Pointer, bufCap uint32) int32
 //go:wasmimport agentwasm fetch_close
 func hostFetchClose(handle int32)
 
+//go:wasmimport agentwasm hook_start
+func hostHookStart(req unsafe.Pointer, reqLen uint32) int32
+
+//go:wasmimport agentwasm hook_read
+func hostHookRead(handle int32, buf unsafe.Pointer, bufCap uint32, waitMs uint32) int32
+
+//go:wasmimport agentwasm hook_error
+func hostHookError(handle int32, buf unsafe.Pointer, bufCap uint32) int32
+
+//go:wasmimport agentwasm hook_close
+func hostHookClose(handle int32)
+
+// fetchImports and hookImports are the two families of streaming imports.
+var (
+	fetchImports = &streamImports{read: hostFetchRead, errorText: hostFetchError, close: hostFetchClose}
+	hookImports  = &streamImports{read: hostHookRead, errorText: hostHookError, close: hostHookClose}
+)
+
+// streamImports are the read, error and close imports of one family.
+type streamImports struct {
+	read      func(handle int32, buf unsafe.Pointer, bufCap uint32, waitMs uint32) int32
+	errorText func(handle int32, buf unsafe.Pointer, bufCap uint32) int32
+	close     func(handle int32)
+}
+
+// HostCall asks the host to run one of its callbacks (the hook_* imports of
+// wasm/README.md). request is the JSON {"hook","session","payload"}; the
+// answer streams back through the returned reader, which the caller closes.
+// A callback that fails gives an error carrying the host's reason.
+func HostCall(ctx context.Context, request []byte) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxErr(ctx)
+	}
+	h := hostHookStart(bufPtr(request), uint32(len(request)))
+	runtime.KeepAlive(request)
+	if h < 0 {
+		return nil, fmt.Errorf("bridge: the host refused to start the callback (code %d)", h)
+	}
+	return &hostBody{ctx: ctx, h: h, imports: hookImports, what: "the host callback"}, nil
+}
+
 // ErrHostAborted is returned when the host asked the module to stop the
 // current call. errors.Is(err, context.Canceled) holds for it.
 var ErrHostAborted = fmt.Errorf("bridge: the host aborted the call: %w", context.Canceled)
+
+// onHostAbort is called when any wait answers "aborted"; see SetHostAbort.
+var onHostAbort func()
+
+// SetHostAbort registers the function to call when the host answers
+// "aborted" to any wait: the entry point passes the cancel function of the
+// call in progress, so that every goroutine working for that call stops,
+// not only the one whose wait saw the answer. Calls into the module do not
+// overlap, so one registration at a time suffices; nil clears it.
+func SetHostAbort(cancel func()) { onHostAbort = cancel }
 
 // hostFetcher is the Fetcher over the wasip1 host imports.
 type hostFetcher struct{}
@@ -83,7 +134,7 @@ func (hostFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		n, err := wait(ctx, func() int32 { return hostFetchHead(h, bufPtr(buf), uint32(len(buf)), HostWaitMs) })
 		if err != nil {
 			// Read the host's reason before the handle is released.
-			err = wrapHostErr(ctx, h, req.URL, n, err)
+			err = fetchImports.wrap(h, req.URL, n, err)
 			hostFetchClose(h)
 			return nil, err
 		}
@@ -100,7 +151,7 @@ func (hostFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		if hdr == nil {
 			hdr = Header{}
 		}
-		return &Response{Status: rh.Status, Header: hdr, Body: &hostBody{ctx: ctx, h: h, url: req.URL}}, nil
+		return &Response{Status: rh.Status, Header: hdr, Body: &hostBody{ctx: ctx, h: h, imports: fetchImports, what: req.URL}}, nil
 	}
 }
 
@@ -117,6 +168,9 @@ func wait(ctx context.Context, fn func() int32) (int32, error) {
 		case n == hostWouldBlock:
 			runtime.Gosched()
 		case n == hostAborted:
+			if onHostAbort != nil {
+				onHostAbort()
+			}
 			return n, ErrHostAborted
 		case n < 0:
 			return n, errHostCode
@@ -128,22 +182,27 @@ func wait(ctx context.Context, fn func() int32) (int32, error) {
 
 var errHostCode = errors.New("bridge: host error")
 
-// wrapHostErr turns a failed wait into the error a caller sees.
-func wrapHostErr(ctx context.Context, h int32, url string, code int32, err error) error {
+// wrap turns a failed wait into the error a caller sees; what names the
+// request (a URL, or the host callback).
+func (im *streamImports) wrap(h int32, what string, code int32, err error) error {
 	if err != errHostCode {
 		return err
 	}
+	cause := fmt.Errorf("the host answered code %d", code)
 	if code == hostFailed {
-		return &FetchError{URL: url, Err: errors.New(hostErrorText(h))}
+		cause = errors.New(im.reason(h))
 	}
-	return &FetchError{URL: url, Err: fmt.Errorf("the host answered code %d", code)}
+	if im == hookImports {
+		return cause
+	}
+	return &FetchError{URL: what, Err: cause}
 }
 
-// hostErrorText reads the host's message for a failed request.
-func hostErrorText(h int32) string {
+// reason reads the host's message for a failed request.
+func (im *streamImports) reason(h int32) string {
 	buf := make([]byte, 512)
 	for {
-		n := hostFetchError(h, bufPtr(buf), uint32(len(buf)))
+		n := im.errorText(h, bufPtr(buf), uint32(len(buf)))
 		if n < 0 {
 			return "the host gave no reason"
 		}
@@ -155,14 +214,16 @@ func hostErrorText(h int32) string {
 	}
 }
 
-// hostBody streams a response body through fetch_read.
+// hostBody streams a response body (or a callback's answer) through the
+// read import of its family.
 type hostBody struct {
-	ctx    context.Context
-	h      int32
-	url    string
-	mu     sync.Mutex
-	closed bool
-	err    error
+	ctx     context.Context
+	h       int32
+	imports *streamImports
+	what    string
+	mu      sync.Mutex
+	closed  bool
+	err     error
 }
 
 func (b *hostBody) Read(p []byte) (int, error) {
@@ -184,11 +245,11 @@ func (b *hostBody) Read(p []byte) (int, error) {
 		if b.closed {
 			return hostBadHandle
 		}
-		return hostFetchRead(b.h, bufPtr(p), uint32(len(p)), HostWaitMs)
+		return b.imports.read(b.h, bufPtr(p), uint32(len(p)), HostWaitMs)
 	})
 	switch {
 	case err != nil:
-		err = wrapHostErr(b.ctx, b.h, b.url, n, err)
+		err = b.imports.wrap(b.h, b.what, n, err)
 		if n == hostBadHandle {
 			err = ErrBodyClosed
 		}
@@ -208,7 +269,7 @@ func (b *hostBody) Close() error {
 	defer b.mu.Unlock()
 	if !b.closed {
 		b.closed = true
-		hostFetchClose(b.h)
+		b.imports.close(b.h)
 	}
 	return nil
 }

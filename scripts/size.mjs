@@ -3,7 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
-const rows = process.argv.slice(2).map((file) => {
+// --budget FILE:RAW:BROTLI fails (exit 1) when FILE is larger than either
+// bound in bytes; `make test` checks the js module against its budget.
+const args = process.argv.slice(2);
+const budgets = [];
+for (let i = args.indexOf('--budget'); i !== -1; i = args.indexOf('--budget')) {
+  const [file, raw, brotli] = args.splice(i, 2)[1].split(':');
+  budgets.push({ file, raw: Number(raw), brotli: Number(brotli) });
+}
+const rows = args.map((file) => {
   const raw = readFileSync(file);
   const gzip = gzipSync(raw, { level: 9 }).length;
   const brotli = brotliCompressSync(raw, {
@@ -16,3 +24,17 @@ console.log('file'.padEnd(32), 'raw'.padStart(18), 'gzip -9'.padStart(18), 'brot
 for (const r of rows) {
   console.log(r.file.padEnd(32), `${r.raw} (${mb(r.raw)})`.padStart(18), `${r.gzip} (${mb(r.gzip)})`.padStart(18), `${r.brotli} (${mb(r.brotli)})`.padStart(18));
 }
+let over = false;
+for (const b of budgets) {
+  const r = rows.find((x) => x.file === b.file);
+  if (!r) {
+    console.error(`size: ${b.file} has a budget but was not measured`);
+    over = true;
+  } else if (r.raw > b.raw || r.brotli > b.brotli) {
+    console.error(`size: ${b.file} is over its budget of ${b.raw} B raw and ${b.brotli} B brotli`);
+    over = true;
+  } else {
+    console.log(`size: ${b.file} is within its budget (${b.raw - r.raw} B raw and ${b.brotli - r.brotli} B brotli to spare)`);
+  }
+}
+process.exit(over ? 1 : 0);

@@ -17,18 +17,6 @@ const (
 	EventError         = "error"
 )
 
-// sseEventTypes maps the SSE event names of the chat stream to event types.
-// Names not listed are ignored.
-var sseEventTypes = map[string]string{
-	"message_start":   EventMessageStart,
-	"text_delta":      EventTextDelta,
-	"tool_call_start": EventToolCallStart,
-	"tool_call_delta": EventToolCallDelta,
-	"tool_call_stop":  EventToolCallStop,
-	"message_stop":    EventMessageStop,
-	"error":           EventError,
-}
-
 // StreamEvent is one event streamed by the model proxy (or made by the
 // session in its place, such as the error for a malformed payload). Only the
 // fields of its Type are set.
@@ -55,10 +43,13 @@ type EventType string
 const (
 	// EventTypeChat carries one StreamEvent, for every streamed event.
 	EventTypeChat EventType = "chat"
+	// EventTypeToolResult carries one DispatchRecord, per dispatch.
+	EventTypeToolResult EventType = "toolResult"
 )
 
 // Event is what Options.OnEvent observes.
 type Event struct {
-	Type EventType
-	Chat *StreamEvent // with EventTypeChat
+	Type   EventType
+	Chat   *StreamEvent    // with EventTypeChat
+	Result *DispatchRecord // with EventTypeToolResult
 }

@@ -1,11 +1,14 @@
 // Options: everything a Session is configured with, and their defaults.
+// The names follow the seed's StudioAgentSessionOptions.
 
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
 )
@@ -13,33 +16,90 @@ import (
 // DefaultBaseURL is the base of the Studio API used when Options.BaseURL is empty.
 const DefaultBaseURL = "/api"
 
+// DefaultMaxToolRounds is the model requests per Chat when Options.MaxToolRounds is zero.
+const DefaultMaxToolRounds = 8
+
 // Options configures a Session. The zero value is usable: it talks to
-// DefaultBaseURL with the host's default fetcher.
+// DefaultBaseURL with the host's default fetcher and no tools.
 type Options struct {
-	// BaseURL is the base of the Studio API: chat is sent to
-	// {BaseURL}/v1/studio/ai/chat. Default DefaultBaseURL.
+	// Auth supplies the bearer token, read afresh for every request and
+	// never written into an event or error text. Nil sends no token.
+	Auth TokenSource
+
+	// BaseURL is the base of the Studio API: chat at
+	// {BaseURL}/v1/studio/ai/chat, capabilities at
+	// {BaseURL}/v1/studio/ai/capabilities, MCP at {BaseURL}/mcp.
+	// Default DefaultBaseURL.
 	BaseURL string
+
+	// DisableToolDiscovery never contacts the MCP endpoint: only runtime
+	// tools are advertised.
+	DisableToolDiscovery bool
+
+	// Draft is the composition draft that composition tools mutate.
+	Draft *DraftBinding
+
+	// Execute runs runtime tools. When set it replaces the Kit's executor
+	// for every runtime tool.
+	Execute Executor
 
 	// Fetcher sends every request. Default bridge.DefaultFetcher().
 	Fetcher bridge.Fetcher
 
-	// Provider, Model, MaxTokens and Temperature are passed to the proxy as
+	// Kit is the page's local tool plane. Its tools come first; Tools are
+	// merged after them, and the first tool of a name wins.
+	Kit Kit
+
+	// MaxTokens, Model, Provider and Temperature are passed to the proxy as
 	// given; zero values are omitted from the request.
-	Provider    string
-	Model       string
 	MaxTokens   int
+	Model       string
+	Provider    string
 	Temperature *float64
 
-	// ToolChoice tells the model whether and which tools to call; nil omits it.
-	ToolChoice *ToolChoice
+	// MaxToolRounds is the number of model requests one Chat may make
+	// before the loop stops. Default DefaultMaxToolRounds.
+	MaxToolRounds int
 
-	// System is the system prompt; empty omits it.
-	System string
+	// MCPClient replaces the MCP client used for discovery and composition calls.
+	MCPClient MCPClient
 
-	// OnEvent observes every event the session streams. It is called on the
+	// OnEvent observes every streamed event and every dispatch, on the
 	// goroutine running Chat, in order. A panicking observer is recovered
 	// and ignored: it never breaks, hangs or fails a turn.
 	OnEvent func(Event)
+
+	// StudioTools is the policy for tools discovered on the MCP server.
+	// Nil means the defaults (DefaultToolFamilies, every view, no
+	// allowlist, DefaultRequiredTools).
+	StudioTools *ToolPolicy
+
+	// System is the system prompt. SystemFunc, when set instead, is called
+	// once per Chat (not per round); its error ends the turn. With neither,
+	// a Kit that is a SystemPrompter supplies it.
+	System     string
+	SystemFunc func(ctx context.Context) (string, error)
+
+	// ToolChoice tells the model whether and which tools to call; nil omits
+	// it. ChatOptions.ToolChoice overrides it for one turn.
+	ToolChoice *ToolChoice
+
+	// ToolDiscoveryTimeout bounds one whole discovery pass. Zero means
+	// DefaultToolDiscoveryTimeout; a negative value disables the bound.
+	ToolDiscoveryTimeout time.Duration
+
+	// ToolListChangedWatch tunes the list-changed watch.
+	ToolListChangedWatch *WatchOptions
+
+	// Tools are explicit runtime tool definitions, merged after the Kit's.
+	Tools []ToolDefinition
+
+	// Transport replaces the SSE transport to the Studio AI proxy.
+	Transport Transport
+
+	// WatchToolListChanged subscribes to the MCP server's list-changed
+	// notifications after the first successful discovery.
+	WatchToolListChanged bool
 
 	// MaxFrameBytes bounds one server-sent event frame of the chat stream.
 	// Default bridge.DefaultMaxFrameBytes (4 MiB).
@@ -52,6 +112,28 @@ type ToolChoice struct {
 	ToolName string // with Mode "specific": the tool to call
 }
 
+// ChatOptions are per-turn overrides.
+type ChatOptions struct {
+	// ToolChoice, when set, replaces Options.ToolChoice for this turn.
+	ToolChoice *ToolChoice
+}
+
+func (tc *ToolChoice) validate(where string) error {
+	if tc == nil {
+		return nil
+	}
+	switch tc.Mode {
+	case "auto", "none", "required":
+	case "specific":
+		if tc.ToolName == "" {
+			return fmt.Errorf(`session: %s mode "specific" needs a ToolName`, where)
+		}
+	default:
+		return fmt.Errorf(`session: %s mode %q is not one of "auto", "none", "required", "specific"`, where, tc.Mode)
+	}
+	return nil
+}
+
 // withDefaults checks o and returns a copy with defaults filled in.
 func (o Options) withDefaults() (Options, error) {
 	if o.BaseURL == "" {
@@ -61,22 +143,39 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Fetcher == nil {
 		o.Fetcher = bridge.DefaultFetcher()
 	}
-	if o.MaxTokens < 0 {
+	switch {
+	case o.MaxTokens < 0:
 		return o, fmt.Errorf("session: MaxTokens is %d; give a positive number, or 0 to let the proxy choose", o.MaxTokens)
-	}
-	if o.MaxFrameBytes < 0 {
+	case o.MaxFrameBytes < 0:
 		return o, fmt.Errorf("session: MaxFrameBytes is %d; give a positive number, or 0 for the 4 MiB default", o.MaxFrameBytes)
+	case o.MaxToolRounds < 0:
+		return o, fmt.Errorf("session: MaxToolRounds is %d; give a positive number, or 0 for the default %d", o.MaxToolRounds, DefaultMaxToolRounds)
+	case o.System != "" && o.SystemFunc != nil:
+		return o, errors.New("session: give System or SystemFunc, not both")
 	}
+	if o.MaxToolRounds == 0 {
+		o.MaxToolRounds = DefaultMaxToolRounds
+	}
+	// Copy what the caller could change under the session.
 	if o.ToolChoice != nil {
-		switch o.ToolChoice.Mode {
-		case "auto", "none", "required":
-		case "specific":
-			if o.ToolChoice.ToolName == "" {
-				return o, errors.New(`session: ToolChoice mode "specific" needs a ToolName`)
-			}
-		default:
-			return o, fmt.Errorf(`session: ToolChoice mode %q is not one of "auto", "none", "required", "specific"`, o.ToolChoice.Mode)
+		tc := *o.ToolChoice
+		o.ToolChoice = &tc
+	}
+	if o.Temperature != nil {
+		t := *o.Temperature
+		o.Temperature = &t
+	}
+	o.Tools = append([]ToolDefinition(nil), o.Tools...)
+	if o.ToolDiscoveryTimeout == 0 {
+		o.ToolDiscoveryTimeout = DefaultToolDiscoveryTimeout
+	}
+	if err := o.ToolChoice.validate("ToolChoice"); err != nil {
+		return o, err
+	}
+	for i, t := range o.Tools {
+		if t.Name == "" {
+			return o, fmt.Errorf("session: Tools[%d] has no name", i)
 		}
 	}
-	return o, nil
+	return o, o.validateMCPOptions()
 }

@@ -1,9 +1,9 @@
-// Session: the chat loop's entry points and the state a session keeps.
+// Session: the state a session keeps and its small accessors. The chat loop
+// is in chat.go.
 
 package session
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 )
@@ -12,10 +12,15 @@ import (
 // use, but only one Chat runs at a time: an overlapping Chat returns at once
 // with StatusError and ErrorCodeBusy, touching nothing.
 type Session struct {
-	opts    Options
-	busy    atomic.Bool
-	mu      sync.Mutex // guards history
+	opts Options
+	busy atomic.Bool
+
+	mu      sync.Mutex // guards everything below
 	history []Message
+	caps    *Capabilities // cached after the first success
+	secrets secrets
+	draft   *DraftBinding
+	callSeq int // numbers tool calls the stream sent without an id
 }
 
 // New returns a session configured by opts, or an error naming the option
@@ -25,56 +30,61 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{opts: o}, nil
-}
-
-// Chat sends text as the person's next message and streams the model's
-// answer. It returns when the turn ends; the Turn's Status says how.
-// Cancelling ctx ends the turn with StatusCancelled and aborts the request.
-func (s *Session) Chat(ctx context.Context, text string) Turn {
-	if err := ctx.Err(); err != nil {
-		return Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."}
+	s := &Session{opts: o}
+	if o.Draft != nil {
+		d := *o.Draft
+		s.draft = &d
 	}
-	if !s.busy.CompareAndSwap(false, true) {
-		return Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
-			ErrorMessage: "Another chat is still running on this session; wait for it to finish or cancel it."}
-	}
-	defer s.busy.Store(false)
-
-	t := &turnState{s: s}
-	s.mu.Lock()
-	s.history = append(s.history, Message{Role: "user", Content: text})
-	s.mu.Unlock()
-
-	t.turn.Rounds++
-	r := t.runRound(ctx)
-	if r.status != "" {
-		t.turn.Status = r.status
-		t.turn.ErrorMessage = r.errorMessage
-		t.turn.ErrorCode = r.errorCode
-	} else {
-		t.turn.Status = StatusCompleted
-	}
-	if r.status == "" {
-		s.mu.Lock()
-		s.history = append(s.history, Message{Role: "assistant", Content: r.text})
-		s.mu.Unlock()
-	}
-	return t.turn
+	return s, nil
 }
 
 // Messages returns a copy of the conversation history.
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Message(nil), s.history...)
+	out := make([]Message, len(s.history))
+	for i, m := range s.history {
+		m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
+		out[i] = m
+	}
+	return out
 }
 
-// Reset clears the conversation history.
+// Reset clears the conversation history. The capabilities cache is kept.
 func (s *Session) Reset() {
 	s.mu.Lock()
 	s.history = nil
 	s.mu.Unlock()
+}
+
+// Tools returns the tools the next turn will advertise: the runtime tools
+// (the Kit's, then Options.Tools; the first of a name wins).
+func (s *Session) Tools() []ToolDefinition {
+	return s.runtimeTools()
+}
+
+// Draft returns the bound composition draft, or nil.
+func (s *Session) Draft() *DraftBinding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draft == nil {
+		return nil
+	}
+	d := *s.draft
+	return &d
+}
+
+// AttachDraft binds the composition draft that composition tools mutate;
+// nil unbinds it.
+func (s *Session) AttachDraft(d *DraftBinding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d == nil {
+		s.draft = nil
+		return
+	}
+	c := *d
+	s.draft = &c
 }
 
 // emit hands ev to the observer, recovering from any panic in it.
@@ -84,4 +94,25 @@ func (s *Session) emit(ev Event) {
 	}
 	defer func() { _ = recover() }()
 	s.opts.OnEvent(ev)
+}
+
+// runtimeTools merges the Kit's tools and Options.Tools, first name wins.
+func (s *Session) runtimeTools() (tools []ToolDefinition) {
+	seen := map[string]bool{}
+	add := func(list []ToolDefinition) {
+		for _, t := range list {
+			if t.Name != "" && !seen[t.Name] {
+				seen[t.Name] = true
+				tools = append(tools, t)
+			}
+		}
+	}
+	if s.opts.Kit != nil {
+		func() {
+			defer func() { _ = recover() }() // a Kit whose Tools panics offers none
+			add(s.opts.Kit.Tools())
+		}()
+	}
+	add(s.opts.Tools)
+	return tools
 }

@@ -170,19 +170,19 @@ func TestChatTurns(t *testing.T) {
 		{
 			name: "non-JSON data", reply: fakeproxy.Reply{Body: start + hel + fakeproxy.Frame("text_delta", "not json") + stop},
 			status: session.StatusError, text: "Hel", types: []string{"messageStart", "textDelta", "error"},
-			errorMessage: malformed.ErrorMessage, lastEvent: &malformed,
+			errorMessage: malformed.ErrorMessage, errorCode: "malformed_event", lastEvent: &malformed,
 			history: []string{"user: hi"},
 		},
 		{
 			name: "truncated JSON", reply: fakeproxy.Reply{Body: fakeproxy.Frame("text_delta", `{"text":`) + stop},
 			status: session.StatusError, types: []string{"error"},
-			errorMessage: malformed.ErrorMessage, lastEvent: &malformed,
+			errorMessage: malformed.ErrorMessage, errorCode: "malformed_event", lastEvent: &malformed,
 			history: []string{"user: hi"},
 		},
 		{
 			name: "JSON object followed by more", reply: fakeproxy.Reply{Body: fakeproxy.Frame("text_delta", `{"text":"a"} {}`) + stop},
 			status: session.StatusError, types: []string{"error"},
-			errorMessage: malformed.ErrorMessage, lastEvent: &malformed,
+			errorMessage: malformed.ErrorMessage, errorCode: "malformed_event", lastEvent: &malformed,
 			history: []string{"user: hi"},
 		},
 	}
@@ -190,7 +190,7 @@ func TestChatTurns(t *testing.T) {
 		cases = append(cases, turnCase{
 			name: "JSON that is not an object: " + data, reply: fakeproxy.Reply{Body: start + fakeproxy.Frame("message_stop", data)},
 			status: session.StatusError, types: []string{"messageStart", "error"},
-			errorMessage: malformed.ErrorMessage, lastEvent: &malformed,
+			errorMessage: malformed.ErrorMessage, errorCode: "malformed_event", lastEvent: &malformed,
 			history: []string{"user: hi"},
 		})
 	}

@@ -25,16 +25,20 @@ const ErrorCodeBusy = "busy"
 // Turn is the record of one Chat call.
 type Turn struct {
 	Status       Status
-	Text         string        // the text of every round, joined
-	Events       []StreamEvent // every streamed event, synthetic ones too, in order
-	StopReason   string        // the last stop reason seen
-	ErrorMessage string        // why the turn did not complete; never holds a credential
-	ErrorCode    string        // a stable code for some errors (ErrorCodeBusy, or the proxy's own)
-	Rounds       int           // model requests made
+	Text         string           // the text of every round, joined
+	ToolCalls    []DispatchRecord // every dispatch, in order
+	Events       []StreamEvent    // every streamed event, synthetic ones too, in order
+	StopReason   string           // the last stop reason seen
+	ErrorMessage string           // why the turn did not complete; never holds a credential
+	ErrorCode    string           // a stable code for some errors (ErrorCodeBusy, or the proxy's own)
+	Rounds       int              // model requests made
 }
 
 // Message is one entry of the conversation history.
 type Message struct {
-	Role    string // "user", "assistant" or "tool"
-	Content string
+	Role       string     // "user", "assistant" or "tool"
+	Content    string     // text, or for a tool message the dispatch record's Content
+	ToolCalls  []ToolCall // assistant: the calls of its round
+	ToolCallID string     // tool: the call answered
+	ToolName   string     // tool: the tool that ran
 }

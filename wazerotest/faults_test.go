@@ -50,6 +50,7 @@ func TestProxyFaults(t *testing.T) {
 			text:         "Hel",
 			types:        []string{"messageStart", "textDelta", "error"},
 			errorMessage: malformed,
+			errorCode:    "malformed_event",
 			lastEvent:    &wazerotest.StreamEvent{Type: "error", ErrorMessage: malformed, ErrorCode: "malformed_event"},
 		},
 		{
@@ -57,6 +58,7 @@ func TestProxyFaults(t *testing.T) {
 			reply:        fakeproxy.Reply{Body: start + fakeproxy.Frame("text_delta", `["Hel"]`) + stop, Chunk: 3},
 			types:        []string{"messageStart", "error"},
 			errorMessage: malformed,
+			errorCode:    "malformed_event",
 			lastEvent:    &wazerotest.StreamEvent{Type: "error", ErrorMessage: malformed, ErrorCode: "malformed_event"},
 		},
 		{

@@ -20,6 +20,10 @@ func (i *Instance) hostModule(ctx context.Context) error {
 		NewFunctionBuilder().WithFunc(i.fetchError).Export("fetch_error").
 		NewFunctionBuilder().WithFunc(i.fetchClose).Export("fetch_close").
 		NewFunctionBuilder().WithFunc(i.event).Export("event").
+		NewFunctionBuilder().WithFunc(i.hookStart).Export("hook_start").
+		NewFunctionBuilder().WithFunc(i.fetchRead).Export("hook_read").
+		NewFunctionBuilder().WithFunc(i.fetchError).Export("hook_error").
+		NewFunctionBuilder().WithFunc(i.fetchClose).Export("hook_close").
 		Instantiate(ctx)
 	return err
 }
@@ -49,6 +53,24 @@ func (i *Instance) fetchStart(ctx context.Context, m api.Module, headPtr, headLe
 		body = append([]byte(nil), b...)
 	}
 	x := i.start(append([]byte(nil), head...), body)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.nextFetch++
+	i.exchanges[i.nextFetch] = x
+	return i.nextFetch
+}
+
+func (i *Instance) hookStart(ctx context.Context, m api.Module, reqPtr, reqLen uint32) (h int32) {
+	defer func() {
+		if recover() != nil {
+			h = codeFailed
+		}
+	}()
+	req, ok := m.Memory().Read(reqPtr, reqLen)
+	if !ok {
+		return codeFailed
+	}
+	x := i.startHook(append([]byte(nil), req...))
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.nextFetch++

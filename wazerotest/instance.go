@@ -24,6 +24,12 @@ type Options struct {
 	// Handler serves every fetch the module makes. Relative URLs are
 	// resolved against BaseURL. A nil Handler fails every fetch.
 	Handler http.Handler
+	// Hook answers the module's callbacks (see HookCall), each on its own
+	// goroutine; ctx ends when the module stops waiting for the answer.
+	// Return the answer's bytes — JSON, or for "transport" one event object
+	// per line — or an error, whose text the module reports. Nil fails
+	// every callback.
+	Hook func(ctx context.Context, call HookCall) ([]byte, error)
 	// Clock is the time the module sees. Nil means RealClock.
 	Clock Clock
 	// OnEvent, when set, is called with every event the module streams, on

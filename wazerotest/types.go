@@ -13,6 +13,8 @@ type Reply struct {
 	GoVersion string     `json:"goVersion"`
 	Session   int        `json:"session"`
 	Turn      *Turn      `json:"turn"`
+	Messages  []Message  `json:"messages"`
+	Tools     []Tool     `json:"tools"`
 	Error     *ErrorBody `json:"error"`
 }
 
@@ -24,14 +26,14 @@ type ErrorBody struct {
 
 // Turn is the record of one chat.
 type Turn struct {
-	Status       string            `json:"status"`
-	Text         string            `json:"text"`
-	ToolCalls    []json.RawMessage `json:"toolCalls"`
-	Events       []StreamEvent     `json:"events"`
-	StopReason   string            `json:"stopReason"`
-	ErrorMessage string            `json:"errorMessage"`
-	ErrorCode    string            `json:"errorCode"`
-	Rounds       int               `json:"rounds"`
+	Status       string           `json:"status"`
+	Text         string           `json:"text"`
+	ToolCalls    []DispatchRecord `json:"toolCalls"`
+	Events       []StreamEvent    `json:"events"`
+	StopReason   string           `json:"stopReason"`
+	ErrorMessage string           `json:"errorMessage"`
+	ErrorCode    string           `json:"errorCode"`
+	Rounds       int              `json:"rounds"`
 }
 
 // StreamEvent is one event of the chat stream.
@@ -51,8 +53,54 @@ type StreamEvent struct {
 	ErrorCode          string          `json:"errorCode,omitempty"`
 }
 
-// Event is one event a session streamed to the host.
+// Event is one event a session streamed to the host: "chat" with Event,
+// "toolResult" with Result.
 type Event struct {
-	Type  string       `json:"type"`
-	Event *StreamEvent `json:"event,omitempty"`
+	Type   string          `json:"type"`
+	Event  *StreamEvent    `json:"event,omitempty"`
+	Result *DispatchRecord `json:"result,omitempty"`
+}
+
+// DispatchRecord is the record of one tool call the session dispatched.
+type DispatchRecord struct {
+	ToolCallID           string `json:"toolCallId"`
+	ToolName             string `json:"toolName"`
+	Plane                string `json:"plane"`
+	OK                   bool   `json:"ok"`
+	ErrorCode            string `json:"errorCode,omitempty"`
+	ErrorMessage         string `json:"errorMessage,omitempty"`
+	Content              string `json:"content"`
+	Draft                *Draft `json:"draft,omitempty"`
+	RetriedAfterConflict bool   `json:"retriedAfterConflict,omitempty"`
+}
+
+// Draft is a composition draft binding.
+type Draft struct {
+	DraftID    string `json:"draftId"`
+	Generation int64  `json:"generation"`
+}
+
+// Message is one entry of a session's history.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+	ToolName   string     `json:"toolName,omitempty"`
+}
+
+// ToolCall is a tool call carried by an assistant message.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Tool is an advertised tool.
+type Tool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }

@@ -33,26 +33,143 @@ export interface ToolChoice {
   toolName?: string;
 }
 
-/** Options of {@link Runtime.createSession}. Unknown names are rejected with code `bad_options`. */
-export interface SessionOptions {
-  /** Base of the Studio API; chat goes to `${baseUrl}/v1/studio/ai/chat`. Default `/api`. */
-  baseUrl?: string;
+/** A tool the model may call. `parameters` or `input_schema` are accepted in place of `inputSchema`. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  inputSchema?: object;
+  parameters?: object;
+  input_schema?: object;
+  annotations?: object;
+  outputSchema?: object;
+}
+
+/** A call the model made, as executors receive it. `args` is always an object. */
+export interface ToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  toolCallId: string;
+}
+
+/** What an executor returns. `ok` and `dry-run` are success. */
+export interface ToolResult<T = unknown> {
+  status: 'ok' | 'dry-run' | 'denied' | 'error';
+  data?: T;
+  deniedReason?: string;
+}
+
+/** Runs a runtime tool; sync or async. The signal aborts when the turn is cancelled. */
+export type ToolExecutor = (call: ToolCall, options: { signal: AbortSignal }) => ToolResult | Promise<ToolResult>;
+
+/** The page's local tool plane. */
+export interface Kit {
+  tools: readonly ToolDefinition[];
+  /** Called with the kit as `this`. */
+  execute?: ToolExecutor;
+  /** Live page context; used as the system prompt (once per turn) when `system` is not given. */
+  systemPrompt?: () => string | Promise<string>;
+}
+
+/** Where the bearer token comes from: an object, or a bare function. A null or empty token sends no header. */
+export type TokenSource =
+  | { getAccessToken(options: { forceRefresh: boolean }): string | null | undefined | Promise<string | null | undefined> }
+  | ((options: { forceRefresh: boolean }) => string | null | undefined | Promise<string | null | undefined>);
+
+/** The chat request a transport receives: the proxy's JSON body. */
+export interface ChatRequest {
   provider?: string;
   model?: string;
+  system?: string;
+  messages: Message[];
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
   maxTokens?: number;
   temperature?: number;
-  toolChoice?: ToolChoice;
-  /** The system prompt. */
-  system?: string;
+}
+
+/** Replaces the SSE transport: gives the answer's events for one request. */
+export type ChatTransportStream = (
+  request: ChatRequest,
+  options: { signal: AbortSignal },
+) => Iterable<StreamEvent> | AsyncIterable<StreamEvent> | Promise<Iterable<StreamEvent> | AsyncIterable<StreamEvent>>;
+export type ChatTransport = ChatTransportStream | { stream: ChatTransportStream };
+
+/** The composition draft that composition tools mutate. */
+export interface DraftBinding {
+  draftId: string;
+  generation: number;
+}
+
+/** Which tools discovered on the MCP server the session may route (takes effect with MCP discovery). */
+export interface StudioToolPolicy {
+  families?: string[];
+  views?: string[];
+  allowlist?: string[];
+  required?: string[];
+  approve?: (entry: object) => boolean;
+}
+
+/** Backoff, budget and observer of the list-changed watch (takes effect with MCP discovery). */
+export interface ToolListChangedWatchOptions {
+  initialDelayMs?: number;
+  factor?: number;
+  maxDelayMs?: number;
+  maxReconnectAttempts?: number;
+  stableStreamMs?: number;
+  onStatus?: (status: string, detail?: string) => void;
+}
+
+/**
+ * Options of {@link Runtime.createSession}: the seed's StudioAgentSessionOptions. Unknown names are
+ * rejected with code `bad_options`.
+ */
+export interface SessionOptions {
+  auth?: TokenSource;
+  /** Base of the Studio API; chat at `${baseUrl}/v1/studio/ai/chat`. Default `/api`. */
+  baseUrl?: string;
+  /** Never contact `/mcp`; advertise runtime tools only. */
+  disableToolDiscovery?: boolean;
+  draft?: DraftBinding;
+  /** Executor for runtime tools; replaces the kit's. */
+  execute?: ToolExecutor;
   /**
    * The fetch function. Called as a plain function `fetchImpl(url, init)`; may return a Response or a
    * Promise of one, throw or reject. Default: `globalThis.fetch`, called with `globalThis` as receiver.
    */
   fetchImpl?: (input: string, init: RequestInit) => Response | Promise<Response>;
+  kit?: Kit;
+  maxTokens?: number;
+  /** Model requests per chat() before the loop stops. Default 8. */
+  maxToolRounds?: number;
+  /** Replaces the MCP client (takes effect with MCP discovery). */
+  mcpClient?: object;
+  model?: string;
   /** Observes every event. Whatever it throws or rejects with is ignored and never breaks a turn. */
   onEvent?: (event: SessionEvent) => void | Promise<void>;
+  provider?: string;
+  studioTools?: StudioToolPolicy;
+  /** The system prompt, or a function called once per chat(). */
+  system?: string | (() => string | Promise<string>);
+  temperature?: number;
+  toolChoice?: ToolChoice;
+  /** Bound on one discovery pass; 0 disables. Default 15000. */
+  toolDiscoveryTimeoutMs?: number;
+  toolListChangedWatch?: ToolListChangedWatchOptions;
+  /** Explicit runtime tools, merged after the kit's; the first of a name wins. */
+  tools?: readonly ToolDefinition[];
+  transport?: ChatTransport;
+  watchToolListChanged?: boolean;
   /** Bound on one server-sent event frame, in bytes. Default 4 MiB. */
   maxFrameBytes?: number;
+}
+
+/** One entry of the conversation history. */
+export interface Message {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  toolCalls?: { id: string; name: string; arguments: Record<string, unknown> }[];
+  toolCallId?: string;
+  toolName?: string;
 }
 
 /** One event of the chat stream. Only the fields of its type are present. */
@@ -72,11 +189,10 @@ export interface StreamEvent {
   errorCode?: string;
 }
 
-/** What `onEvent` observes. */
-export interface SessionEvent {
-  type: 'chat';
-  event: StreamEvent;
-}
+/** What `onEvent` observes: every streamed event, and every dispatch. */
+export type SessionEvent =
+  | { type: 'chat'; event: StreamEvent }
+  | { type: 'toolResult'; result: DispatchRecord };
 
 /** The record of one tool dispatch. */
 export interface DispatchRecord {
@@ -87,7 +203,7 @@ export interface DispatchRecord {
   errorCode?: string;
   errorMessage?: string;
   content: string;
-  draft?: unknown;
+  draft?: DraftBinding;
   retriedAfterConflict?: boolean;
 }
 
@@ -125,7 +241,13 @@ export declare class Session {
    * Sends the person's message and resolves with the turn record, whose `status` says how it
    * ended. Rejects only for misuse (codes `bad_argument`, `closed`).
    */
-  chat(text: string, options?: { signal?: AbortSignal }): Promise<Turn>;
-  /** Ends the session; later chats reject with code `closed`. */
+  chat(text: string, options?: { signal?: AbortSignal; toolChoice?: ToolChoice }): Promise<Turn>;
+  /** Clears the history; the capabilities cache is kept. */
+  reset(): void;
+  /** A copy of the conversation history. */
+  messages(): Message[];
+  /** The tools the next turn will advertise. */
+  tools(): ToolDefinition[];
+  /** Ends the session; later calls reject with code `closed`. */
   close(): void;
 }

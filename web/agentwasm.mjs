@@ -11,18 +11,16 @@
 
 const here = import.meta.url;
 
-/** Options that travel to the module as JSON. */
+/** Options that travel to the module as JSON, as given. */
 const JSON_OPTIONS = new Set([
-  'baseUrl', 'model', 'provider', 'system', 'maxTokens', 'temperature', 'toolChoice', 'maxFrameBytes',
+  'baseUrl', 'disableToolDiscovery', 'draft', 'maxTokens', 'maxToolRounds', 'model', 'provider', 'temperature',
+  'toolChoice', 'toolDiscoveryTimeoutMs', 'watchToolListChanged', 'maxFrameBytes',
 ]);
 
-/** Options handled here, in JavaScript. */
-const JS_OPTIONS = new Set(['fetchImpl', 'onEvent']);
-
-/** Options of the reference session that this version does not implement yet. */
-const LATER_OPTIONS = new Set([
-  'auth', 'disableToolDiscovery', 'draft', 'execute', 'kit', 'maxToolRounds', 'mcpClient', 'studioTools',
-  'toolDiscoveryTimeoutMs', 'toolListChangedWatch', 'tools', 'transport', 'watchToolListChanged',
+/** Options handled here: functions and objects with methods. */
+const JS_OPTIONS = new Set([
+  'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'onEvent', 'studioTools', 'system', 'toolListChangedWatch',
+  'tools', 'transport',
 ]);
 
 /**
@@ -167,33 +165,183 @@ export class Runtime {
     if (options === null || typeof options !== 'object') {
       throw agentError('bad_options', 'agentwasm: createSession takes an options object', TypeError);
     }
-    const json = {};
-    for (const [key, value] of Object.entries(options)) {
-      if (value === undefined) continue;
-      if (JSON_OPTIONS.has(key)) {
-        json[key] = value;
-      } else if (LATER_OPTIONS.has(key)) {
-        throw agentError('unsupported_option', `agentwasm: the option ${key} is not supported by this version yet`);
-      } else if (!JS_OPTIONS.has(key)) {
-        throw agentError('bad_options', `agentwasm: unknown option ${key}`, TypeError);
-      }
-    }
-    if (typeof json.system !== 'undefined' && typeof json.system !== 'string') {
-      throw agentError('bad_options', 'agentwasm: system must be a string', TypeError);
-    }
-    for (const key of JS_OPTIONS) {
-      if (options[key] !== undefined && typeof options[key] !== 'function') {
-        throw agentError('bad_options', `agentwasm: ${key} must be a function`, TypeError);
-      }
-    }
-    const session = new Session(this);
-    const hooks = { event: (id, text) => session.dispatch(text) };
+    const json = sessionOptionsJSON(options);
+    const session = new Session(this, options.onEvent);
+    const hooks = { event: (id, text) => session.dispatch(text), call: callbacks(options) };
     if (options.fetchImpl) hooks.fetch = options.fetchImpl;
     const reply = this.callSync({ op: 'session.create', options: json }, hooks);
     if (!reply.ok) throw replyError(reply);
-    session.bind(reply.session, options.onEvent);
+    session.bind(reply.session);
     return session;
   }
+}
+
+/** Throws a coded TypeError for an option of the wrong type. */
+function badOption(message) {
+  return agentError('bad_options', `agentwasm: ${message}`, TypeError);
+}
+
+const isFunction = (v) => typeof v === 'function';
+const isObject = (v) => v !== null && typeof v === 'object';
+
+/** A tool definition as the module takes it. */
+function toolJSON(tool, where) {
+  if (!isObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+    throw badOption(`${where} needs a name`);
+  }
+  const out = { name: tool.name };
+  if (tool.description !== undefined) out.description = String(tool.description);
+  const schema = tool.inputSchema ?? tool.parameters ?? tool.input_schema;
+  if (schema !== undefined) out.inputSchema = schema;
+  if (tool.annotations !== undefined) out.annotations = tool.annotations;
+  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
+  return out;
+}
+
+/** Checks the options and returns their JSON part (wasm/README.md). */
+function sessionOptionsJSON(options) {
+  const json = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (JSON_OPTIONS.has(key)) json[key] = value;
+    else if (!JS_OPTIONS.has(key)) throw badOption(`unknown option ${key}`);
+  }
+  const { auth, execute, fetchImpl, kit, mcpClient, onEvent, studioTools, system, toolListChangedWatch, tools, transport } = options;
+  if (auth !== undefined) {
+    if (!isFunction(auth) && !(isObject(auth) && isFunction(auth.getAccessToken))) {
+      throw badOption('auth must be a function or an object with getAccessToken()');
+    }
+    json.auth = true;
+  }
+  for (const [name, value] of [['execute', execute], ['fetchImpl', fetchImpl], ['onEvent', onEvent]]) {
+    if (value !== undefined && !isFunction(value)) throw badOption(`${name} must be a function`);
+  }
+  if (execute) json.execute = true;
+  if (kit !== undefined) {
+    if (!isObject(kit)) throw badOption('kit must be an object with tools and execute()');
+    const kitTools = kit.tools ?? [];
+    if (!Array.isArray(kitTools)) throw badOption('kit.tools must be an array');
+    if (kit.execute !== undefined && !isFunction(kit.execute)) throw badOption('kit.execute must be a function');
+    if (kit.systemPrompt !== undefined && !isFunction(kit.systemPrompt)) throw badOption('kit.systemPrompt must be a function');
+    json.kit = {
+      tools: kitTools.map((t, i) => toolJSON(t, `kit.tools[${i}]`)),
+      execute: isFunction(kit.execute),
+      systemPrompt: isFunction(kit.systemPrompt),
+    };
+  }
+  if (tools !== undefined) {
+    if (!Array.isArray(tools)) throw badOption('tools must be an array');
+    json.tools = tools.map((t, i) => toolJSON(t, `tools[${i}]`));
+  }
+  if (system !== undefined) {
+    if (typeof system === 'string') json.system = system;
+    else if (isFunction(system)) json.systemFunction = true;
+    else throw badOption('system must be a string or a function');
+  }
+  if (transport !== undefined) {
+    if (!isFunction(transport) && !(isObject(transport) && isFunction(transport.stream))) {
+      throw badOption('transport must be a function or an object with stream()');
+    }
+    json.transport = true;
+  }
+  if (mcpClient !== undefined) {
+    if (!isObject(mcpClient)) throw badOption('mcpClient must be an object');
+    json.mcpClient = true;
+  }
+  if (studioTools !== undefined) {
+    if (!isObject(studioTools)) throw badOption('studioTools must be an object');
+    const { approve, ...lists } = studioTools;
+    for (const [name, list] of Object.entries(lists)) {
+      if (!['families', 'views', 'allowlist', 'required'].includes(name)) throw badOption(`unknown studioTools option ${name}`);
+      if (list !== undefined && (!Array.isArray(list) || !list.every((x) => typeof x === 'string'))) {
+        throw badOption(`studioTools.${name} must be an array of strings`);
+      }
+    }
+    if (approve !== undefined && !isFunction(approve)) throw badOption('studioTools.approve must be a function');
+    json.studioTools = { ...lists, approve: isFunction(approve) };
+  }
+  if (toolListChangedWatch !== undefined) {
+    if (!isObject(toolListChangedWatch)) throw badOption('toolListChangedWatch must be an object');
+    const { onStatus, ...rest } = toolListChangedWatch;
+    for (const [name, v] of Object.entries(rest)) {
+      if (!['initialDelayMs', 'factor', 'maxDelayMs', 'maxReconnectAttempts', 'stableStreamMs'].includes(name)) {
+        throw badOption(`unknown toolListChangedWatch option ${name}`);
+      }
+      if (v !== undefined && typeof v !== 'number') throw badOption(`toolListChangedWatch.${name} must be a number`);
+    }
+    if (onStatus !== undefined && !isFunction(onStatus)) throw badOption('toolListChangedWatch.onStatus must be a function');
+    json.toolListChangedWatch = rest;
+  }
+  return json;
+}
+
+/**
+ * The module's way to call the page's functions: call(hook, payloadJSON,
+ * signal) answers a JSON string (or a Promise of one); for "transport" an
+ * object whose next() gives the next line of events, or null at the end.
+ */
+function callbacks(options) {
+  const { auth, execute, kit, system, transport } = options;
+  const handlers = {};
+  if (auth) {
+    handlers.auth = async (payload) => {
+      const { forceRefresh } = JSON.parse(payload);
+      const token = isFunction(auth) ? await auth({ forceRefresh }) : await auth.getAccessToken({ forceRefresh });
+      if (token != null && typeof token !== 'string') throw new TypeError(`auth gave a ${typeof token}, not a string token`);
+      return JSON.stringify(token ?? null);
+    };
+  }
+  const tool = (fn, self) => async (payload, signal) => {
+    const { toolCallId, name, args } = JSON.parse(payload);
+    const result = await fn.call(self, { name, args, toolCallId }, { signal });
+    return JSON.stringify(result ?? null);
+  };
+  if (execute) handlers.execute = tool(execute);
+  if (kit && isFunction(kit.execute)) handlers['kit.execute'] = tool(kit.execute, kit);
+  if (kit && isFunction(kit.systemPrompt)) handlers['kit.systemPrompt'] = async () => JSON.stringify(String(await kit.systemPrompt()));
+  if (isFunction(system)) {
+    handlers.system = async () => {
+      const text = await system();
+      if (typeof text !== 'string') throw new TypeError(`system gave a ${typeof text}, not a string`);
+      return JSON.stringify(text);
+    };
+  }
+  if (transport) {
+    handlers.transport = (payload, signal) => {
+      const request = JSON.parse(payload);
+      const source = Promise.resolve().then(() => (isFunction(transport)
+        ? transport(request, { signal })
+        : transport.stream(request, { signal })));
+      source.catch(() => {}); // handled when next() awaits it
+      return eventLines(source);
+    };
+  }
+  return (hook, payload, signal) => {
+    const handler = handlers[hook];
+    if (!handler) return Promise.reject(new Error(`the page supplied no ${hook} callback`));
+    try {
+      return handler(payload, signal);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+}
+
+/** Turns an (async) iterable of events, or a Promise of one, into JSON lines. */
+function eventLines(source) {
+  let iterator;
+  return {
+    async next() {
+      if (!iterator) {
+        const events = await source;
+        if (events && isFunction(events[Symbol.asyncIterator])) iterator = events[Symbol.asyncIterator]();
+        else if (events && isFunction(events[Symbol.iterator])) iterator = events[Symbol.iterator]();
+        else throw new TypeError('transport must give an iterable or async iterable of events');
+      }
+      const { done, value } = await iterator.next();
+      return done ? null : `${JSON.stringify(value)}\n`;
+    },
+  };
 }
 
 /** One agent conversation. */
@@ -204,14 +352,14 @@ export class Session {
   #closed = false;
 
   /** @internal */
-  constructor(runtime) {
+  constructor(runtime, onEvent) {
     this.#runtime = runtime;
+    this.#onEvent = onEvent;
   }
 
   /** @internal */
-  bind(id, onEvent) {
+  bind(id) {
     this.#id = id;
-    this.#onEvent = onEvent;
   }
 
   /** @internal Hands one event to the observer; nothing it does can break the turn. */
@@ -230,30 +378,56 @@ export class Session {
     return this.#id;
   }
 
+  #open() {
+    if (this.#closed) throw agentError('closed', 'agentwasm: this session is closed; create a new one');
+  }
+
+  #sync(op) {
+    this.#open();
+    const reply = this.#runtime.callSync({ op, session: this.#id });
+    if (!reply.ok) throw replyError(reply);
+    return reply;
+  }
+
   /**
    * Sends the person's message and resolves with the turn record. The turn's
    * `status` says how it ended; the Promise rejects only for misuse.
    * @param {string} text
-   * @param {{signal?: AbortSignal}} [options]
+   * @param {{signal?: AbortSignal, toolChoice?: import('./agentwasm.d.ts').ToolChoice}} [options]
    * @returns {Promise<import('./agentwasm.d.ts').Turn>}
    */
   async chat(text, options = {}) {
     if (typeof text !== 'string') {
       throw agentError('bad_argument', 'agentwasm: chat(text) takes a string', TypeError);
     }
-    if (this.#closed) {
-      throw agentError('closed', 'agentwasm: this session is closed; create a new one');
-    }
-    const { signal } = options ?? {};
-    if (signal !== undefined && !(typeof signal === 'object' && signal !== null && 'aborted' in signal)) {
+    this.#open();
+    const { signal, toolChoice } = options ?? {};
+    if (signal !== undefined && !(isObject(signal) && 'aborted' in signal)) {
       throw agentError('bad_argument', 'agentwasm: signal must be an AbortSignal', TypeError);
     }
-    const reply = await this.#runtime.call({ op: 'session.chat', session: this.#id, text }, undefined, signal);
+    const command = { op: 'session.chat', session: this.#id, text };
+    if (toolChoice !== undefined) command.toolChoice = toolChoice;
+    const reply = await this.#runtime.call(command, undefined, signal);
     if (!reply.ok) throw replyError(reply);
     return reply.turn;
   }
 
-  /** Ends the session; later chats reject with code `closed`. */
+  /** Clears the history; the capabilities cache is kept. */
+  reset() {
+    this.#sync('session.reset');
+  }
+
+  /** A copy of the conversation history. */
+  messages() {
+    return this.#sync('session.messages').messages ?? [];
+  }
+
+  /** The tools the next turn will advertise. */
+  tools() {
+    return this.#sync('session.tools').tools ?? [];
+  }
+
+  /** Ends the session; later calls reject with code `closed`. */
   close() {
     if (this.#closed) return;
     this.#closed = true;

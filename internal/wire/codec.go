@@ -62,3 +62,29 @@ func (m *RawMessage) UnmarshalEasyJSON(l *jlexer.Lexer) {
 
 // IsDefined reports whether m holds a value; omitempty fields use it.
 func (m RawMessage) IsDefined() bool { return len(m) > 0 }
+
+// EncodeString returns s as a JSON string.
+func EncodeString(s string) []byte {
+	var w jwriter.Writer
+	w.String(s)
+	b, _ := w.BuildBytes()
+	return b
+}
+
+// DecodeString decodes data, which must be one JSON string (or null, which
+// gives ""). It avoids encoding/json, whose reflection costs the wasm
+// modules most of a megabyte.
+func DecodeString(data []byte) (string, error) {
+	l := jlexer.Lexer{Data: data}
+	var s string
+	if l.IsNull() {
+		l.Skip()
+	} else {
+		s = l.String()
+	}
+	l.Consumed()
+	if err := l.Error(); err != nil {
+		return "", err
+	}
+	return s, nil
+}

@@ -9,24 +9,28 @@ package wire
 //
 //easyjson:json
 type Command struct {
-	Op        string     `json:"op"`
-	Session   int        `json:"session,omitempty"`
-	Text      string     `json:"text,omitempty"`
-	Options   RawMessage `json:"options,omitempty"`
-	TimeoutMs int64      `json:"timeoutMs,omitempty"`
+	Op      string     `json:"op"`
+	Session int        `json:"session,omitempty"`
+	Text    string     `json:"text,omitempty"`
+	Options RawMessage `json:"options,omitempty"`
+	// ToolChoice overrides the session's toolChoice for one chat.
+	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
+	TimeoutMs  int64       `json:"timeoutMs,omitempty"`
 }
 
 // Reply is the module's answer to one Command.
 //
 //easyjson:json
 type Reply struct {
-	OK        bool       `json:"ok"`
-	Version   string     `json:"version,omitempty"`
-	ABI       int        `json:"abi,omitempty"`
-	GoVersion string     `json:"goVersion,omitempty"`
-	Session   int        `json:"session,omitempty"`
-	Turn      *Turn      `json:"turn,omitempty"`
-	Error     *ErrorBody `json:"error,omitempty"`
+	OK        bool          `json:"ok"`
+	Version   string        `json:"version,omitempty"`
+	ABI       int           `json:"abi,omitempty"`
+	GoVersion string        `json:"goVersion,omitempty"`
+	Session   int           `json:"session,omitempty"`
+	Turn      *Turn         `json:"turn,omitempty"`
+	Messages  []ChatMessage `json:"messages,omitempty"`
+	Tools     []ToolSpec    `json:"tools,omitempty"`
+	Error     *ErrorBody    `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine
@@ -38,19 +42,75 @@ type ErrorBody struct {
 	Message string `json:"message"`
 }
 
-// SessionOptions is the JSON-expressible part of a session's options.
-// Callbacks (fetch, events) are supplied per host, outside this object.
+// SessionOptions is the JSON-expressible part of a session's options, named
+// as in the seed. Callbacks are supplied per host as hooks; a boolean here
+// says that the host supplies that hook (see wasm/README.md).
 //
 //easyjson:json
 type SessionOptions struct {
-	BaseURL       string      `json:"baseUrl,omitempty"`
-	Model         string      `json:"model,omitempty"`
-	Provider      string      `json:"provider,omitempty"`
-	System        string      `json:"system,omitempty"`
-	MaxTokens     int         `json:"maxTokens,omitempty"`
-	Temperature   *float64    `json:"temperature,omitempty"`
-	ToolChoice    *ToolChoice `json:"toolChoice,omitempty"`
-	MaxFrameBytes int         `json:"maxFrameBytes,omitempty"`
+	Auth                   bool          `json:"auth,omitempty"`
+	BaseURL                string        `json:"baseUrl,omitempty"`
+	DisableToolDiscovery   bool          `json:"disableToolDiscovery,omitempty"`
+	Draft                  *Draft        `json:"draft,omitempty"`
+	Execute                bool          `json:"execute,omitempty"`
+	Kit                    *Kit          `json:"kit,omitempty"`
+	MaxTokens              int           `json:"maxTokens,omitempty"`
+	MaxToolRounds          *int          `json:"maxToolRounds,omitempty"`
+	MCPClient              bool          `json:"mcpClient,omitempty"`
+	Model                  string        `json:"model,omitempty"`
+	Provider               string        `json:"provider,omitempty"`
+	StudioTools            *ToolPolicy   `json:"studioTools,omitempty"`
+	System                 string        `json:"system,omitempty"`
+	SystemFunction         bool          `json:"systemFunction,omitempty"`
+	Temperature            *float64      `json:"temperature,omitempty"`
+	ToolChoice             *ToolChoice   `json:"toolChoice,omitempty"`
+	ToolDiscoveryTimeoutMs *int64        `json:"toolDiscoveryTimeoutMs,omitempty"`
+	ToolListChangedWatch   *WatchOptions `json:"toolListChangedWatch,omitempty"`
+	Tools                  []ToolSpec    `json:"tools,omitempty"`
+	Transport              bool          `json:"transport,omitempty"`
+	WatchToolListChanged   bool          `json:"watchToolListChanged,omitempty"`
+	MaxFrameBytes          int           `json:"maxFrameBytes,omitempty"`
+}
+
+// Kit describes a host's kit: its tools, and which of its methods exist.
+//
+//easyjson:json
+type Kit struct {
+	Tools        []ToolSpec `json:"tools,omitempty"`
+	Execute      bool       `json:"execute,omitempty"`
+	SystemPrompt bool       `json:"systemPrompt,omitempty"`
+}
+
+// Draft is a composition draft binding.
+//
+//easyjson:json
+type Draft struct {
+	DraftID    string `json:"draftId"`
+	Generation int64  `json:"generation"`
+}
+
+// ToolPolicy is the studioTools option; Approve says the host supplies the
+// studioTools.approve hook.
+//
+//easyjson:json
+type ToolPolicy struct {
+	Families  []string `json:"families,omitempty"`
+	Views     []string `json:"views,omitempty"`
+	Allowlist []string `json:"allowlist,omitempty"`
+	Required  []string `json:"required,omitempty"`
+	Approve   bool     `json:"approve,omitempty"`
+}
+
+// WatchOptions is the toolListChangedWatch option; OnStatus says the host
+// wants toolWatch events (they are always sent as events).
+//
+//easyjson:json
+type WatchOptions struct {
+	InitialDelayMs       int64   `json:"initialDelayMs,omitempty"`
+	Factor               float64 `json:"factor,omitempty"`
+	MaxDelayMs           int64   `json:"maxDelayMs,omitempty"`
+	MaxReconnectAttempts *int    `json:"maxReconnectAttempts,omitempty"`
+	StableStreamMs       int64   `json:"stableStreamMs,omitempty"`
 }
 
 // Turn is the record of one chat() call.
@@ -71,15 +131,15 @@ type Turn struct {
 //
 //easyjson:json
 type DispatchRecord struct {
-	ToolCallID           string     `json:"toolCallId"`
-	ToolName             string     `json:"toolName"`
-	Plane                string     `json:"plane"`
-	OK                   bool       `json:"ok"`
-	ErrorCode            string     `json:"errorCode,omitempty"`
-	ErrorMessage         string     `json:"errorMessage,omitempty"`
-	Content              string     `json:"content"`
-	Draft                RawMessage `json:"draft,omitempty"`
-	RetriedAfterConflict bool       `json:"retriedAfterConflict,omitempty"`
+	ToolCallID           string `json:"toolCallId"`
+	ToolName             string `json:"toolName"`
+	Plane                string `json:"plane"`
+	OK                   bool   `json:"ok"`
+	ErrorCode            string `json:"errorCode,omitempty"`
+	ErrorMessage         string `json:"errorMessage,omitempty"`
+	Content              string `json:"content"`
+	Draft                *Draft `json:"draft,omitempty"`
+	RetriedAfterConflict bool   `json:"retriedAfterConflict,omitempty"`
 }
 
 // SessionEvent is one event streamed to the host while a session works:
@@ -87,6 +147,7 @@ type DispatchRecord struct {
 //
 //easyjson:json
 type SessionEvent struct {
-	Type  string       `json:"type"`
-	Event *StreamEvent `json:"event,omitempty"`
+	Type   string          `json:"type"`
+	Event  *StreamEvent    `json:"event,omitempty"`
+	Result *DispatchRecord `json:"result,omitempty"`
 }

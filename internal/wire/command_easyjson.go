@@ -15,7 +15,131 @@ var (
 	_ *jwriter.Writer
 )
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *Turn) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *WatchOptions) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		if isTopLevel {
+			in.Consumed()
+		}
+		in.Skip()
+		return
+	}
+	in.Delim('{')
+	for !in.IsDelim('}') {
+		key := in.UnsafeFieldName(false)
+		in.WantColon()
+		switch key {
+		case "initialDelayMs":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.InitialDelayMs = int64(in.Int64())
+			}
+		case "factor":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Factor = float64(in.Float64())
+			}
+		case "maxDelayMs":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.MaxDelayMs = int64(in.Int64())
+			}
+		case "maxReconnectAttempts":
+			if in.IsNull() {
+				in.Skip()
+				out.MaxReconnectAttempts = nil
+			} else {
+				if out.MaxReconnectAttempts == nil {
+					out.MaxReconnectAttempts = new(int)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					*out.MaxReconnectAttempts = int(in.Int())
+				}
+			}
+		case "stableStreamMs":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.StableStreamMs = int64(in.Int64())
+			}
+		default:
+			in.SkipRecursive()
+		}
+		in.WantComma()
+	}
+	in.Delim('}')
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.Writer, in WatchOptions) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	if in.InitialDelayMs != 0 {
+		const prefix string = ",\"initialDelayMs\":"
+		first = false
+		out.RawString(prefix[1:])
+		out.Int64(int64(in.InitialDelayMs))
+	}
+	if in.Factor != 0 {
+		const prefix string = ",\"factor\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Float64(float64(in.Factor))
+	}
+	if in.MaxDelayMs != 0 {
+		const prefix string = ",\"maxDelayMs\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Int64(int64(in.MaxDelayMs))
+	}
+	if in.MaxReconnectAttempts != nil {
+		const prefix string = ",\"maxReconnectAttempts\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Int(int(*in.MaxReconnectAttempts))
+	}
+	if in.StableStreamMs != 0 {
+		const prefix string = ",\"stableStreamMs\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Int64(int64(in.StableStreamMs))
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v WatchOptions) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *WatchOptions) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
+}
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *Turn) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -129,7 +253,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.Writer, in Turn) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter.Writer, in Turn) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -200,14 +324,14 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Turn) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Turn) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *SessionOptions) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *ToolPolicy) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -221,11 +345,319 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 		key := in.UnsafeFieldName(false)
 		in.WantColon()
 		switch key {
+		case "families":
+			if in.IsNull() {
+				in.Skip()
+				out.Families = nil
+			} else {
+				in.Delim('[')
+				if out.Families == nil {
+					if !in.IsDelim(']') {
+						out.Families = make([]string, 0, 4)
+					} else {
+						out.Families = []string{}
+					}
+				} else {
+					out.Families = (out.Families)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v7 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v7 = string(in.String())
+					}
+					out.Families = append(out.Families, v7)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "views":
+			if in.IsNull() {
+				in.Skip()
+				out.Views = nil
+			} else {
+				in.Delim('[')
+				if out.Views == nil {
+					if !in.IsDelim(']') {
+						out.Views = make([]string, 0, 4)
+					} else {
+						out.Views = []string{}
+					}
+				} else {
+					out.Views = (out.Views)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v8 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v8 = string(in.String())
+					}
+					out.Views = append(out.Views, v8)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "allowlist":
+			if in.IsNull() {
+				in.Skip()
+				out.Allowlist = nil
+			} else {
+				in.Delim('[')
+				if out.Allowlist == nil {
+					if !in.IsDelim(']') {
+						out.Allowlist = make([]string, 0, 4)
+					} else {
+						out.Allowlist = []string{}
+					}
+				} else {
+					out.Allowlist = (out.Allowlist)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v9 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v9 = string(in.String())
+					}
+					out.Allowlist = append(out.Allowlist, v9)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "required":
+			if in.IsNull() {
+				in.Skip()
+				out.Required = nil
+			} else {
+				in.Delim('[')
+				if out.Required == nil {
+					if !in.IsDelim(']') {
+						out.Required = make([]string, 0, 4)
+					} else {
+						out.Required = []string{}
+					}
+				} else {
+					out.Required = (out.Required)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v10 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v10 = string(in.String())
+					}
+					out.Required = append(out.Required, v10)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "approve":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Approve = bool(in.Bool())
+			}
+		default:
+			in.SkipRecursive()
+		}
+		in.WantComma()
+	}
+	in.Delim('}')
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter.Writer, in ToolPolicy) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	if len(in.Families) != 0 {
+		const prefix string = ",\"families\":"
+		first = false
+		out.RawString(prefix[1:])
+		{
+			out.RawByte('[')
+			for v11, v12 := range in.Families {
+				if v11 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v12))
+			}
+			out.RawByte(']')
+		}
+	}
+	if len(in.Views) != 0 {
+		const prefix string = ",\"views\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		{
+			out.RawByte('[')
+			for v13, v14 := range in.Views {
+				if v13 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v14))
+			}
+			out.RawByte(']')
+		}
+	}
+	if len(in.Allowlist) != 0 {
+		const prefix string = ",\"allowlist\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		{
+			out.RawByte('[')
+			for v15, v16 := range in.Allowlist {
+				if v15 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v16))
+			}
+			out.RawByte(']')
+		}
+	}
+	if len(in.Required) != 0 {
+		const prefix string = ",\"required\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		{
+			out.RawByte('[')
+			for v17, v18 := range in.Required {
+				if v17 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v18))
+			}
+			out.RawByte(']')
+		}
+	}
+	if in.Approve {
+		const prefix string = ",\"approve\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.Approve))
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v ToolPolicy) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *ToolPolicy) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
+}
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.Lexer, out *SessionOptions) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		if isTopLevel {
+			in.Consumed()
+		}
+		in.Skip()
+		return
+	}
+	in.Delim('{')
+	for !in.IsDelim('}') {
+		key := in.UnsafeFieldName(false)
+		in.WantColon()
+		switch key {
+		case "auth":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Auth = bool(in.Bool())
+			}
 		case "baseUrl":
 			if in.IsNull() {
 				in.Skip()
 			} else {
 				out.BaseURL = string(in.String())
+			}
+		case "disableToolDiscovery":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.DisableToolDiscovery = bool(in.Bool())
+			}
+		case "draft":
+			if in.IsNull() {
+				in.Skip()
+				out.Draft = nil
+			} else {
+				if out.Draft == nil {
+					out.Draft = new(Draft)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.Draft).UnmarshalEasyJSON(in)
+				}
+			}
+		case "execute":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Execute = bool(in.Bool())
+			}
+		case "kit":
+			if in.IsNull() {
+				in.Skip()
+				out.Kit = nil
+			} else {
+				if out.Kit == nil {
+					out.Kit = new(Kit)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.Kit).UnmarshalEasyJSON(in)
+				}
+			}
+		case "maxTokens":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.MaxTokens = int(in.Int())
+			}
+		case "maxToolRounds":
+			if in.IsNull() {
+				in.Skip()
+				out.MaxToolRounds = nil
+			} else {
+				if out.MaxToolRounds == nil {
+					out.MaxToolRounds = new(int)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					*out.MaxToolRounds = int(in.Int())
+				}
+			}
+		case "mcpClient":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.MCPClient = bool(in.Bool())
 			}
 		case "model":
 			if in.IsNull() {
@@ -239,17 +671,31 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 			} else {
 				out.Provider = string(in.String())
 			}
+		case "studioTools":
+			if in.IsNull() {
+				in.Skip()
+				out.StudioTools = nil
+			} else {
+				if out.StudioTools == nil {
+					out.StudioTools = new(ToolPolicy)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.StudioTools).UnmarshalEasyJSON(in)
+				}
+			}
 		case "system":
 			if in.IsNull() {
 				in.Skip()
 			} else {
 				out.System = string(in.String())
 			}
-		case "maxTokens":
+		case "systemFunction":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				out.MaxTokens = int(in.Int())
+				out.SystemFunction = bool(in.Bool())
 			}
 		case "temperature":
 			if in.IsNull() {
@@ -279,6 +725,73 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 					(*out.ToolChoice).UnmarshalEasyJSON(in)
 				}
 			}
+		case "toolDiscoveryTimeoutMs":
+			if in.IsNull() {
+				in.Skip()
+				out.ToolDiscoveryTimeoutMs = nil
+			} else {
+				if out.ToolDiscoveryTimeoutMs == nil {
+					out.ToolDiscoveryTimeoutMs = new(int64)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					*out.ToolDiscoveryTimeoutMs = int64(in.Int64())
+				}
+			}
+		case "toolListChangedWatch":
+			if in.IsNull() {
+				in.Skip()
+				out.ToolListChangedWatch = nil
+			} else {
+				if out.ToolListChangedWatch == nil {
+					out.ToolListChangedWatch = new(WatchOptions)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.ToolListChangedWatch).UnmarshalEasyJSON(in)
+				}
+			}
+		case "tools":
+			if in.IsNull() {
+				in.Skip()
+				out.Tools = nil
+			} else {
+				in.Delim('[')
+				if out.Tools == nil {
+					if !in.IsDelim(']') {
+						out.Tools = make([]ToolSpec, 0, 0)
+					} else {
+						out.Tools = []ToolSpec{}
+					}
+				} else {
+					out.Tools = (out.Tools)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v19 ToolSpec
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						(v19).UnmarshalEasyJSON(in)
+					}
+					out.Tools = append(out.Tools, v19)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "transport":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Transport = bool(in.Bool())
+			}
+		case "watchToolListChanged":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.WatchToolListChanged = bool(in.Bool())
+			}
 		case "maxFrameBytes":
 			if in.IsNull() {
 				in.Skip()
@@ -295,15 +808,95 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter.Writer, in SessionOptions) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter.Writer, in SessionOptions) {
 	out.RawByte('{')
 	first := true
 	_ = first
-	if in.BaseURL != "" {
-		const prefix string = ",\"baseUrl\":"
+	if in.Auth {
+		const prefix string = ",\"auth\":"
 		first = false
 		out.RawString(prefix[1:])
+		out.Bool(bool(in.Auth))
+	}
+	if in.BaseURL != "" {
+		const prefix string = ",\"baseUrl\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
 		out.String(string(in.BaseURL))
+	}
+	if in.DisableToolDiscovery {
+		const prefix string = ",\"disableToolDiscovery\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.DisableToolDiscovery))
+	}
+	if in.Draft != nil {
+		const prefix string = ",\"draft\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		(*in.Draft).MarshalEasyJSON(out)
+	}
+	if in.Execute {
+		const prefix string = ",\"execute\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.Execute))
+	}
+	if in.Kit != nil {
+		const prefix string = ",\"kit\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		(*in.Kit).MarshalEasyJSON(out)
+	}
+	if in.MaxTokens != 0 {
+		const prefix string = ",\"maxTokens\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Int(int(in.MaxTokens))
+	}
+	if in.MaxToolRounds != nil {
+		const prefix string = ",\"maxToolRounds\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Int(int(*in.MaxToolRounds))
+	}
+	if in.MCPClient {
+		const prefix string = ",\"mcpClient\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.MCPClient))
 	}
 	if in.Model != "" {
 		const prefix string = ",\"model\":"
@@ -325,6 +918,16 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 		}
 		out.String(string(in.Provider))
 	}
+	if in.StudioTools != nil {
+		const prefix string = ",\"studioTools\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		(*in.StudioTools).MarshalEasyJSON(out)
+	}
 	if in.System != "" {
 		const prefix string = ",\"system\":"
 		if first {
@@ -335,15 +938,15 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 		}
 		out.String(string(in.System))
 	}
-	if in.MaxTokens != 0 {
-		const prefix string = ",\"maxTokens\":"
+	if in.SystemFunction {
+		const prefix string = ",\"systemFunction\":"
 		if first {
 			first = false
 			out.RawString(prefix[1:])
 		} else {
 			out.RawString(prefix)
 		}
-		out.Int(int(in.MaxTokens))
+		out.Bool(bool(in.SystemFunction))
 	}
 	if in.Temperature != nil {
 		const prefix string = ",\"temperature\":"
@@ -365,6 +968,65 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 		}
 		(*in.ToolChoice).MarshalEasyJSON(out)
 	}
+	if in.ToolDiscoveryTimeoutMs != nil {
+		const prefix string = ",\"toolDiscoveryTimeoutMs\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Int64(int64(*in.ToolDiscoveryTimeoutMs))
+	}
+	if in.ToolListChangedWatch != nil {
+		const prefix string = ",\"toolListChangedWatch\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		(*in.ToolListChangedWatch).MarshalEasyJSON(out)
+	}
+	if len(in.Tools) != 0 {
+		const prefix string = ",\"tools\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		{
+			out.RawByte('[')
+			for v20, v21 := range in.Tools {
+				if v20 > 0 {
+					out.RawByte(',')
+				}
+				(v21).MarshalEasyJSON(out)
+			}
+			out.RawByte(']')
+		}
+	}
+	if in.Transport {
+		const prefix string = ",\"transport\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.Transport))
+	}
+	if in.WatchToolListChanged {
+		const prefix string = ",\"watchToolListChanged\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.WatchToolListChanged))
+	}
 	if in.MaxFrameBytes != 0 {
 		const prefix string = ",\"maxFrameBytes\":"
 		if first {
@@ -380,14 +1042,14 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v SessionOptions) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *SessionOptions) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *SessionEvent) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.Lexer, out *SessionEvent) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -421,6 +1083,20 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 					(*out.Event).UnmarshalEasyJSON(in)
 				}
 			}
+		case "result":
+			if in.IsNull() {
+				in.Skip()
+				out.Result = nil
+			} else {
+				if out.Result == nil {
+					out.Result = new(DispatchRecord)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.Result).UnmarshalEasyJSON(in)
+				}
+			}
 		default:
 			in.SkipRecursive()
 		}
@@ -431,7 +1107,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter.Writer, in SessionEvent) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter.Writer, in SessionEvent) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -445,19 +1121,24 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter
 		out.RawString(prefix)
 		(*in.Event).MarshalEasyJSON(out)
 	}
+	if in.Result != nil {
+		const prefix string = ",\"result\":"
+		out.RawString(prefix)
+		(*in.Result).MarshalEasyJSON(out)
+	}
 	out.RawByte('}')
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v SessionEvent) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *SessionEvent) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.Lexer, out *Reply) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.Lexer, out *Reply) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -515,6 +1196,60 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 					(*out.Turn).UnmarshalEasyJSON(in)
 				}
 			}
+		case "messages":
+			if in.IsNull() {
+				in.Skip()
+				out.Messages = nil
+			} else {
+				in.Delim('[')
+				if out.Messages == nil {
+					if !in.IsDelim(']') {
+						out.Messages = make([]ChatMessage, 0, 0)
+					} else {
+						out.Messages = []ChatMessage{}
+					}
+				} else {
+					out.Messages = (out.Messages)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v22 ChatMessage
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						(v22).UnmarshalEasyJSON(in)
+					}
+					out.Messages = append(out.Messages, v22)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "tools":
+			if in.IsNull() {
+				in.Skip()
+				out.Tools = nil
+			} else {
+				in.Delim('[')
+				if out.Tools == nil {
+					if !in.IsDelim(']') {
+						out.Tools = make([]ToolSpec, 0, 0)
+					} else {
+						out.Tools = []ToolSpec{}
+					}
+				} else {
+					out.Tools = (out.Tools)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v23 ToolSpec
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						(v23).UnmarshalEasyJSON(in)
+					}
+					out.Tools = append(out.Tools, v23)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
 		case "error":
 			if in.IsNull() {
 				in.Skip()
@@ -539,7 +1274,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter.Writer, in Reply) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter.Writer, in Reply) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -573,6 +1308,34 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter
 		out.RawString(prefix)
 		(*in.Turn).MarshalEasyJSON(out)
 	}
+	if len(in.Messages) != 0 {
+		const prefix string = ",\"messages\":"
+		out.RawString(prefix)
+		{
+			out.RawByte('[')
+			for v24, v25 := range in.Messages {
+				if v24 > 0 {
+					out.RawByte(',')
+				}
+				(v25).MarshalEasyJSON(out)
+			}
+			out.RawByte(']')
+		}
+	}
+	if len(in.Tools) != 0 {
+		const prefix string = ",\"tools\":"
+		out.RawString(prefix)
+		{
+			out.RawByte('[')
+			for v26, v27 := range in.Tools {
+				if v26 > 0 {
+					out.RawByte(',')
+				}
+				(v27).MarshalEasyJSON(out)
+			}
+			out.RawByte(']')
+		}
+	}
 	if in.Error != nil {
 		const prefix string = ",\"error\":"
 		out.RawString(prefix)
@@ -583,14 +1346,128 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Reply) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Reply) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.Lexer, out *ErrorBody) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.Lexer, out *Kit) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		if isTopLevel {
+			in.Consumed()
+		}
+		in.Skip()
+		return
+	}
+	in.Delim('{')
+	for !in.IsDelim('}') {
+		key := in.UnsafeFieldName(false)
+		in.WantColon()
+		switch key {
+		case "tools":
+			if in.IsNull() {
+				in.Skip()
+				out.Tools = nil
+			} else {
+				in.Delim('[')
+				if out.Tools == nil {
+					if !in.IsDelim(']') {
+						out.Tools = make([]ToolSpec, 0, 0)
+					} else {
+						out.Tools = []ToolSpec{}
+					}
+				} else {
+					out.Tools = (out.Tools)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v28 ToolSpec
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						(v28).UnmarshalEasyJSON(in)
+					}
+					out.Tools = append(out.Tools, v28)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "execute":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Execute = bool(in.Bool())
+			}
+		case "systemPrompt":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.SystemPrompt = bool(in.Bool())
+			}
+		default:
+			in.SkipRecursive()
+		}
+		in.WantComma()
+	}
+	in.Delim('}')
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jwriter.Writer, in Kit) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	if len(in.Tools) != 0 {
+		const prefix string = ",\"tools\":"
+		first = false
+		out.RawString(prefix[1:])
+		{
+			out.RawByte('[')
+			for v29, v30 := range in.Tools {
+				if v29 > 0 {
+					out.RawByte(',')
+				}
+				(v30).MarshalEasyJSON(out)
+			}
+			out.RawByte(']')
+		}
+	}
+	if in.Execute {
+		const prefix string = ",\"execute\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.Execute))
+	}
+	if in.SystemPrompt {
+		const prefix string = ",\"systemPrompt\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Bool(bool(in.SystemPrompt))
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Kit) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(w, v)
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *Kit) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
+}
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jlexer.Lexer, out *ErrorBody) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -626,7 +1503,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter.Writer, in ErrorBody) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jwriter.Writer, in ErrorBody) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -645,14 +1522,76 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ErrorBody) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ErrorBody) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire7(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.Lexer, out *DispatchRecord) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.Lexer, out *Draft) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		if isTopLevel {
+			in.Consumed()
+		}
+		in.Skip()
+		return
+	}
+	in.Delim('{')
+	for !in.IsDelim('}') {
+		key := in.UnsafeFieldName(false)
+		in.WantColon()
+		switch key {
+		case "draftId":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.DraftID = string(in.String())
+			}
+		case "generation":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Generation = int64(in.Int64())
+			}
+		default:
+			in.SkipRecursive()
+		}
+		in.WantComma()
+	}
+	in.Delim('}')
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jwriter.Writer, in Draft) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"draftId\":"
+		out.RawString(prefix[1:])
+		out.String(string(in.DraftID))
+	}
+	{
+		const prefix string = ",\"generation\":"
+		out.RawString(prefix)
+		out.Int64(int64(in.Generation))
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Draft) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *Draft) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(l, v)
+}
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(in *jlexer.Lexer, out *DispatchRecord) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -711,8 +1650,16 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.L
 		case "draft":
 			if in.IsNull() {
 				in.Skip()
+				out.Draft = nil
 			} else {
-				(out.Draft).UnmarshalEasyJSON(in)
+				if out.Draft == nil {
+					out.Draft = new(Draft)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.Draft).UnmarshalEasyJSON(in)
+				}
 			}
 		case "retriedAfterConflict":
 			if in.IsNull() {
@@ -730,7 +1677,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter.Writer, in DispatchRecord) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jwriter.Writer, in DispatchRecord) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -769,10 +1716,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter
 		out.RawString(prefix)
 		out.String(string(in.Content))
 	}
-	if (in.Draft).IsDefined() {
+	if in.Draft != nil {
 		const prefix string = ",\"draft\":"
 		out.RawString(prefix)
-		(in.Draft).MarshalEasyJSON(out)
+		(*in.Draft).MarshalEasyJSON(out)
 	}
 	if in.RetriedAfterConflict {
 		const prefix string = ",\"retriedAfterConflict\":"
@@ -784,14 +1731,14 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DispatchRecord) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *DispatchRecord) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.Lexer, out *Command) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire10(in *jlexer.Lexer, out *Command) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -829,6 +1776,20 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.L
 			} else {
 				(out.Options).UnmarshalEasyJSON(in)
 			}
+		case "toolChoice":
+			if in.IsNull() {
+				in.Skip()
+				out.ToolChoice = nil
+			} else {
+				if out.ToolChoice == nil {
+					out.ToolChoice = new(ToolChoice)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.ToolChoice).UnmarshalEasyJSON(in)
+				}
+			}
 		case "timeoutMs":
 			if in.IsNull() {
 				in.Skip()
@@ -845,7 +1806,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jwriter.Writer, in Command) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jwriter.Writer, in Command) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -869,6 +1830,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jwriter
 		out.RawString(prefix)
 		(in.Options).MarshalEasyJSON(out)
 	}
+	if in.ToolChoice != nil {
+		const prefix string = ",\"toolChoice\":"
+		out.RawString(prefix)
+		(*in.ToolChoice).MarshalEasyJSON(out)
+	}
 	if in.TimeoutMs != 0 {
 		const prefix string = ",\"timeoutMs\":"
 		out.RawString(prefix)
@@ -879,10 +1845,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jwriter
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Command) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Command) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire10(l, v)
 }

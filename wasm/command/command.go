@@ -11,6 +11,7 @@ package command
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -44,6 +45,13 @@ type Hooks struct {
 	// OnEvent receives each event as the JSON of a wire.SessionEvent. It may
 	// be nil.
 	OnEvent func(session int, event []byte)
+	// Call invokes one of the host's callbacks ("auth", "execute",
+	// "kit.execute", "kit.systemPrompt", "system", "transport") with a JSON
+	// payload, and returns its answer as a byte stream (JSON, or for
+	// "transport" one JSON event per line). It is needed only when the
+	// session options say the host supplies such a callback. It must return
+	// when ctx ends.
+	Call func(ctx context.Context, session int, hook string, payload []byte) (io.ReadCloser, error)
 }
 
 // Runtime holds the sessions of one module instance.
@@ -92,13 +100,23 @@ func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.R
 		return r.chat(ctx, c)
 	case "session.close":
 		return r.closeSession(c)
+	case "session.reset":
+		return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reset(); return &wire.Reply{OK: true} })
+	case "session.messages":
+		return r.withSession(c, func(s *session.Session) *wire.Reply {
+			return &wire.Reply{OK: true, Messages: messagesWire(s.Messages())}
+		})
+	case "session.tools":
+		return r.withSession(c, func(s *session.Session) *wire.Reply {
+			return &wire.Reply{OK: true, Tools: toolsWire(s.Tools())}
+		})
 	case "debug.panic":
 		if r.testHooks {
 			var m map[string]int
 			m["boom"]++ // a genuine runtime panic: assignment to a nil map
 		}
 	}
-	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.close", c.Op))
+	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.close", c.Op))
 }
 
 func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
@@ -108,25 +126,13 @@ func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
 			return failure(CodeBadOptions, "agentwasm: session options are malformed: "+err.Error())
 		}
 	}
-	opts := session.Options{
-		BaseURL:       o.BaseURL,
-		Fetcher:       hooks.Fetcher,
-		Provider:      o.Provider,
-		Model:         o.Model,
-		MaxTokens:     o.MaxTokens,
-		Temperature:   o.Temperature,
-		System:        o.System,
-		MaxFrameBytes: o.MaxFrameBytes,
-	}
-	if o.ToolChoice != nil {
-		opts.ToolChoice = &session.ToolChoice{Mode: o.ToolChoice.Mode, ToolName: o.ToolChoice.ToolName}
-	}
 	r.mu.Lock()
 	r.nextID++
 	id := r.nextID
 	r.mu.Unlock()
-	if hooks.OnEvent != nil {
-		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, encode(eventWire(ev))) }
+	opts, err := sessionOptions(&o, id, hooks)
+	if err != nil {
+		return failure(CodeBadOptions, err.Error())
 	}
 	s, err := session.New(opts)
 	if err != nil {
@@ -136,6 +142,15 @@ func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
 	r.sessions[id] = s
 	r.mu.Unlock()
 	return &wire.Reply{OK: true, Session: id}
+}
+
+// withSession runs fn on the command's session.
+func (r *Runtime) withSession(c *wire.Command, fn func(*session.Session) *wire.Reply) *wire.Reply {
+	s, fail := r.lookup(c.Session)
+	if fail != nil {
+		return fail
+	}
+	return fn(s)
 }
 
 func (r *Runtime) lookup(id int) (*session.Session, *wire.Reply) {
@@ -161,7 +176,11 @@ func (r *Runtime) chat(ctx context.Context, c *wire.Command) *wire.Reply {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	turn := s.Chat(ctx, c.Text)
+	var co session.ChatOptions
+	if tc := c.ToolChoice; tc != nil {
+		co.ToolChoice = &session.ToolChoice{Mode: tc.Mode, ToolName: tc.ToolName}
+	}
+	turn := s.Chat(ctx, c.Text, co)
 	return &wire.Reply{OK: true, Turn: turnWire(turn)}
 }
 

@@ -193,10 +193,11 @@ func TestPanickingFetcherIsRecovered(t *testing.T) {
 	})}
 	rt := command.New(false)
 	id := create(t, rt, nil, hooks)
+	// A panic in a host callback is the turn's error, not the command's.
 	r, raw := call(t, context.Background(), rt, chatCmd(id, "hi"), hooks)
-	require.False(t, r.OK, raw)
-	assert.Equal(t, command.CodeInternal, r.Error.Code)
-	assert.Contains(t, r.Error.Message, "host fetch bug")
+	require.True(t, r.OK, raw)
+	assert.Equal(t, "error", r.Turn.Status)
+	assert.Equal(t, "The chat transport panicked: host fetch bug", r.Turn.ErrorMessage)
 
 	// The session is not left busy by the panic.
 	r, raw = call(t, context.Background(), rt, chatCmd(id, "again"), hooks)

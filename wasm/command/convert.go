@@ -31,6 +31,43 @@ func eventWire(ev session.Event) *wire.SessionEvent {
 		se := streamEventWire(*ev.Chat)
 		out.Event = &se
 	}
+	if ev.Result != nil {
+		r := dispatchWire(*ev.Result)
+		out.Result = &r
+	}
+	return out
+}
+
+func dispatchWire(r session.DispatchRecord) wire.DispatchRecord {
+	out := wire.DispatchRecord{
+		ToolCallID: r.ToolCallID, ToolName: r.ToolName, Plane: string(r.Plane), OK: r.OK,
+		ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Content: r.Content,
+		RetriedAfterConflict: r.RetriedAfterConflict,
+	}
+	if d := r.Draft; d != nil {
+		out.Draft = &wire.Draft{DraftID: d.DraftID, Generation: d.Generation}
+	}
+	return out
+}
+
+func messagesWire(ms []session.Message) []wire.ChatMessage {
+	out := make([]wire.ChatMessage, len(ms))
+	for i, m := range ms {
+		wm := wire.ChatMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+		for _, c := range m.ToolCalls {
+			wm.ToolCalls = append(wm.ToolCalls, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: wire.RawMessage(c.Args)})
+		}
+		out[i] = wm
+	}
+	return out
+}
+
+func toolsWire(ts []session.ToolDefinition) []wire.ToolSpec {
+	out := make([]wire.ToolSpec, len(ts))
+	for i, t := range ts {
+		out[i] = wire.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: wire.RawMessage(t.InputSchema),
+			Annotations: wire.RawMessage(t.Annotations), OutputSchema: wire.RawMessage(t.OutputSchema)}
+	}
 	return out
 }
 
@@ -38,7 +75,7 @@ func turnWire(t session.Turn) *wire.Turn {
 	out := &wire.Turn{
 		Status:       string(t.Status),
 		Text:         t.Text,
-		ToolCalls:    []wire.DispatchRecord{},
+		ToolCalls:    make([]wire.DispatchRecord, len(t.ToolCalls)),
 		Events:       make([]wire.StreamEvent, len(t.Events)),
 		StopReason:   t.StopReason,
 		ErrorMessage: t.ErrorMessage,
@@ -47,6 +84,9 @@ func turnWire(t session.Turn) *wire.Turn {
 	}
 	for i, e := range t.Events {
 		out.Events[i] = streamEventWire(e)
+	}
+	for i, r := range t.ToolCalls {
+		out.ToolCalls[i] = dispatchWire(r)
 	}
 	return out
 }

@@ -11,7 +11,8 @@
 //
 // Both take a JSON command and answer a JSON reply (wasm/README.md).
 // callSync serves only the commands that never wait (version,
-// session.create, session.close). Nothing here blocks inside a JavaScript
+// session.create, session.reset, session.messages, session.tools,
+// session.close). Nothing here blocks inside a JavaScript
 // callback: call runs the command on a goroutine and settles its Promise.
 package main
 
@@ -57,13 +58,16 @@ func commandText(v js.Value) []byte {
 	return []byte(v.String())
 }
 
-// hooksFrom builds the host hooks from {fetch, event}.
+// hooksFrom builds the host hooks from {fetch, event, call}.
 func hooksFrom(v js.Value) command.Hooks {
-	var fetchFn, eventFn js.Value = js.Undefined(), js.Undefined()
+	var fetchFn, eventFn, callFn js.Value = js.Undefined(), js.Undefined(), js.Undefined()
 	if v.Type() == js.TypeObject {
-		fetchFn, eventFn = v.Get("fetch"), v.Get("event")
+		fetchFn, eventFn, callFn = v.Get("fetch"), v.Get("event"), v.Get("call")
 	}
 	h := command.Hooks{Fetcher: bridge.NewJSFetcher(fetchFn)}
+	if callFn.Type() == js.TypeFunction {
+		h.Call = jsCallbacks{callFn}.call
+	}
 	if eventFn.Type() == js.TypeFunction {
 		h.OnEvent = func(session int, event []byte) {
 			defer func() { _ = recover() }() // an observer that throws changes nothing
@@ -126,7 +130,8 @@ func run(cmd []byte, hooks command.Hooks, signal, resolve js.Value) {
 }
 
 // syncOps are the commands callSync serves: none of them waits.
-var syncOps = map[string]bool{"version": true, "session.create": true, "session.close": true}
+var syncOps = map[string]bool{"version": true, "session.create": true, "session.close": true,
+	"session.reset": true, "session.messages": true, "session.tools": true}
 
 func callSync(_ js.Value, args []js.Value) (result any) {
 	defer func() {

@@ -9,10 +9,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"unsafe"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/wasm/command"
 )
 
@@ -66,9 +70,14 @@ func agentwasmCall(ptr, n uint32) uint64 {
 		cmd = append([]byte(nil), buf[:n]...)
 		delete(pinned, ptr)
 	}
-	reply := rt.Call(context.Background(), cmd, command.Hooks{
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bridge.SetHostAbort(cancel)
+	defer bridge.SetHostAbort(nil)
+	reply := rt.Call(ctx, cmd, command.Hooks{
 		Fetcher: bridge.DefaultFetcher(),
 		OnEvent: sendEvent,
+		Call:    callHook,
 	})
 	return uint64(pin(reply))<<32 | uint64(len(reply))
 }
@@ -77,5 +86,34 @@ func agentwasmCall(ptr, n uint32) uint64 {
 func sendEvent(session int, event []byte) {
 	hostEvent(int32(session), unsafe.Pointer(&event[0]), uint32(len(event)))
 }
+
+// callHook runs one of the host's callbacks through the hook_* imports.
+func callHook(ctx context.Context, session int, hook string, payload []byte) (io.ReadCloser, error) {
+	req, err := wire.Marshal(&wire.HookRequest{Hook: hook, Session: session, Payload: payload})
+	if err != nil {
+		return nil, err
+	}
+	rc, err := bridge.HostCall(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("the %s callback failed: %w", hook, err)
+	}
+	return &hookAnswer{rc: rc, hook: hook}, nil
+}
+
+// hookAnswer names the callback in read errors.
+type hookAnswer struct {
+	rc   io.ReadCloser
+	hook string
+}
+
+func (a *hookAnswer) Read(p []byte) (int, error) {
+	n, err := a.rc.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("the %s callback failed: %w", a.hook, err)
+	}
+	return n, err
+}
+
+func (a *hookAnswer) Close() error { return a.rc.Close() }
 
 func main() {}

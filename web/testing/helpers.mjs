@@ -55,3 +55,36 @@ export function scriptedFetch(...replies) {
   };
   return { fetchImpl, requests };
 }
+
+/** SSE for an answer that calls tools: [{id, name, args}] → start/stop frames. */
+export function toolCallStream(...calls) {
+  return frame('message_start', { model: 'fake-model' })
+    + calls.map(({ id, name, args = {} }) => frame('tool_call_start', { toolCallId: id, toolName: name })
+      + frame('tool_call_stop', { toolCallId: id, toolArguments: args })).join('')
+    + frame('message_stop', { stopReason: 'toolCall' });
+}
+
+/**
+ * A scripted Studio AI proxy as a fetch function: chat requests take the
+ * next of `chat` (the last repeats), capabilities requests get
+ * `capabilities` (an object, or a status number to fail with; undefined
+ * answers 404). Every request is recorded with its URL, headers and body.
+ */
+export function studioProxy({ chat = [], capabilities } = {}) {
+  const requests = [];
+  let chats = 0;
+  const fetchImpl = async (url, init = {}) => {
+    const headers = { ...(init.headers ?? {}) };
+    const request = { url, method: init.method, headers, body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : undefined };
+    requests.push(request);
+    if (url.endsWith('/v1/studio/ai/capabilities')) {
+      if (capabilities === undefined) return new Response('not here', { status: 404 });
+      if (typeof capabilities === 'number') return new Response('failed', { status: capabilities });
+      return new Response(JSON.stringify(capabilities), { status: 200, headers: { 'content-type': 'application/json' } });
+    }
+    const reply = typeof chat === 'function' ? chat(request, chats) : chat[Math.min(chats, chat.length - 1)];
+    chats++;
+    return scriptedFetch(reply).fetchImpl(url, init);
+  };
+  return { fetchImpl, requests, chatRequests: () => requests.filter((r) => r.url.endsWith('/v1/studio/ai/chat')) };
+}

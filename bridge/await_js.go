@@ -1,0 +1,104 @@
+//go:build js
+
+// JavaScript helpers shared by the js Fetcher and the js entry point:
+// turning exceptions into errors, and awaiting Promises from a goroutine
+// without ever blocking inside a JavaScript callback.
+
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall/js"
+)
+
+// CatchJS runs fn and turns a JavaScript exception (a panic in syscall/js)
+// into an error.
+func CatchJS(fn func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if je, ok := p.(js.Error); ok {
+				err = errors.New(JSErrorText(je.Value))
+				return
+			}
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	fn()
+	return nil
+}
+
+// JSErrorText describes a thrown or rejected JavaScript value.
+func JSErrorText(v js.Value) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "a JavaScript value that cannot be described"
+		}
+	}()
+	if v.Type() == js.TypeObject {
+		if m := v.Get("message"); m.Type() == js.TypeString {
+			if n := v.Get("name"); n.Type() == js.TypeString && n.String() != "Error" {
+				return n.String() + ": " + m.String()
+			}
+			return m.String()
+		}
+	}
+	return jsString.Invoke(v).String()
+}
+
+// settled is the outcome of awaiting a JavaScript value.
+type settled struct {
+	v   js.Value
+	err error // the rejection
+}
+
+// AwaitJS waits for v if it is a thenable, or returns it at once. When ctx
+// ends first, onCancel runs and ctx's error is returned; the promise's
+// callbacks stay alive until it settles, since calling a released function
+// would crash the module.
+func AwaitJS(ctx context.Context, v js.Value, onCancel func()) (js.Value, error) {
+	if v.Type() != js.TypeObject || v.Get("then").Type() != js.TypeFunction {
+		return v, nil
+	}
+	ch := make(chan settled, 1)
+	var ok, fail js.Func
+	var once sync.Once
+	done := func(s settled) {
+		select {
+		case ch <- s:
+		default:
+		}
+		once.Do(func() { ok.Release(); fail.Release() })
+	}
+	ok = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done(settled{v: arg0(args)})
+		return nil
+	})
+	fail = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done(settled{err: errors.New(JSErrorText(arg0(args)))})
+		return nil
+	})
+	if err := CatchJS(func() { v.Call("then", ok, fail) }); err != nil {
+		ok.Release()
+		fail.Release()
+		return js.Undefined(), err
+	}
+	select {
+	case s := <-ch:
+		return s.v, s.err
+	case <-ctx.Done():
+		if onCancel != nil {
+			onCancel()
+		}
+		return js.Undefined(), ctxErr(ctx)
+	}
+}
+
+func arg0(args []js.Value) js.Value {
+	if len(args) == 0 {
+		return js.Undefined()
+	}
+	return args[0]
+}

@@ -1,0 +1,273 @@
+// The chat loop: one Chat, step by step (shared/spec/session.md, "One
+// chat(text), step by step").
+
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Chat sends text as the person's next message and runs the loop: stream the
+// model's answer, run the tool calls it made, feed the results back, and
+// repeat up to MaxToolRounds model requests. It returns when the turn ends;
+// the Turn's Status says how. Cancelling ctx ends the turn with
+// StatusCancelled at whatever step it is in and aborts the request or tool
+// call in flight. At most one ChatOptions is used.
+func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Turn {
+	if ctx.Err() != nil {
+		return Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."}
+	}
+	var co ChatOptions
+	if len(opts) > 0 {
+		co = opts[0]
+	}
+	if err := co.ToolChoice.validate("ChatOptions.ToolChoice"); err != nil {
+		return Turn{Status: StatusError, ErrorCode: "bad_options", ErrorMessage: err.Error()}
+	}
+	if !s.busy.CompareAndSwap(false, true) {
+		return Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
+			ErrorMessage: "Another chat is still running on this session; wait for it to finish or cancel it."}
+	}
+	defer s.busy.Store(false)
+	t := &turnState{s: s}
+	t.run(ctx, text, co)
+	t.turn.Text = t.text.String()
+	s.mu.Lock()
+	t.turn.ErrorMessage = s.secrets.scrub(t.turn.ErrorMessage)
+	s.mu.Unlock()
+	return t.turn
+}
+
+// turnState is a Turn being built.
+type turnState struct {
+	s    *Session
+	turn Turn
+	text strings.Builder
+}
+
+// outcome is how a step ended a turn; nil means go on.
+type outcome struct {
+	status Status
+	msg    string
+	code   string
+}
+
+func (t *turnState) end(o *outcome) {
+	t.turn.Status, t.turn.ErrorMessage, t.turn.ErrorCode = o.status, o.msg, o.code
+}
+
+var cancelledOutcome = &outcome{status: StatusCancelled, msg: "The chat was cancelled."}
+
+func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
+	s := t.s
+	tools := s.runtimeTools()
+	// Refusal check, only when tools are advertised.
+	if len(tools) > 0 {
+		if msg := s.refusal(ctx); msg != "" {
+			t.end(&outcome{status: StatusRefused, msg: msg})
+			return
+		}
+	}
+	if ctx.Err() != nil {
+		t.end(cancelledOutcome)
+		return
+	}
+	s.appendHistory(Message{Role: "user", Content: text})
+	system, err := s.systemPrompt(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			t.end(cancelledOutcome)
+		} else {
+			t.end(&outcome{status: StatusError, msg: "Could not build the system prompt: " + err.Error()})
+		}
+		return
+	}
+	choice := s.opts.ToolChoice
+	if co.ToolChoice != nil {
+		choice = co.ToolChoice
+	}
+	runtime := make(map[string]bool, len(tools))
+	for _, td := range tools {
+		runtime[td.Name] = true
+	}
+	for range s.opts.MaxToolRounds {
+		if ctx.Err() != nil {
+			t.end(cancelledOutcome)
+			return
+		}
+		t.turn.Rounds++
+		req := &ChatRequest{
+			Provider: s.opts.Provider, Model: s.opts.Model, System: system, Messages: s.Messages(),
+			Tools: tools, ToolChoice: choice, MaxTokens: s.opts.MaxTokens, Temperature: s.opts.Temperature,
+		}
+		r, o := t.streamRound(ctx, req)
+		if o != nil {
+			t.end(o)
+			return
+		}
+		calls := r.ready()
+		s.appendHistory(Message{Role: "assistant", Content: r.text.String(), ToolCalls: calls})
+		if len(calls) == 0 {
+			t.turn.Status = StatusCompleted
+			return
+		}
+		for i, call := range calls {
+			if ctx.Err() != nil {
+				t.answerUnrun(calls[i:])
+				t.end(cancelledOutcome)
+				return
+			}
+			rec := t.dispatch(ctx, call, runtime)
+			t.turn.ToolCalls = append(t.turn.ToolCalls, rec)
+			observed := rec // the observer gets its own copy: what it does to it changes nothing
+			s.emit(Event{Type: EventTypeToolResult, Result: &observed})
+			s.appendHistory(Message{Role: "tool", Content: rec.Content, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName})
+			// The context, not the record, says whether the turn was
+			// cancelled: a tool may itself report a status named "cancelled".
+			if ctx.Err() != nil {
+				t.answerUnrun(calls[i+1:])
+				t.end(cancelledOutcome)
+				return
+			}
+		}
+	}
+	t.turn.Status = StatusCompleted // rounds exhausted; the last results are in history
+}
+
+// answerUnrun gives calls that never ran a tool message, so that every call
+// in history has its answer (strict providers reject orphaned calls).
+func (t *turnState) answerUnrun(calls []ToolCall) {
+	for _, c := range calls {
+		content := rejectionContent(CodeCancelled, "The turn was cancelled before this tool ran.")
+		t.s.appendHistory(Message{Role: "tool", Content: content, ToolCallID: c.ID, ToolName: c.Name})
+	}
+}
+
+// streamRound sends one request and reads its answer to the end.
+func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, *outcome) {
+	stream, err := t.s.openStream(ctx, req)
+	if err != nil {
+		return nil, t.transportFailure(ctx, err)
+	}
+	// Close aborts a Next that is blocked when ctx ends, even on a
+	// transport that does not watch ctx itself. The stream is closed once.
+	var once sync.Once
+	closeOnce := func() { once.Do(func() { closeStream(stream) }) }
+	defer closeOnce()
+	defer context.AfterFunc(ctx, closeOnce)()
+	r := newRound(t.s)
+	for {
+		ev, err := nextEvent(stream)
+		if errors.Is(err, io.EOF) {
+			if ctx.Err() != nil {
+				// A stream that ends at the abort is cut short, not complete.
+				return nil, cancelledOutcome
+			}
+			return r, nil
+		}
+		if err != nil {
+			return nil, t.transportFailure(ctx, err)
+		}
+		t.record(ev)
+		r.add(ev)
+		switch ev.Type {
+		case EventTextDelta:
+			t.text.WriteString(ev.Text)
+		case EventMessageStop:
+			t.turn.StopReason = ev.StopReason
+		case EventError:
+			msg := ev.ErrorMessage
+			if msg == "" {
+				msg = "The Studio AI proxy reported an error without a message."
+			}
+			return nil, &outcome{status: StatusError, msg: msg, code: ev.ErrorCode}
+		}
+	}
+}
+
+// openStream asks the transport, recovering from a panic in it.
+func (s *Session) openStream(ctx context.Context, req *ChatRequest) (st EventStream, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			st, err = nil, &errTransport{fmt.Sprintf("The chat transport panicked: %v", p)}
+		}
+	}()
+	if s.opts.Transport != nil {
+		st, err = s.opts.Transport.Stream(ctx, req)
+		if err == nil && st == nil {
+			err = &errTransport{"The chat transport returned no stream and no error."}
+		}
+		return st, err
+	}
+	return sseTransport{s}.Stream(ctx, req)
+}
+
+// nextEvent reads one event, recovering from a panic in the stream.
+func nextEvent(st EventStream) (ev StreamEvent, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &errTransport{fmt.Sprintf("The chat stream panicked: %v", p)}
+		}
+	}()
+	return st.Next()
+}
+
+// closeStream closes st, recovering from a panic in it.
+func closeStream(st EventStream) {
+	defer func() { _ = recover() }()
+	_ = st.Close()
+}
+
+// transportFailure classifies an error from the transport.
+func (t *turnState) transportFailure(ctx context.Context, err error) *outcome {
+	var te *errTransport
+	switch {
+	case ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return cancelledOutcome
+	case errors.As(err, &te):
+		return &outcome{status: StatusError, msg: te.msg}
+	default:
+		return &outcome{status: StatusError, msg: "The chat transport failed: " + err.Error()}
+	}
+}
+
+// record adds ev to the turn and hands it to the observer.
+func (t *turnState) record(ev StreamEvent) {
+	if ev.ErrorMessage != "" {
+		t.s.mu.Lock()
+		ev.ErrorMessage = t.s.secrets.scrub(ev.ErrorMessage)
+		t.s.mu.Unlock()
+	}
+	t.turn.Events = append(t.turn.Events, ev)
+	t.s.emit(Event{Type: EventTypeChat, Chat: &ev})
+}
+
+// systemPrompt resolves the system prompt once for a turn.
+func (s *Session) systemPrompt(ctx context.Context) (sys string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the system prompt function panicked: %v", p)
+		}
+	}()
+	switch {
+	case s.opts.SystemFunc != nil:
+		return s.opts.SystemFunc(ctx)
+	case s.opts.System != "":
+		return s.opts.System, nil
+	}
+	if sp, ok := s.opts.Kit.(SystemPrompter); ok {
+		return sp.SystemPrompt(ctx)
+	}
+	return "", nil
+}
+
+func (s *Session) appendHistory(m Message) {
+	s.mu.Lock()
+	s.history = append(s.history, m)
+	s.mu.Unlock()
+}

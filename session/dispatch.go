@@ -1,0 +1,124 @@
+// Tool routing and execution: runtime tools run on the Executor; anything
+// else is rejected with a record that says why.
+
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
+)
+
+// dispatch routes one ready call and runs it. runtime holds the names of
+// the runtime tools advertised this turn.
+func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[string]bool) DispatchRecord {
+	rec := DispatchRecord{ToolCallID: call.ID, ToolName: call.Name}
+	if !runtime[call.Name] {
+		rec.Plane = PlaneUnknown
+		return t.s.reject(rec, CodeUnknownTool, fmt.Sprintf("No tool named %s is available to this session.", call.Name))
+	}
+	rec.Plane = PlaneRuntime
+	var exec Executor = t.s.opts.Execute
+	if exec == nil && t.s.opts.Kit != nil {
+		exec = t.s.opts.Kit
+	}
+	if exec == nil {
+		return t.s.reject(rec, CodeNoExecutor, fmt.Sprintf(
+			"The runtime tool %s has no executor: supply a kit or an execute function to the session.", call.Name))
+	}
+	res, err := execute(ctx, exec, ToolCall{ID: call.ID, Name: call.Name, Args: objectOrEmpty(call.Args)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return t.s.reject(rec, CodeCancelled, fmt.Sprintf("The turn was cancelled while %s ran.", call.Name))
+		}
+		return t.s.reject(rec, CodeExecutionFailed, fmt.Sprintf("%s failed: %v", call.Name, err))
+	}
+	t.s.mu.Lock()
+	rec.Content = resultContent(res, t.s.secrets.scrub)
+	t.s.mu.Unlock()
+	switch res.Status {
+	case ToolOK, ToolDryRun:
+		rec.OK = true
+	default:
+		rec.ErrorCode = string(res.Status)
+		switch {
+		case res.DeniedReason != "":
+			rec.ErrorMessage = res.DeniedReason
+		case res.Status == "":
+			rec.ErrorCode = "invalid_result"
+			rec.ErrorMessage = call.Name + " returned a result without a status."
+		default:
+			rec.ErrorMessage = fmt.Sprintf("%s returned %s.", call.Name, res.Status)
+		}
+		t.s.mu.Lock()
+		rec.ErrorMessage = t.s.secrets.scrub(rec.ErrorMessage)
+		t.s.mu.Unlock()
+	}
+	return rec
+}
+
+// execute runs the executor on its own goroutine, so that one which ignores
+// ctx still lets the turn end when ctx does. A panic is an error.
+func execute(ctx context.Context, exec Executor, call ToolCall) (ToolResult, error) {
+	type result struct {
+		res ToolResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		returned := false
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("the executor panicked: %v", p)}
+			} else if !returned {
+				// runtime.Goexit (t.FailNow in a test executor, say) ends
+				// the goroutine without a result: don't wait for one.
+				done <- result{err: errors.New("the executor exited without returning")}
+			}
+		}()
+		res, err := exec.Execute(ctx, call)
+		returned = true
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return ToolResult{}, ctx.Err()
+	}
+}
+
+// resultContent is the tool message of a runtime tool's result, with every
+// known token scrubbed. Data that is not valid JSON is sent as a JSON string,
+// so the content stays one JSON object.
+func resultContent(res ToolResult, scrub func(string) string) string {
+	var data wire.RawMessage
+	if len(res.Data) > 0 {
+		d := scrub(string(res.Data))
+		if json.Valid([]byte(d)) {
+			data = wire.RawMessage(d)
+		} else {
+			data = wire.EncodeString(d)
+		}
+	}
+	b, _ := wire.Marshal(&wire.ToolContent{Status: string(res.Status), Data: data, DeniedReason: scrub(res.DeniedReason)})
+	return string(b)
+}
+
+// reject fills a record for a call that did not run.
+func (s *Session) reject(rec DispatchRecord, code, msg string) DispatchRecord {
+	s.mu.Lock()
+	msg = s.secrets.scrub(msg)
+	s.mu.Unlock()
+	rec.OK, rec.ErrorCode, rec.ErrorMessage = false, code, msg
+	rec.Content = rejectionContent(code, msg)
+	return rec
+}
+
+func rejectionContent(code, msg string) string {
+	b, _ := wire.Marshal(&wire.Rejection{Status: "error", Code: code, Message: msg})
+	return string(b)
+}

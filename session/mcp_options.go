@@ -1,0 +1,139 @@
+// Options of the MCP side of a session: the tool policy, the draft binding,
+// the list-changed watch and a replacement MCP client. They are accepted and
+// validated now; discovery and routing of MCP tools use them.
+
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// DefaultToolDiscoveryTimeout bounds one tool discovery pass when
+// Options.ToolDiscoveryTimeout is zero.
+const DefaultToolDiscoveryTimeout = 15 * time.Second
+
+// DraftBinding is the composition draft that composition tools mutate.
+type DraftBinding struct {
+	DraftID    string
+	Generation int64
+}
+
+// ToolPolicy decides which tools discovered on the MCP server this session
+// may advertise and route (Options.StudioTools). Routing needs a positive
+// signal (a classification or an exact allowlisted name), never a prefix.
+type ToolPolicy struct {
+	// Families a classified tool's family must be in. Nil means
+	// DefaultToolFamilies.
+	Families []string
+	// Views, when non-nil, a classified tool's view must be in.
+	Views []string
+	// Allowlist routes unclassified tools by exact name.
+	Allowlist []string
+	// Approve may veto a tool the rules above accept.
+	Approve func(ToolCatalogEntry) bool
+	// Required names tools whose absence is reported (missingRequired and
+	// diagnostics). Nil means DefaultRequiredTools; it never routes anything.
+	Required []string
+}
+
+// ToolCatalogEntry is one tool the MCP server advertised, as the policy sees it.
+type ToolCatalogEntry struct {
+	Name           string
+	Description    string
+	InputSchema    json.RawMessage
+	Annotations    json.RawMessage
+	Classification *ToolClassification
+}
+
+// ToolClassification is read from a tool's _meta["honua.studio"], else its
+// annotations["honua.studio"].
+type ToolClassification struct {
+	Family   string
+	View     string
+	Revision string
+}
+
+// DefaultToolFamilies is the family the policy routes by default.
+var DefaultToolFamilies = []string{"honua.studio.composition"}
+
+// DefaultRequiredTools are the 15 baseline Studio composition tools.
+var DefaultRequiredTools = []string{
+	"honua_studio_create_draft", "honua_studio_get_draft", "honua_studio_update_draft",
+	"honua_studio_validate_draft", "honua_studio_preview_draft", "honua_studio_add_layer",
+	"honua_studio_remove_layer", "honua_studio_set_layer_style", "honua_studio_set_layer_visibility",
+	"honua_studio_set_view", "honua_studio_add_widget", "honua_studio_remove_widget",
+	"honua_studio_bind_interaction", "honua_studio_remove_interaction", "honua_studio_propose_publication",
+}
+
+// WatchOptions tunes the list-changed watch (Options.ToolListChangedWatch).
+// Zero fields take the defaults given.
+type WatchOptions struct {
+	InitialDelay time.Duration // first reconnect delay [1s]
+	Factor       float64       // backoff factor [2]
+	MaxDelay     time.Duration // reconnect delay ceiling [30s]
+	// MaxReconnectAttempts is the reconnect budget; nil means 5, and a
+	// pointer to 0 never reconnects.
+	MaxReconnectAttempts *int
+	// StableStream is how long a connection must stay open to reset the
+	// attempt counter [MaxDelay].
+	StableStream time.Duration
+	// OnStatus observes status changes; a panic in it is ignored.
+	OnStatus func(status, detail string)
+}
+
+// MCPTool is one tool as an MCP server's tools/list describes it.
+type MCPTool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	Annotations json.RawMessage
+	Meta        json.RawMessage
+}
+
+// MCPToolResult is the answer to tools/call.
+type MCPToolResult struct {
+	Content           json.RawMessage
+	StructuredContent json.RawMessage
+	IsError           bool
+}
+
+// MCPClient replaces the MCP client used for discovery and composition
+// calls (Options.MCPClient). Implementations must be safe for concurrent use.
+type MCPClient interface {
+	ListTools(ctx context.Context) ([]MCPTool, error)
+	CallTool(ctx context.Context, name string, args json.RawMessage) (MCPToolResult, error)
+	Close() error
+}
+
+// validateMCPOptions checks the MCP-side options.
+func (o *Options) validateMCPOptions() error {
+	if d := o.Draft; d != nil && d.DraftID == "" {
+		return fmt.Errorf("session: Draft has no DraftID; give the draft's id, or no Draft")
+	}
+	if d := o.Draft; d != nil && d.Generation < 0 {
+		return fmt.Errorf("session: Draft.Generation is %d; generations are 0 or more", d.Generation)
+	}
+	if p := o.StudioTools; p != nil {
+		for _, list := range [][]string{p.Families, p.Views, p.Allowlist, p.Required} {
+			for _, name := range list {
+				if name == "" {
+					return fmt.Errorf("session: StudioTools has an empty name in a list; remove it")
+				}
+			}
+		}
+	}
+	if w := o.ToolListChangedWatch; w != nil {
+		switch {
+		case w.InitialDelay < 0 || w.MaxDelay < 0 || w.StableStream < 0:
+			return fmt.Errorf("session: ToolListChangedWatch delays must not be negative")
+		case w.Factor != 0 && w.Factor < 1:
+			return fmt.Errorf("session: ToolListChangedWatch.Factor is %g; give 1 or more, or 0 for the default 2", w.Factor)
+		case w.MaxReconnectAttempts != nil && *w.MaxReconnectAttempts < 0:
+			return fmt.Errorf("session: ToolListChangedWatch.MaxReconnectAttempts is %d; give 0 or more", *w.MaxReconnectAttempts)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+// Session options: from their JSON form and the host's hooks to
+// session.Options.
+
+package command
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/session"
+)
+
+// sessionOptions builds the options of session id.
+func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Options, error) {
+	opts := session.Options{
+		BaseURL:              o.BaseURL,
+		Fetcher:              hooks.Fetcher,
+		DisableToolDiscovery: o.DisableToolDiscovery,
+		MaxTokens:            o.MaxTokens,
+		Model:                o.Model,
+		Provider:             o.Provider,
+		Temperature:          o.Temperature,
+		System:               o.System,
+		Tools:                toolDefinitions(o.Tools),
+		WatchToolListChanged: o.WatchToolListChanged,
+		MaxFrameBytes:        o.MaxFrameBytes,
+	}
+	h := hostHooks{call: hooks.Call, session: id}
+	needs := func(name string) error {
+		if hooks.Call == nil {
+			return fmt.Errorf("agentwasm: the option %s needs host callbacks, and this host supplies none", name)
+		}
+		return nil
+	}
+	if o.MaxToolRounds != nil {
+		if *o.MaxToolRounds < 1 {
+			return opts, fmt.Errorf("agentwasm: maxToolRounds is %d; give 1 or more", *o.MaxToolRounds)
+		}
+		opts.MaxToolRounds = *o.MaxToolRounds
+	}
+	if tc := o.ToolChoice; tc != nil {
+		opts.ToolChoice = &session.ToolChoice{Mode: tc.Mode, ToolName: tc.ToolName}
+	}
+	if o.Auth {
+		if err := needs("auth"); err != nil {
+			return opts, err
+		}
+		opts.Auth = h
+	}
+	if o.Execute {
+		if err := needs("execute"); err != nil {
+			return opts, err
+		}
+		opts.Execute = hookExecutor{h, "execute"}
+	}
+	if k := o.Kit; k != nil {
+		if (k.Execute || k.SystemPrompt) && hooks.Call == nil {
+			return opts, needs("kit")
+		}
+		kit := hookKit{h: h, tools: toolDefinitions(k.Tools), execute: k.Execute}
+		if k.SystemPrompt {
+			opts.Kit = hookKitWithPrompt{kit}
+		} else {
+			opts.Kit = kit
+		}
+	}
+	if o.SystemFunction {
+		if o.System != "" {
+			return opts, errors.New("agentwasm: give system as a string or a function, not both")
+		}
+		if err := needs("system"); err != nil {
+			return opts, err
+		}
+		opts.SystemFunc = h.system
+	}
+	if o.Transport {
+		if err := needs("transport"); err != nil {
+			return opts, err
+		}
+		opts.Transport = hookTransport{h}
+	}
+	if d := o.Draft; d != nil {
+		opts.Draft = &session.DraftBinding{DraftID: d.DraftID, Generation: d.Generation}
+	}
+	if p := o.StudioTools; p != nil {
+		opts.StudioTools = &session.ToolPolicy{Families: p.Families, Views: p.Views, Allowlist: p.Allowlist, Required: p.Required}
+		if p.Approve {
+			if err := needs("studioTools.approve"); err != nil {
+				return opts, err
+			}
+		}
+	}
+	if ms := o.ToolDiscoveryTimeoutMs; ms != nil {
+		switch {
+		case *ms < 0:
+			return opts, fmt.Errorf("agentwasm: toolDiscoveryTimeoutMs is %d; give 0 (no bound) or more", *ms)
+		case *ms == 0:
+			opts.ToolDiscoveryTimeout = -1
+		default:
+			opts.ToolDiscoveryTimeout = time.Duration(*ms) * time.Millisecond
+		}
+	}
+	if w := o.ToolListChangedWatch; w != nil {
+		if w.InitialDelayMs < 0 || w.MaxDelayMs < 0 || w.StableStreamMs < 0 {
+			return opts, errors.New("agentwasm: toolListChangedWatch delays must not be negative")
+		}
+		opts.ToolListChangedWatch = &session.WatchOptions{
+			InitialDelay:         time.Duration(w.InitialDelayMs) * time.Millisecond,
+			Factor:               w.Factor,
+			MaxDelay:             time.Duration(w.MaxDelayMs) * time.Millisecond,
+			MaxReconnectAttempts: w.MaxReconnectAttempts,
+			StableStream:         time.Duration(w.StableStreamMs) * time.Millisecond,
+		}
+	}
+	if o.MCPClient {
+		if err := needs("mcpClient"); err != nil {
+			return opts, err
+		}
+	}
+	if hooks.OnEvent != nil {
+		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, encode(eventWire(ev))) }
+	}
+	return opts, nil
+}
+
+// toolDefinitions converts advertised tool specs.
+func toolDefinitions(specs []wire.ToolSpec) []session.ToolDefinition {
+	var out []session.ToolDefinition
+	for _, t := range specs {
+		out = append(out, session.ToolDefinition{Name: t.Name, Description: t.Description,
+			InputSchema: json.RawMessage(t.InputSchema), Annotations: json.RawMessage(t.Annotations),
+			OutputSchema: json.RawMessage(t.OutputSchema)})
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+// Type test for agentwasm.d.ts: `npm run typecheck` (part of `make test`)
+// compiles this file. Each @ts-expect-error line must be an error, so the
+// declarations are checked in both directions: what the loader accepts
+// compiles, and what it rejects does not.
+import { load, type SessionOptions, type Turn, type SessionEvent, type Kit, type ChatTransport } from '../agentwasm.mjs';
+
+export async function usage(signal: AbortSignal): Promise<string> {
+  const runtime = await load({ wasm: new URL('./agentwasm.wasm', import.meta.url) });
+  const version: number = runtime.version().abi;
+
+  const kit: Kit = {
+    tools: [{ name: 'zoom', inputSchema: { type: 'object' } }, { name: 'pan', parameters: {} }],
+    execute(call) {
+      const level = call.args.level;
+      return level === undefined ? { status: 'denied', deniedReason: 'no level' } : { status: 'ok', data: level };
+    },
+    systemPrompt: async () => 'live map context',
+  };
+  const transport: ChatTransport = {
+    async *stream(request, { signal: s }) {
+      if (!s.aborted && request.messages.length > 0) yield { type: 'textDelta', text: 'hi' };
+    },
+  };
+  const options: SessionOptions = {
+    baseUrl: '/api',
+    auth: { getAccessToken: async ({ forceRefresh }) => (forceRefresh ? 'new' : 'old') },
+    kit,
+    tools: [{ name: 'setFilter', description: 'Filter', inputSchema: { type: 'object' } }],
+    execute: async (call, { signal: s }) => ({ status: s.aborted ? 'error' : 'dry-run' }),
+    system: () => Promise.resolve('prompt'),
+    onEvent: (e: SessionEvent) => {
+      if (e.type === 'chat') console.log(e.event.type);
+      else console.log(e.result.ok);
+    },
+    maxToolRounds: 4,
+    toolChoice: { mode: 'specific', toolName: 'zoom' },
+    studioTools: { families: ['honua.studio.composition'], approve: () => true },
+    toolListChangedWatch: { maxReconnectAttempts: 2, onStatus: (status) => console.log(status) },
+    draft: { draftId: 'd1', generation: 3 },
+    transport,
+    fetchImpl: (url, init) => fetch(url, init),
+  };
+  const session = runtime.createSession(options);
+  runtime.createSession({ auth: () => null, system: 'plain' });
+  const turn: Turn = await session.chat('hello', { signal, toolChoice: { mode: 'none' } });
+  session.reset();
+  const roles = session.messages().map((m) => m.role);
+  const names = session.tools().map((t) => t.name);
+  session.close();
+
+  // @ts-expect-error an unknown option is rejected
+  runtime.createSession({ modle: 'x' });
+  // @ts-expect-error system is a string or a function
+  runtime.createSession({ system: 42 });
+  // @ts-expect-error a tool result needs a known status
+  runtime.createSession({ execute: () => ({ status: 'fine' }) });
+  // @ts-expect-error chat takes a string
+  await session.chat(42);
+  // @ts-expect-error toolChoice modes are closed
+  await session.chat('x', { toolChoice: { mode: 'sometimes' } });
+
+  return `${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
+}
