@@ -4,15 +4,15 @@ package wire
 
 import (
 	json "encoding/json"
+	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
 	jlexer "github.com/mailru/easyjson/jlexer"
-	jwriter "github.com/mailru/easyjson/jwriter"
 )
 
 // suppress unused package warning
 var (
 	_ *json.RawMessage
 	_ *jlexer.Lexer
-	_ *jwriter.Writer
+	_ *jsonw.Writer
 )
 
 func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *ProviderInfo) {
@@ -104,7 +104,7 @@ func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.Writer, in ProviderInfo) {
+func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ProviderInfo) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -151,7 +151,7 @@ func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ProviderInfo) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ProviderInfo) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
 }
 
@@ -230,7 +230,7 @@ func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter.Writer, in Capabilities) {
+func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Capabilities) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -273,7 +273,7 @@ func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Capabilities) MarshalEasyJSON(w *jwriter.Writer) {
+func (v Capabilities) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 

@@ -4,15 +4,15 @@ package wire
 
 import (
 	json "encoding/json"
+	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
 	jlexer "github.com/mailru/easyjson/jlexer"
-	jwriter "github.com/mailru/easyjson/jwriter"
 )
 
 // suppress unused package warning
 var (
 	_ *json.RawMessage
 	_ *jlexer.Lexer
-	_ *jwriter.Writer
+	_ *jsonw.Writer
 )
 
 func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *ToolSpec) {
@@ -69,7 +69,7 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.Writer, in ToolSpec) {
+func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ToolSpec) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -86,23 +86,23 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.
 	if (in.InputSchema).IsDefined() {
 		const prefix string = ",\"inputSchema\":"
 		out.RawString(prefix)
-		(in.InputSchema).MarshalEasyJSON(out)
+		out.Raw((in.InputSchema).MarshalJSON())
 	}
 	if (in.Annotations).IsDefined() {
 		const prefix string = ",\"annotations\":"
 		out.RawString(prefix)
-		(in.Annotations).MarshalEasyJSON(out)
+		out.Raw((in.Annotations).MarshalJSON())
 	}
 	if (in.OutputSchema).IsDefined() {
 		const prefix string = ",\"outputSchema\":"
 		out.RawString(prefix)
-		(in.OutputSchema).MarshalEasyJSON(out)
+		out.Raw((in.OutputSchema).MarshalJSON())
 	}
 	out.RawByte('}')
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ToolSpec) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ToolSpec) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
 }
 
@@ -146,7 +146,7 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter.Writer, in ToolChoice) {
+func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in ToolChoice) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -164,7 +164,7 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ToolChoice) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ToolChoice) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
@@ -214,7 +214,7 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter.Writer, in ToolCall) {
+func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in ToolCall) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -231,13 +231,13 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter
 	{
 		const prefix string = ",\"arguments\":"
 		out.RawString(prefix)
-		(in.Arguments).MarshalEasyJSON(out)
+		out.Raw((in.Arguments).MarshalJSON())
 	}
 	out.RawByte('}')
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ToolCall) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ToolCall) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
@@ -347,7 +347,7 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter.Writer, in StreamEvent) {
+func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in StreamEvent) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -384,7 +384,7 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter
 	if (in.ToolArguments).IsDefined() {
 		const prefix string = ",\"toolArguments\":"
 		out.RawString(prefix)
-		(in.ToolArguments).MarshalEasyJSON(out)
+		out.Raw((in.ToolArguments).MarshalJSON())
 	}
 	if in.StopReason != "" {
 		const prefix string = ",\"stopReason\":"
@@ -420,7 +420,7 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v StreamEvent) MarshalEasyJSON(w *jwriter.Writer) {
+func (v StreamEvent) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
 }
 
@@ -558,7 +558,7 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter.Writer, in ChatRequest) {
+func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in ChatRequest) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -596,7 +596,7 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter
 		} else {
 			out.RawString(prefix)
 		}
-		if in.Messages == nil && (out.Flags&jwriter.NilSliceAsEmpty) == 0 {
+		if in.Messages == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
@@ -642,7 +642,7 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ChatRequest) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ChatRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
 }
 
@@ -725,7 +725,7 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter.Writer, in ChatMessage) {
+func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.Writer, in ChatMessage) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -767,7 +767,7 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ChatMessage) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ChatMessage) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
 }
 

@@ -1,18 +1,19 @@
-// Codec helpers over easyjson's lexer and writer. The easyjson root package
-// is not imported anywhere: it pulls net/http into the wasm builds.
+// Codec helpers over easyjson's lexer and our own writer (internal/jsonw).
+// Neither the easyjson root package (it pulls net/http into the wasm builds)
+// nor its jwriter (its buffer pulls net) is linked.
 
 package wire
 
 import (
 	"errors"
 
+	"github.com/agentwasm/agentwasm/internal/jsonw"
 	"github.com/mailru/easyjson/jlexer"
-	"github.com/mailru/easyjson/jwriter"
 )
 
 // Marshaler is implemented by every generated wire type.
 type Marshaler interface {
-	MarshalEasyJSON(w *jwriter.Writer)
+	MarshalEasyJSON(w *jsonw.Writer)
 }
 
 // Unmarshaler is implemented by pointers to every generated wire type.
@@ -22,7 +23,7 @@ type Unmarshaler interface {
 
 // Marshal encodes v as compact JSON.
 func Marshal(v Marshaler) ([]byte, error) {
-	var w jwriter.Writer
+	var w jsonw.Writer
 	v.MarshalEasyJSON(&w)
 	return w.BuildBytes()
 }
@@ -46,13 +47,13 @@ func Unmarshal(data []byte, v Unmarshaler) error {
 // encodes as null, and omitempty fields leave it out.
 type RawMessage []byte
 
-// MarshalEasyJSON writes m as is, or null when empty.
-func (m RawMessage) MarshalEasyJSON(w *jwriter.Writer) {
+// MarshalJSON returns m as is, or null when empty. (The generated codecs
+// call it without reflection.)
+func (m RawMessage) MarshalJSON() ([]byte, error) {
 	if len(m) == 0 {
-		w.RawString("null")
-		return
+		return []byte("null"), nil
 	}
-	w.Raw(m, nil)
+	return m, nil
 }
 
 // UnmarshalEasyJSON copies the next JSON value's bytes into m.
@@ -65,7 +66,7 @@ func (m RawMessage) IsDefined() bool { return len(m) > 0 }
 
 // EncodeString returns s as a JSON string.
 func EncodeString(s string) []byte {
-	var w jwriter.Writer
+	var w jsonw.Writer
 	w.String(s)
 	b, _ := w.BuildBytes()
 	return b

@@ -4,15 +4,15 @@ package wire
 
 import (
 	json "encoding/json"
+	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
 	jlexer "github.com/mailru/easyjson/jlexer"
-	jwriter "github.com/mailru/easyjson/jwriter"
 )
 
 // suppress unused package warning
 var (
 	_ *json.RawMessage
 	_ *jlexer.Lexer
-	_ *jwriter.Writer
+	_ *jsonw.Writer
 )
 
 func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *WatchOptions) {
@@ -77,7 +77,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.Writer, in WatchOptions) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in WatchOptions) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -131,7 +131,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v WatchOptions) MarshalEasyJSON(w *jwriter.Writer) {
+func (v WatchOptions) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
 }
 
@@ -253,7 +253,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter.Writer, in Turn) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Turn) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -270,7 +270,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 	{
 		const prefix string = ",\"toolCalls\":"
 		out.RawString(prefix)
-		if in.ToolCalls == nil && (out.Flags&jwriter.NilSliceAsEmpty) == 0 {
+		if in.ToolCalls == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
@@ -286,7 +286,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 	{
 		const prefix string = ",\"events\":"
 		out.RawString(prefix)
-		if in.Events == nil && (out.Flags&jwriter.NilSliceAsEmpty) == 0 {
+		if in.Events == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
@@ -323,7 +323,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Turn) MarshalEasyJSON(w *jwriter.Writer) {
+func (v Turn) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
@@ -469,7 +469,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter.Writer, in ToolPolicy) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in ToolPolicy) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -559,7 +559,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ToolPolicy) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ToolPolicy) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
@@ -808,7 +808,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter.Writer, in SessionOptions) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in SessionOptions) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1041,7 +1041,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v SessionOptions) MarshalEasyJSON(w *jwriter.Writer) {
+func (v SessionOptions) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
 }
 
@@ -1107,7 +1107,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter.Writer, in SessionEvent) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in SessionEvent) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1130,7 +1130,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v SessionEvent) MarshalEasyJSON(w *jwriter.Writer) {
+func (v SessionEvent) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
 }
 
@@ -1274,7 +1274,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter.Writer, in Reply) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.Writer, in Reply) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1345,7 +1345,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Reply) MarshalEasyJSON(w *jwriter.Writer) {
+func (v Reply) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
 }
 
@@ -1416,7 +1416,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jwriter.Writer, in Kit) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jsonw.Writer, in Kit) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1459,7 +1459,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Kit) MarshalEasyJSON(w *jwriter.Writer) {
+func (v Kit) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(w, v)
 }
 
@@ -1503,7 +1503,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jwriter.Writer, in ErrorBody) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in ErrorBody) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1521,7 +1521,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ErrorBody) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ErrorBody) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
 }
 
@@ -1565,7 +1565,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jwriter.Writer, in Draft) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.Writer, in Draft) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1583,7 +1583,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Draft) MarshalEasyJSON(w *jwriter.Writer) {
+func (v Draft) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
 }
 
@@ -1677,7 +1677,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jwriter.Writer, in DispatchRecord) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.Writer, in DispatchRecord) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1730,7 +1730,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v DispatchRecord) MarshalEasyJSON(w *jwriter.Writer) {
+func (v DispatchRecord) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
 }
 
@@ -1806,7 +1806,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire10(in *jlexer.
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jwriter.Writer, in Command) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in Command) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1828,7 +1828,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jwrite
 	if (in.Options).IsDefined() {
 		const prefix string = ",\"options\":"
 		out.RawString(prefix)
-		(in.Options).MarshalEasyJSON(out)
+		out.Raw((in.Options).MarshalJSON())
 	}
 	if in.ToolChoice != nil {
 		const prefix string = ",\"toolChoice\":"
@@ -1844,7 +1844,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jwrite
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Command) MarshalEasyJSON(w *jwriter.Writer) {
+func (v Command) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
 }
 

@@ -4,15 +4,15 @@ package wire
 
 import (
 	json "encoding/json"
+	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
 	jlexer "github.com/mailru/easyjson/jlexer"
-	jwriter "github.com/mailru/easyjson/jwriter"
 )
 
 // suppress unused package warning
 var (
 	_ *json.RawMessage
 	_ *jlexer.Lexer
-	_ *jwriter.Writer
+	_ *jsonw.Writer
 )
 
 func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *FetchResponse) {
@@ -69,7 +69,7 @@ func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.Writer, in FetchResponse) {
+func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in FetchResponse) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -101,7 +101,7 @@ func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v FetchResponse) MarshalEasyJSON(w *jwriter.Writer) {
+func (v FetchResponse) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
 }
 
@@ -169,7 +169,7 @@ func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter.Writer, in FetchRequest) {
+func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in FetchRequest) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -206,7 +206,7 @@ func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v FetchRequest) MarshalEasyJSON(w *jwriter.Writer) {
+func (v FetchRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 

@@ -4,15 +4,15 @@ package wire
 
 import (
 	json "encoding/json"
+	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
 	jlexer "github.com/mailru/easyjson/jlexer"
-	jwriter "github.com/mailru/easyjson/jwriter"
 )
 
 // suppress unused package warning
 var (
 	_ *json.RawMessage
 	_ *jlexer.Lexer
-	_ *jwriter.Writer
+	_ *jsonw.Writer
 )
 
 func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *ToolContent) {
@@ -57,7 +57,7 @@ func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.Writer, in ToolContent) {
+func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ToolContent) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -69,7 +69,7 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.
 	if (in.Data).IsDefined() {
 		const prefix string = ",\"data\":"
 		out.RawString(prefix)
-		(in.Data).MarshalEasyJSON(out)
+		out.Raw((in.Data).MarshalJSON())
 	}
 	if in.DeniedReason != "" {
 		const prefix string = ",\"deniedReason\":"
@@ -80,7 +80,7 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(out *jwriter.
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ToolContent) MarshalEasyJSON(w *jwriter.Writer) {
+func (v ToolContent) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
 }
 
@@ -130,7 +130,7 @@ func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter.Writer, in Rejection) {
+func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Rejection) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -153,7 +153,7 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Rejection) MarshalEasyJSON(w *jwriter.Writer) {
+func (v Rejection) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
@@ -203,7 +203,7 @@ func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter.Writer, in HookToolCall) {
+func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in HookToolCall) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -220,13 +220,13 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jwriter
 	{
 		const prefix string = ",\"args\":"
 		out.RawString(prefix)
-		(in.Args).MarshalEasyJSON(out)
+		out.Raw((in.Args).MarshalJSON())
 	}
 	out.RawByte('}')
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v HookToolCall) MarshalEasyJSON(w *jwriter.Writer) {
+func (v HookToolCall) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
@@ -276,7 +276,7 @@ func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter.Writer, in HookRequest) {
+func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in HookRequest) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -293,13 +293,13 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jwriter
 	{
 		const prefix string = ",\"payload\":"
 		out.RawString(prefix)
-		(in.Payload).MarshalEasyJSON(out)
+		out.Raw((in.Payload).MarshalJSON())
 	}
 	out.RawByte('}')
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v HookRequest) MarshalEasyJSON(w *jwriter.Writer) {
+func (v HookRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
 }
 
@@ -337,7 +337,7 @@ func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter.Writer, in HookAuth) {
+func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in HookAuth) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -350,7 +350,7 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jwriter
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
-func (v HookAuth) MarshalEasyJSON(w *jwriter.Writer) {
+func (v HookAuth) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
 }
 
