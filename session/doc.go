@@ -2,6 +2,8 @@
 // the conversation to the Studio AI proxy over server-sent events, and
 // assembles what the model says into a Turn.
 //
+// A Session runs the page's own tools (a Kit, or Tools with an Executor)
+// between model rounds, up to Options.MaxToolRounds requests per Chat.
 // A Session is created with New and driven with Chat. Chat never returns a
 // Go error: the Turn's Status says what happened (completed, cancelled,
 // error, refused) and ErrorMessage says why. Everything that touches the
