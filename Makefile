@@ -16,9 +16,21 @@ GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web
 
 build: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs dist/agentwasm.d.ts dist/agentwasm.d.mts
 
+# The js module goes through binaryen's wasm-opt -Oz when it is installed
+# (Debian's binaryen; .ci/run installs it): about 5 % smaller, same behaviour.
+WASM_OPT  ?= $(shell command -v wasm-opt 2>/dev/null)
+WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int
+
 dist/agentwasm.wasm: $(GO_SRC)
 	@mkdir -p dist
-	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_W) -o $@ ./wasm/js
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_W) -o dist/agentwasm.go.wasm ./wasm/js
+ifneq ($(WASM_OPT),)
+	$(WASM_OPT) $(WASM_OPT_FLAGS) dist/agentwasm.go.wasm -o $@
+	@rm -f dist/agentwasm.go.wasm
+else
+	@echo "note: wasm-opt not found (apt-get install binaryen); dist/agentwasm.wasm is not size-optimized"
+	mv dist/agentwasm.go.wasm $@
+endif
 
 dist/agentwasm-wasip1.wasm: $(GO_SRC)
 	@mkdir -p dist

@@ -65,7 +65,25 @@ var cancelledOutcome = &outcome{status: StatusCancelled, msg: "The chat was canc
 
 func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
 	s := t.s
+	// Wait for the shared discovery pass; the caller's abort ends the wait
+	// (and the turn), not the pass.
+	if err := s.ensureDiscovery(ctx); err != nil {
+		t.end(cancelledOutcome)
+		return
+	}
 	tools := s.runtimeTools()
+	runtime := make(map[string]bool, len(tools))
+	for _, td := range tools {
+		runtime[td.Name] = true
+	}
+	cat := s.currentCatalog()
+	if cat != nil {
+		for _, td := range cat.tools {
+			if !runtime[td.Name] { // runtime tools win every collision
+				tools = append(tools, td)
+			}
+		}
+	}
 	// Refusal check, only when tools are advertised.
 	if len(tools) > 0 {
 		if msg := s.refusal(ctx); msg != "" {
@@ -90,10 +108,6 @@ func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
 	choice := s.opts.ToolChoice
 	if co.ToolChoice != nil {
 		choice = co.ToolChoice
-	}
-	runtime := make(map[string]bool, len(tools))
-	for _, td := range tools {
-		runtime[td.Name] = true
 	}
 	for range s.opts.MaxToolRounds {
 		if ctx.Err() != nil {
@@ -122,7 +136,7 @@ func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
 				t.end(cancelledOutcome)
 				return
 			}
-			rec := t.dispatch(ctx, call, runtime)
+			rec := t.dispatch(ctx, call, runtime, cat)
 			t.turn.ToolCalls = append(t.turn.ToolCalls, rec)
 			observed := rec // the observer gets its own copy: what it does to it changes nothing
 			s.emit(Event{Type: EventTypeToolResult, Result: &observed})

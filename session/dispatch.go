@@ -12,11 +12,19 @@ import (
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
-// dispatch routes one ready call and runs it. runtime holds the names of
-// the runtime tools advertised this turn.
-func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[string]bool) DispatchRecord {
+// dispatch routes one ready call and runs it: the runtime plane first
+// (runtime holds the names of the runtime tools advertised this turn), then
+// the composition plane (cat, the catalog advertised this turn, may be nil).
+func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[string]bool, cat *catalog) DispatchRecord {
 	rec := DispatchRecord{ToolCallID: call.ID, ToolName: call.Name}
 	if !runtime[call.Name] {
+		if cat != nil && cat.routed[call.Name] {
+			return t.callComposition(ctx, call)
+		}
+		if why, ok := cat.refusedWhy(call.Name); ok {
+			rec.Plane = PlaneComposition
+			return t.s.reject(rec, CodeNotRoutable, "not routable by this session: "+why)
+		}
 		rec.Plane = PlaneUnknown
 		return t.s.reject(rec, CodeUnknownTool, fmt.Sprintf("No tool named %s is available to this session.", call.Name))
 	}

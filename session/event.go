@@ -49,7 +49,8 @@ const (
 
 // Event is what Options.OnEvent observes.
 type Event struct {
-	Type   EventType
-	Chat   *StreamEvent    // with EventTypeChat
-	Result *DispatchRecord // with EventTypeToolResult
+	Type      EventType
+	Chat      *StreamEvent         // with EventTypeChat
+	Result    *DispatchRecord      // with EventTypeToolResult
+	Discovery *ToolDiscoveryReport // with EventTypeToolDiscovery
 }

@@ -86,14 +86,17 @@ type WatchOptions struct {
 
 // MCPTool is one tool as an MCP server's tools/list describes it.
 type MCPTool struct {
-	Name        string
-	Description string
-	InputSchema json.RawMessage
-	Annotations json.RawMessage
-	Meta        json.RawMessage
+	Name         string
+	Title        string
+	Description  string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+	Annotations  json.RawMessage
+	Meta         json.RawMessage // the tool's _meta
 }
 
-// MCPToolResult is the answer to tools/call.
+// MCPToolResult is the answer to tools/call. Content is the content block
+// list; StructuredContent is absent (empty) when the server sent none.
 type MCPToolResult struct {
 	Content           json.RawMessage
 	StructuredContent json.RawMessage
@@ -102,9 +105,15 @@ type MCPToolResult struct {
 
 // MCPClient replaces the MCP client used for discovery and composition
 // calls (Options.MCPClient). Implementations must be safe for concurrent use.
+// HTTPMCPClient is the default implementation.
 type MCPClient interface {
+	// ListTools returns the server's whole tool catalog, in server order,
+	// or an error; never a partial catalog.
 	ListTools(ctx context.Context) ([]MCPTool, error)
+	// CallTool calls the named tool with args (a JSON object). A tool that
+	// reported an error returns its result together with an *MCPToolError.
 	CallTool(ctx context.Context, name string, args json.RawMessage) (MCPToolResult, error)
+	// Close ends the client's MCP session.
 	Close() error
 }
 

@@ -21,6 +21,7 @@ type Session struct {
 	secrets secrets
 	draft   *DraftBinding
 	callSeq int // numbers tool calls the stream sent without an id
+	disc    discovery
 }
 
 // New returns a session configured by opts, or an error naming the option
@@ -58,9 +59,22 @@ func (s *Session) Reset() {
 }
 
 // Tools returns the tools the next turn will advertise: the runtime tools
-// (the Kit's, then Options.Tools; the first of a name wins).
+// (the Kit's, then Options.Tools; the first of a name wins), then the tools
+// of the last successful discovery pass that no runtime tool shadows.
 func (s *Session) Tools() []ToolDefinition {
-	return s.runtimeTools()
+	tools := s.runtimeTools()
+	if cat := s.currentCatalog(); cat != nil {
+		runtime := make(map[string]bool, len(tools))
+		for _, t := range tools {
+			runtime[t.Name] = true
+		}
+		for _, t := range cat.tools {
+			if !runtime[t.Name] {
+				tools = append(tools, t)
+			}
+		}
+	}
+	return tools
 }
 
 // Draft returns the bound composition draft, or nil.

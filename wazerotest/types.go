@@ -14,6 +14,8 @@ type Reply struct {
 	Session   int        `json:"session"`
 	Turn      *Turn      `json:"turn"`
 	Messages  []Message  `json:"messages"`
+	Report    *Report    `json:"report"`
+	Draft     *Draft     `json:"draft"`
 	Tools     []Tool     `json:"tools"`
 	Error     *ErrorBody `json:"error"`
 }
@@ -54,11 +56,31 @@ type StreamEvent struct {
 }
 
 // Event is one event a session streamed to the host: "chat" with Event,
-// "toolResult" with Result.
+// "toolResult" with Result, "toolDiscovery" with Report.
 type Event struct {
 	Type   string          `json:"type"`
 	Event  *StreamEvent    `json:"event,omitempty"`
 	Result *DispatchRecord `json:"result,omitempty"`
+	Report *Report         `json:"report,omitempty"`
+}
+
+// Report is a tool discovery report.
+type Report struct {
+	Discovered      int             `json:"discovered"`
+	Pages           int             `json:"pages"`
+	Routed          []string        `json:"routed"`
+	Rejected        []RejectedTool  `json:"rejected"`
+	MissingRequired []string        `json:"missingRequired"`
+	Diagnostics     []string        `json:"diagnostics"`
+	ErrorMessage    string          `json:"errorMessage"`
+	Classification  json.RawMessage `json:"classification"`
+}
+
+// RejectedTool is one discovered tool the policy did not route.
+type RejectedTool struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
 }
 
 // DispatchRecord is the record of one tool call the session dispatched.

@@ -94,6 +94,32 @@ export type ChatTransportStream = (
 ) => Iterable<StreamEvent> | AsyncIterable<StreamEvent> | Promise<Iterable<StreamEvent> | AsyncIterable<StreamEvent>>;
 export type ChatTransport = ChatTransportStream | { stream: ChatTransportStream };
 
+/** A tool as an MCP server's tools/list describes it. */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: object;
+  outputSchema?: object;
+  annotations?: object;
+  _meta?: object;
+}
+
+/** A tools/call result. */
+export interface McpToolResult {
+  content?: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** An MCP client of the page's own: the session's discovery and composition calls go through it. */
+export interface McpClient {
+  /** The whole catalog, in server order; reject rather than give a partial one. */
+  listTools(options: { signal: AbortSignal }): McpTool[] | Promise<McpTool[]>;
+  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal }): McpToolResult | Promise<McpToolResult>;
+  close?(): void | Promise<void>;
+}
+
 /** The composition draft that composition tools mutate. */
 export interface DraftBinding {
   draftId: string;
@@ -106,7 +132,8 @@ export interface StudioToolPolicy {
   views?: string[];
   allowlist?: string[];
   required?: string[];
-  approve?: (entry: object) => boolean;
+  /** May veto a tool the other rules route; sync or async. */
+  approve?: (entry: { name: string; description: string; classification: { family?: string; view?: string; revision?: string } | null }) => boolean | Promise<boolean>;
 }
 
 /** Backoff, budget and observer of the list-changed watch (takes effect with MCP discovery). */
@@ -141,8 +168,8 @@ export interface SessionOptions {
   maxTokens?: number;
   /** Model requests per chat() before the loop stops. Default 8. */
   maxToolRounds?: number;
-  /** Replaces the MCP client (takes effect with MCP discovery). */
-  mcpClient?: object;
+  /** Replaces the MCP client used for discovery and composition calls. */
+  mcpClient?: McpClient;
   model?: string;
   /** Observes every event. Whatever it throws or rejects with is ignored and never breaks a turn. */
   onEvent?: (event: SessionEvent) => void | Promise<void>;
@@ -189,10 +216,28 @@ export interface StreamEvent {
   errorCode?: string;
 }
 
-/** What `onEvent` observes: every streamed event, and every dispatch. */
+/** What one tool discovery pass found and decided. */
+export interface ToolDiscoveryReport {
+  discovered: number;
+  pages: number;
+  routed: string[];
+  classification: { families: Record<string, number>; views: Record<string, number>; revisions: Record<string, number> };
+  rejected: {
+    name: string;
+    reason: 'unclassified' | 'family' | 'view' | 'policy';
+    classification?: { family?: string; view?: string; revision?: string | number };
+    detail: string;
+  }[];
+  missingRequired: string[];
+  diagnostics: string[];
+  errorMessage?: string;
+}
+
+/** What `onEvent` observes: every streamed event, every dispatch, every published discovery pass. */
 export type SessionEvent =
   | { type: 'chat'; event: StreamEvent }
-  | { type: 'toolResult'; result: DispatchRecord };
+  | { type: 'toolResult'; result: DispatchRecord }
+  | { type: 'toolDiscovery'; report: ToolDiscoveryReport };
 
 /** The record of one tool dispatch. */
 export interface DispatchRecord {
@@ -248,6 +293,16 @@ export declare class Session {
   messages(): Message[];
   /** The tools the next turn will advertise. */
   tools(): ToolDefinition[];
+  /** The last published tool discovery report. */
+  toolDiscovery(): ToolDiscoveryReport;
+  /** Drops the cached catalog and runs a new discovery pass. */
+  refreshTools(options?: { signal?: AbortSignal }): Promise<ToolDiscoveryReport>;
+  /** Ends the MCP session; only runtime tools are advertised until the next discovery. */
+  reconnect(): void;
+  /** The bound composition draft, or null. */
+  draft(): DraftBinding | null;
+  /** Binds the composition draft that composition tools mutate; null unbinds. */
+  attachDraft(draft: DraftBinding | null): void;
   /** Ends the session; later calls reject with code `closed`. */
   close(): void;
 }

@@ -245,7 +245,9 @@ function sessionOptionsJSON(options) {
     json.transport = true;
   }
   if (mcpClient !== undefined) {
-    if (!isObject(mcpClient)) throw badOption('mcpClient must be an object');
+    if (!isObject(mcpClient) || !isFunction(mcpClient.listTools) || !isFunction(mcpClient.callTool)) {
+      throw badOption('mcpClient must be an object with listTools() and callTool()');
+    }
     json.mcpClient = true;
   }
   if (studioTools !== undefined) {
@@ -281,8 +283,19 @@ function sessionOptionsJSON(options) {
  * object whose next() gives the next line of events, or null at the end.
  */
 function callbacks(options) {
-  const { auth, execute, kit, system, transport } = options;
+  const { auth, execute, kit, mcpClient, studioTools, system, transport } = options;
   const handlers = {};
+  if (mcpClient) {
+    handlers['mcp.listTools'] = async (payload, signal) => JSON.stringify({ tools: await mcpClient.listTools({ signal }) });
+    handlers['mcp.callTool'] = async (payload, signal) => {
+      const { name, arguments: args } = JSON.parse(payload);
+      return JSON.stringify(await mcpClient.callTool(name, args ?? {}, { signal }));
+    };
+    handlers['mcp.close'] = async () => JSON.stringify((await mcpClient.close?.()) ?? null);
+  }
+  if (studioTools && isFunction(studioTools.approve)) {
+    handlers['studioTools.approve'] = async (payload) => JSON.stringify(Boolean(await studioTools.approve(JSON.parse(payload))));
+  }
   if (auth) {
     handlers.auth = async (payload) => {
       const { forceRefresh } = JSON.parse(payload);
@@ -382,9 +395,9 @@ export class Session {
     if (this.#closed) throw agentError('closed', 'agentwasm: this session is closed; create a new one');
   }
 
-  #sync(op) {
+  #sync(op, fields) {
     this.#open();
-    const reply = this.#runtime.callSync({ op, session: this.#id });
+    const reply = this.#runtime.callSync({ op, session: this.#id, ...fields });
     if (!reply.ok) throw replyError(reply);
     return reply;
   }
@@ -425,6 +438,43 @@ export class Session {
   /** The tools the next turn will advertise. */
   tools() {
     return this.#sync('session.tools').tools ?? [];
+  }
+
+  /** The last published tool discovery report. */
+  toolDiscovery() {
+    return this.#sync('session.toolDiscovery').report;
+  }
+
+  /**
+   * Drops the cached catalog and runs a new discovery pass.
+   * @param {{signal?: AbortSignal}} [options]
+   */
+  async refreshTools(options = {}) {
+    this.#open();
+    const reply = await this.#runtime.call({ op: 'session.refreshTools', session: this.#id }, undefined, options?.signal);
+    if (!reply.ok) throw replyError(reply);
+    return reply.report;
+  }
+
+  /** Ends the MCP session; only runtime tools are advertised until the next discovery. */
+  reconnect() {
+    this.#sync('session.reconnect');
+  }
+
+  /** The bound composition draft, or null. */
+  draft() {
+    return this.#sync('session.draft').draft ?? null;
+  }
+
+  /**
+   * Binds the composition draft that composition tools mutate; null unbinds.
+   * @param {import('./agentwasm.d.ts').DraftBinding | null} draft
+   */
+  attachDraft(draft) {
+    if (draft !== null && !(isObject(draft) && typeof draft.draftId === 'string' && typeof draft.generation === 'number')) {
+      throw agentError('bad_argument', 'agentwasm: attachDraft takes {draftId, generation} or null', TypeError);
+    }
+    this.#sync('session.attachDraft', draft ? { draft } : {});
   }
 
   /** Ends the session; later calls reject with code `closed`. */

@@ -19,8 +19,11 @@ import (
 // Flags change how some values are written.
 type Flags int
 
-// NilSliceAsEmpty writes nil slices as [] instead of null.
-const NilSliceAsEmpty Flags = 1
+// The flags.
+const (
+	NilSliceAsEmpty Flags = 1 << iota // write nil slices as [] instead of null
+	NilMapAsEmpty                     // write nil maps as {} instead of null
+)
 
 // Writer accumulates JSON. The first error (from Raw, or a non-finite
 // float) is kept in Error and returned by BuildBytes.

@@ -6,6 +6,7 @@ package wire
 // providers it offers.
 //
 //easyjson:json
+//agentwasm:decode-only
 type Capabilities struct {
 	Enabled         *bool          `json:"enabled,omitempty"`
 	DefaultProvider string         `json:"defaultProvider,omitempty"`
@@ -16,6 +17,7 @@ type Capabilities struct {
 // marks the default entry.
 //
 //easyjson:json
+//agentwasm:decode-only
 type ProviderInfo struct {
 	Name         string   `json:"name"`
 	Default      bool     `json:"default,omitempty"`

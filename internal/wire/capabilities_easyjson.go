@@ -104,56 +104,6 @@ func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ProviderInfo) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Name))
-	}
-	if in.Default {
-		const prefix string = ",\"default\":"
-		out.RawString(prefix)
-		out.Bool(bool(in.Default))
-	}
-	if in.IsDefault {
-		const prefix string = ",\"isDefault\":"
-		out.RawString(prefix)
-		out.Bool(bool(in.IsDefault))
-	}
-	if in.ToolSupport != nil {
-		const prefix string = ",\"toolSupport\":"
-		out.RawString(prefix)
-		out.Bool(bool(*in.ToolSupport))
-	}
-	if in.DefaultModel != "" {
-		const prefix string = ",\"defaultModel\":"
-		out.RawString(prefix)
-		out.String(string(in.DefaultModel))
-	}
-	if len(in.Models) != 0 {
-		const prefix string = ",\"models\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('[')
-			for v2, v3 := range in.Models {
-				if v2 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v3))
-			}
-			out.RawByte(']')
-		}
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ProviderInfo) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ProviderInfo) UnmarshalEasyJSON(l *jlexer.Lexer) {
@@ -229,52 +179,6 @@ func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 	if isTopLevel {
 		in.Consumed()
 	}
-}
-func easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Capabilities) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.Enabled != nil {
-		const prefix string = ",\"enabled\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.Bool(bool(*in.Enabled))
-	}
-	if in.DefaultProvider != "" {
-		const prefix string = ",\"defaultProvider\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.DefaultProvider))
-	}
-	if len(in.Providers) != 0 {
-		const prefix string = ",\"providers\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		{
-			out.RawByte('[')
-			for v5, v6 := range in.Providers {
-				if v5 > 0 {
-					out.RawByte(',')
-				}
-				(v6).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Capabilities) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson3748d166EncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface

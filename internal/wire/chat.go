@@ -6,6 +6,7 @@ package wire
 // ChatRequest is the body of POST {baseUrl}/v1/studio/ai/chat.
 //
 //easyjson:json
+//agentwasm:encode-only
 type ChatRequest struct {
 	Provider    string        `json:"provider,omitempty"`
 	Model       string        `json:"model,omitempty"`
@@ -20,6 +21,7 @@ type ChatRequest struct {
 // ChatMessage is one entry of the conversation history.
 //
 //easyjson:json
+//agentwasm:encode-only
 type ChatMessage struct {
 	Role       string     `json:"role"`
 	Content    string     `json:"content"`
@@ -31,6 +33,7 @@ type ChatMessage struct {
 // ToolCall is a tool call carried by an assistant message.
 //
 //easyjson:json
+//agentwasm:encode-only
 type ToolCall struct {
 	ID        string     `json:"id"`
 	Name      string     `json:"name"`

@@ -172,48 +172,7 @@ func (v ToolChoice) MarshalEasyJSON(w *jsonw.Writer) {
 func (v *ToolChoice) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *ToolCall) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "id":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ID = string(in.String())
-			}
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "arguments":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Arguments).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in ToolCall) {
 	out.RawByte('{')
 	first := true
@@ -241,10 +200,6 @@ func (v ToolCall) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ToolCall) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
-}
 func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.Lexer, out *StreamEvent) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -428,136 +383,7 @@ func (v StreamEvent) MarshalEasyJSON(w *jsonw.Writer) {
 func (v *StreamEvent) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
 }
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.Lexer, out *ChatRequest) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "provider":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Provider = string(in.String())
-			}
-		case "model":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Model = string(in.String())
-			}
-		case "system":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.System = string(in.String())
-			}
-		case "messages":
-			if in.IsNull() {
-				in.Skip()
-				out.Messages = nil
-			} else {
-				in.Delim('[')
-				if out.Messages == nil {
-					if !in.IsDelim(']') {
-						out.Messages = make([]ChatMessage, 0, 0)
-					} else {
-						out.Messages = []ChatMessage{}
-					}
-				} else {
-					out.Messages = (out.Messages)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v1 ChatMessage
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v1).UnmarshalEasyJSON(in)
-					}
-					out.Messages = append(out.Messages, v1)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "tools":
-			if in.IsNull() {
-				in.Skip()
-				out.Tools = nil
-			} else {
-				in.Delim('[')
-				if out.Tools == nil {
-					if !in.IsDelim(']') {
-						out.Tools = make([]ToolSpec, 0, 0)
-					} else {
-						out.Tools = []ToolSpec{}
-					}
-				} else {
-					out.Tools = (out.Tools)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v2 ToolSpec
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v2).UnmarshalEasyJSON(in)
-					}
-					out.Tools = append(out.Tools, v2)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "toolChoice":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolChoice = nil
-			} else {
-				if out.ToolChoice == nil {
-					out.ToolChoice = new(ToolChoice)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.ToolChoice).UnmarshalEasyJSON(in)
-				}
-			}
-		case "maxTokens":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MaxTokens = int(in.Int())
-			}
-		case "temperature":
-			if in.IsNull() {
-				in.Skip()
-				out.Temperature = nil
-			} else {
-				if out.Temperature == nil {
-					out.Temperature = new(float64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.Temperature = float64(in.Float64())
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in ChatRequest) {
 	out.RawByte('{')
 	first := true
@@ -646,85 +472,6 @@ func (v ChatRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ChatRequest) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
-}
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.Lexer, out *ChatMessage) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "role":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Role = string(in.String())
-			}
-		case "content":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Content = string(in.String())
-			}
-		case "toolCalls":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolCalls = nil
-			} else {
-				in.Delim('[')
-				if out.ToolCalls == nil {
-					if !in.IsDelim(']') {
-						out.ToolCalls = make([]ToolCall, 0, 1)
-					} else {
-						out.ToolCalls = []ToolCall{}
-					}
-				} else {
-					out.ToolCalls = (out.ToolCalls)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v7 ToolCall
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v7).UnmarshalEasyJSON(in)
-					}
-					out.ToolCalls = append(out.ToolCalls, v7)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "toolCallId":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolCallID = string(in.String())
-			}
-		case "toolName":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolName = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.Writer, in ChatMessage) {
 	out.RawByte('{')
 	first := true
@@ -769,9 +516,4 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.W
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ChatMessage) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
-}
-
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ChatMessage) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
 }

@@ -21,16 +21,19 @@ type Unmarshaler interface {
 	UnmarshalEasyJSON(l *jlexer.Lexer)
 }
 
-// Marshal encodes v as compact JSON.
-func Marshal(v Marshaler) ([]byte, error) {
+// Marshal encodes v as compact JSON. It is generic rather than taking a
+// Marshaler so that no type is converted to an interface for it: the linker
+// then keeps each type's decoder only if something decodes that type.
+func Marshal[T Marshaler](v T) ([]byte, error) {
 	var w jsonw.Writer
 	v.MarshalEasyJSON(&w)
 	return w.BuildBytes()
 }
 
 // Unmarshal decodes one JSON value from data into v. Anything but white
-// space after the value is an error.
-func Unmarshal(data []byte, v Unmarshaler) error {
+// space after the value is an error. It is generic for the same reason as
+// Marshal: a type only ever decoded keeps no encoder.
+func Unmarshal[T Unmarshaler](data []byte, v T) error {
 	l := jlexer.Lexer{Data: data}
 	v.UnmarshalEasyJSON(&l)
 	l.Consumed()

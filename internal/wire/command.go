@@ -8,11 +8,14 @@ package wire
 // Command is one request from the host to the module.
 //
 //easyjson:json
+//agentwasm:decode-only
 type Command struct {
 	Op      string     `json:"op"`
 	Session int        `json:"session,omitempty"`
 	Text    string     `json:"text,omitempty"`
 	Options RawMessage `json:"options,omitempty"`
+	// Draft is the binding session.attachDraft binds (absent: unbind).
+	Draft *Draft `json:"draft,omitempty"`
 	// ToolChoice overrides the session's toolChoice for one chat.
 	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
 	TimeoutMs  int64       `json:"timeoutMs,omitempty"`
@@ -21,22 +24,26 @@ type Command struct {
 // Reply is the module's answer to one Command.
 //
 //easyjson:json
+//agentwasm:encode-only
 type Reply struct {
-	OK        bool          `json:"ok"`
-	Version   string        `json:"version,omitempty"`
-	ABI       int           `json:"abi,omitempty"`
-	GoVersion string        `json:"goVersion,omitempty"`
-	Session   int           `json:"session,omitempty"`
-	Turn      *Turn         `json:"turn,omitempty"`
-	Messages  []ChatMessage `json:"messages,omitempty"`
-	Tools     []ToolSpec    `json:"tools,omitempty"`
-	Error     *ErrorBody    `json:"error,omitempty"`
+	OK        bool             `json:"ok"`
+	Version   string           `json:"version,omitempty"`
+	ABI       int              `json:"abi,omitempty"`
+	GoVersion string           `json:"goVersion,omitempty"`
+	Session   int              `json:"session,omitempty"`
+	Turn      *Turn            `json:"turn,omitempty"`
+	Messages  []ChatMessage    `json:"messages,omitempty"`
+	Report    *DiscoveryReport `json:"report,omitempty"`
+	Draft     *Draft           `json:"draft,omitempty"`
+	Tools     []ToolSpec       `json:"tools,omitempty"`
+	Error     *ErrorBody       `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine
 // readable; Message says what failed and what to do.
 //
 //easyjson:json
+//agentwasm:encode-only
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -47,6 +54,7 @@ type ErrorBody struct {
 // says that the host supplies that hook (see wasm/README.md).
 //
 //easyjson:json
+//agentwasm:decode-only
 type SessionOptions struct {
 	Auth                   bool          `json:"auth,omitempty"`
 	BaseURL                string        `json:"baseUrl,omitempty"`
@@ -75,6 +83,7 @@ type SessionOptions struct {
 // Kit describes a host's kit: its tools, and which of its methods exist.
 //
 //easyjson:json
+//agentwasm:decode-only
 type Kit struct {
 	Tools        []ToolSpec `json:"tools,omitempty"`
 	Execute      bool       `json:"execute,omitempty"`
@@ -93,6 +102,7 @@ type Draft struct {
 // studioTools.approve hook.
 //
 //easyjson:json
+//agentwasm:decode-only
 type ToolPolicy struct {
 	Families  []string `json:"families,omitempty"`
 	Views     []string `json:"views,omitempty"`
@@ -105,6 +115,7 @@ type ToolPolicy struct {
 // wants toolWatch events (they are always sent as events).
 //
 //easyjson:json
+//agentwasm:decode-only
 type WatchOptions struct {
 	InitialDelayMs       int64   `json:"initialDelayMs,omitempty"`
 	Factor               float64 `json:"factor,omitempty"`
@@ -116,6 +127,7 @@ type WatchOptions struct {
 // Turn is the record of one chat() call.
 //
 //easyjson:json
+//agentwasm:encode-only
 type Turn struct {
 	Status       string           `json:"status"`
 	Text         string           `json:"text"`
@@ -130,6 +142,7 @@ type Turn struct {
 // DispatchRecord is the record of one tool call the session dispatched.
 //
 //easyjson:json
+//agentwasm:encode-only
 type DispatchRecord struct {
 	ToolCallID           string `json:"toolCallId"`
 	ToolName             string `json:"toolName"`
@@ -146,8 +159,46 @@ type DispatchRecord struct {
 // {"type":"chat","event":{…}} for every streamed event.
 //
 //easyjson:json
+//agentwasm:encode-only
 type SessionEvent struct {
-	Type   string          `json:"type"`
-	Event  *StreamEvent    `json:"event,omitempty"`
-	Result *DispatchRecord `json:"result,omitempty"`
+	Type   string           `json:"type"`
+	Event  *StreamEvent     `json:"event,omitempty"`
+	Result *DispatchRecord  `json:"result,omitempty"`
+	Report *DiscoveryReport `json:"report,omitempty"`
+}
+
+// DiscoveryReport is what one tool discovery pass found and decided.
+//
+//easyjson:json
+//agentwasm:encode-only
+type DiscoveryReport struct {
+	Discovered      int                  `json:"discovered"`
+	Pages           int                  `json:"pages"`
+	Routed          []string             `json:"routed"`
+	Classification  DiscoveryClassCounts `json:"classification"`
+	Rejected        []DiscoveryRejection `json:"rejected"`
+	MissingRequired []string             `json:"missingRequired"`
+	Diagnostics     []string             `json:"diagnostics"`
+	ErrorMessage    string               `json:"errorMessage,omitempty"`
+}
+
+// DiscoveryClassCounts counts the discovered tools' classifications.
+//
+//easyjson:json
+//agentwasm:encode-only
+type DiscoveryClassCounts struct {
+	Families  map[string]int `json:"families"`
+	Views     map[string]int `json:"views"`
+	Revisions map[string]int `json:"revisions"`
+}
+
+// DiscoveryRejection is one discovered tool the policy did not route.
+//
+//easyjson:json
+//agentwasm:encode-only
+type DiscoveryRejection struct {
+	Name           string                `json:"name"`
+	Reason         string                `json:"reason"`
+	Classification *StudioClassification `json:"classification,omitempty"`
+	Detail         string                `json:"detail"`
 }

@@ -77,182 +77,12 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in WatchOptions) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.InitialDelayMs != 0 {
-		const prefix string = ",\"initialDelayMs\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.Int64(int64(in.InitialDelayMs))
-	}
-	if in.Factor != 0 {
-		const prefix string = ",\"factor\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Float64(float64(in.Factor))
-	}
-	if in.MaxDelayMs != 0 {
-		const prefix string = ",\"maxDelayMs\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Int64(int64(in.MaxDelayMs))
-	}
-	if in.MaxReconnectAttempts != nil {
-		const prefix string = ",\"maxReconnectAttempts\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Int(int(*in.MaxReconnectAttempts))
-	}
-	if in.StableStreamMs != 0 {
-		const prefix string = ",\"stableStreamMs\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Int64(int64(in.StableStreamMs))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v WatchOptions) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *WatchOptions) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *Turn) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "status":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Status = string(in.String())
-			}
-		case "text":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Text = string(in.String())
-			}
-		case "toolCalls":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolCalls = nil
-			} else {
-				in.Delim('[')
-				if out.ToolCalls == nil {
-					if !in.IsDelim(']') {
-						out.ToolCalls = make([]DispatchRecord, 0, 0)
-					} else {
-						out.ToolCalls = []DispatchRecord{}
-					}
-				} else {
-					out.ToolCalls = (out.ToolCalls)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v1 DispatchRecord
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v1).UnmarshalEasyJSON(in)
-					}
-					out.ToolCalls = append(out.ToolCalls, v1)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "events":
-			if in.IsNull() {
-				in.Skip()
-				out.Events = nil
-			} else {
-				in.Delim('[')
-				if out.Events == nil {
-					if !in.IsDelim(']') {
-						out.Events = make([]StreamEvent, 0, 0)
-					} else {
-						out.Events = []StreamEvent{}
-					}
-				} else {
-					out.Events = (out.Events)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v2 StreamEvent
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v2).UnmarshalEasyJSON(in)
-					}
-					out.Events = append(out.Events, v2)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "stopReason":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.StopReason = string(in.String())
-			}
-		case "errorMessage":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ErrorMessage = string(in.String())
-			}
-		case "errorCode":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ErrorCode = string(in.String())
-			}
-		case "rounds":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Rounds = int(in.Int())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Turn) {
 	out.RawByte('{')
 	first := true
@@ -327,10 +157,6 @@ func (v Turn) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *Turn) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
-}
 func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *ToolPolicy) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -468,99 +294,6 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 	if isTopLevel {
 		in.Consumed()
 	}
-}
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in ToolPolicy) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if len(in.Families) != 0 {
-		const prefix string = ",\"families\":"
-		first = false
-		out.RawString(prefix[1:])
-		{
-			out.RawByte('[')
-			for v11, v12 := range in.Families {
-				if v11 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v12))
-			}
-			out.RawByte(']')
-		}
-	}
-	if len(in.Views) != 0 {
-		const prefix string = ",\"views\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		{
-			out.RawByte('[')
-			for v13, v14 := range in.Views {
-				if v13 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v14))
-			}
-			out.RawByte(']')
-		}
-	}
-	if len(in.Allowlist) != 0 {
-		const prefix string = ",\"allowlist\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		{
-			out.RawByte('[')
-			for v15, v16 := range in.Allowlist {
-				if v15 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v16))
-			}
-			out.RawByte(']')
-		}
-	}
-	if len(in.Required) != 0 {
-		const prefix string = ",\"required\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		{
-			out.RawByte('[')
-			for v17, v18 := range in.Required {
-				if v17 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v18))
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.Approve {
-		const prefix string = ",\"approve\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.Approve))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v ToolPolicy) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -808,305 +541,12 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in SessionOptions) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.Auth {
-		const prefix string = ",\"auth\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.Bool(bool(in.Auth))
-	}
-	if in.BaseURL != "" {
-		const prefix string = ",\"baseUrl\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.BaseURL))
-	}
-	if in.DisableToolDiscovery {
-		const prefix string = ",\"disableToolDiscovery\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.DisableToolDiscovery))
-	}
-	if in.Draft != nil {
-		const prefix string = ",\"draft\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		(*in.Draft).MarshalEasyJSON(out)
-	}
-	if in.Execute {
-		const prefix string = ",\"execute\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.Execute))
-	}
-	if in.Kit != nil {
-		const prefix string = ",\"kit\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		(*in.Kit).MarshalEasyJSON(out)
-	}
-	if in.MaxTokens != 0 {
-		const prefix string = ",\"maxTokens\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Int(int(in.MaxTokens))
-	}
-	if in.MaxToolRounds != nil {
-		const prefix string = ",\"maxToolRounds\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Int(int(*in.MaxToolRounds))
-	}
-	if in.MCPClient {
-		const prefix string = ",\"mcpClient\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.MCPClient))
-	}
-	if in.Model != "" {
-		const prefix string = ",\"model\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.Model))
-	}
-	if in.Provider != "" {
-		const prefix string = ",\"provider\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.Provider))
-	}
-	if in.StudioTools != nil {
-		const prefix string = ",\"studioTools\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		(*in.StudioTools).MarshalEasyJSON(out)
-	}
-	if in.System != "" {
-		const prefix string = ",\"system\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.System))
-	}
-	if in.SystemFunction {
-		const prefix string = ",\"systemFunction\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.SystemFunction))
-	}
-	if in.Temperature != nil {
-		const prefix string = ",\"temperature\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Float64(float64(*in.Temperature))
-	}
-	if in.ToolChoice != nil {
-		const prefix string = ",\"toolChoice\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		(*in.ToolChoice).MarshalEasyJSON(out)
-	}
-	if in.ToolDiscoveryTimeoutMs != nil {
-		const prefix string = ",\"toolDiscoveryTimeoutMs\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Int64(int64(*in.ToolDiscoveryTimeoutMs))
-	}
-	if in.ToolListChangedWatch != nil {
-		const prefix string = ",\"toolListChangedWatch\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		(*in.ToolListChangedWatch).MarshalEasyJSON(out)
-	}
-	if len(in.Tools) != 0 {
-		const prefix string = ",\"tools\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		{
-			out.RawByte('[')
-			for v20, v21 := range in.Tools {
-				if v20 > 0 {
-					out.RawByte(',')
-				}
-				(v21).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.Transport {
-		const prefix string = ",\"transport\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.Transport))
-	}
-	if in.WatchToolListChanged {
-		const prefix string = ",\"watchToolListChanged\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.WatchToolListChanged))
-	}
-	if in.MaxFrameBytes != 0 {
-		const prefix string = ",\"maxFrameBytes\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Int(int(in.MaxFrameBytes))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v SessionOptions) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *SessionOptions) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.Lexer, out *SessionEvent) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "type":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Type = string(in.String())
-			}
-		case "event":
-			if in.IsNull() {
-				in.Skip()
-				out.Event = nil
-			} else {
-				if out.Event == nil {
-					out.Event = new(StreamEvent)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Event).UnmarshalEasyJSON(in)
-				}
-			}
-		case "result":
-			if in.IsNull() {
-				in.Skip()
-				out.Result = nil
-			} else {
-				if out.Result == nil {
-					out.Result = new(DispatchRecord)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Result).UnmarshalEasyJSON(in)
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in SessionEvent) {
 	out.RawByte('{')
 	first := true
@@ -1126,6 +566,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.W
 		out.RawString(prefix)
 		(*in.Result).MarshalEasyJSON(out)
 	}
+	if in.Report != nil {
+		const prefix string = ",\"report\":"
+		out.RawString(prefix)
+		(*in.Report).MarshalEasyJSON(out)
+	}
 	out.RawByte('}')
 }
 
@@ -1134,146 +579,6 @@ func (v SessionEvent) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *SessionEvent) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
-}
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.Lexer, out *Reply) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "ok":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.OK = bool(in.Bool())
-			}
-		case "version":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Version = string(in.String())
-			}
-		case "abi":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ABI = int(in.Int())
-			}
-		case "goVersion":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.GoVersion = string(in.String())
-			}
-		case "session":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Session = int(in.Int())
-			}
-		case "turn":
-			if in.IsNull() {
-				in.Skip()
-				out.Turn = nil
-			} else {
-				if out.Turn == nil {
-					out.Turn = new(Turn)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Turn).UnmarshalEasyJSON(in)
-				}
-			}
-		case "messages":
-			if in.IsNull() {
-				in.Skip()
-				out.Messages = nil
-			} else {
-				in.Delim('[')
-				if out.Messages == nil {
-					if !in.IsDelim(']') {
-						out.Messages = make([]ChatMessage, 0, 0)
-					} else {
-						out.Messages = []ChatMessage{}
-					}
-				} else {
-					out.Messages = (out.Messages)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v22 ChatMessage
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v22).UnmarshalEasyJSON(in)
-					}
-					out.Messages = append(out.Messages, v22)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "tools":
-			if in.IsNull() {
-				in.Skip()
-				out.Tools = nil
-			} else {
-				in.Delim('[')
-				if out.Tools == nil {
-					if !in.IsDelim(']') {
-						out.Tools = make([]ToolSpec, 0, 0)
-					} else {
-						out.Tools = []ToolSpec{}
-					}
-				} else {
-					out.Tools = (out.Tools)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v23 ToolSpec
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v23).UnmarshalEasyJSON(in)
-					}
-					out.Tools = append(out.Tools, v23)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "error":
-			if in.IsNull() {
-				in.Skip()
-				out.Error = nil
-			} else {
-				if out.Error == nil {
-					out.Error = new(ErrorBody)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Error).UnmarshalEasyJSON(in)
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.Writer, in Reply) {
 	out.RawByte('{')
 	first := true
@@ -1322,6 +627,16 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.W
 			out.RawByte(']')
 		}
 	}
+	if in.Report != nil {
+		const prefix string = ",\"report\":"
+		out.RawString(prefix)
+		(*in.Report).MarshalEasyJSON(out)
+	}
+	if in.Draft != nil {
+		const prefix string = ",\"draft\":"
+		out.RawString(prefix)
+		(*in.Draft).MarshalEasyJSON(out)
+	}
 	if len(in.Tools) != 0 {
 		const prefix string = ",\"tools\":"
 		out.RawString(prefix)
@@ -1349,10 +664,6 @@ func (v Reply) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *Reply) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
-}
 func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.Lexer, out *Kit) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -1416,93 +727,12 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jsonw.Writer, in Kit) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if len(in.Tools) != 0 {
-		const prefix string = ",\"tools\":"
-		first = false
-		out.RawString(prefix[1:])
-		{
-			out.RawByte('[')
-			for v29, v30 := range in.Tools {
-				if v29 > 0 {
-					out.RawByte(',')
-				}
-				(v30).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.Execute {
-		const prefix string = ",\"execute\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.Execute))
-	}
-	if in.SystemPrompt {
-		const prefix string = ",\"systemPrompt\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.SystemPrompt))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Kit) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Kit) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jlexer.Lexer, out *ErrorBody) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "code":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Code = string(in.String())
-			}
-		case "message":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Message = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in ErrorBody) {
 	out.RawByte('{')
 	first := true
@@ -1525,10 +755,6 @@ func (v ErrorBody) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ErrorBody) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire7(l, v)
-}
 func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.Lexer, out *Draft) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -1591,92 +817,7 @@ func (v Draft) MarshalEasyJSON(w *jsonw.Writer) {
 func (v *Draft) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(in *jlexer.Lexer, out *DispatchRecord) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "toolCallId":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolCallID = string(in.String())
-			}
-		case "toolName":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolName = string(in.String())
-			}
-		case "plane":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Plane = string(in.String())
-			}
-		case "ok":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.OK = bool(in.Bool())
-			}
-		case "errorCode":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ErrorCode = string(in.String())
-			}
-		case "errorMessage":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ErrorMessage = string(in.String())
-			}
-		case "content":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Content = string(in.String())
-			}
-		case "draft":
-			if in.IsNull() {
-				in.Skip()
-				out.Draft = nil
-			} else {
-				if out.Draft == nil {
-					out.Draft = new(Draft)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Draft).UnmarshalEasyJSON(in)
-				}
-			}
-		case "retriedAfterConflict":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.RetriedAfterConflict = bool(in.Bool())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.Writer, in DispatchRecord) {
 	out.RawByte('{')
 	first := true
@@ -1734,11 +875,243 @@ func (v DispatchRecord) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *DispatchRecord) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(l, v)
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in DiscoveryReport) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"discovered\":"
+		out.RawString(prefix[1:])
+		out.Int(int(in.Discovered))
+	}
+	{
+		const prefix string = ",\"pages\":"
+		out.RawString(prefix)
+		out.Int(int(in.Pages))
+	}
+	{
+		const prefix string = ",\"routed\":"
+		out.RawString(prefix)
+		if in.Routed == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
+			out.RawString("null")
+		} else {
+			out.RawByte('[')
+			for v35, v36 := range in.Routed {
+				if v35 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v36))
+			}
+			out.RawByte(']')
+		}
+	}
+	{
+		const prefix string = ",\"classification\":"
+		out.RawString(prefix)
+		(in.Classification).MarshalEasyJSON(out)
+	}
+	{
+		const prefix string = ",\"rejected\":"
+		out.RawString(prefix)
+		if in.Rejected == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
+			out.RawString("null")
+		} else {
+			out.RawByte('[')
+			for v37, v38 := range in.Rejected {
+				if v37 > 0 {
+					out.RawByte(',')
+				}
+				(v38).MarshalEasyJSON(out)
+			}
+			out.RawByte(']')
+		}
+	}
+	{
+		const prefix string = ",\"missingRequired\":"
+		out.RawString(prefix)
+		if in.MissingRequired == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
+			out.RawString("null")
+		} else {
+			out.RawByte('[')
+			for v39, v40 := range in.MissingRequired {
+				if v39 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v40))
+			}
+			out.RawByte(']')
+		}
+	}
+	{
+		const prefix string = ",\"diagnostics\":"
+		out.RawString(prefix)
+		if in.Diagnostics == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
+			out.RawString("null")
+		} else {
+			out.RawByte('[')
+			for v41, v42 := range in.Diagnostics {
+				if v41 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v42))
+			}
+			out.RawByte(']')
+		}
+	}
+	if in.ErrorMessage != "" {
+		const prefix string = ",\"errorMessage\":"
+		out.RawString(prefix)
+		out.String(string(in.ErrorMessage))
+	}
+	out.RawByte('}')
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire10(in *jlexer.Lexer, out *Command) {
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v DiscoveryReport) MarshalEasyJSON(w *jsonw.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
+}
+
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.Writer, in DiscoveryRejection) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"name\":"
+		out.RawString(prefix[1:])
+		out.String(string(in.Name))
+	}
+	{
+		const prefix string = ",\"reason\":"
+		out.RawString(prefix)
+		out.String(string(in.Reason))
+	}
+	if in.Classification != nil {
+		const prefix string = ",\"classification\":"
+		out.RawString(prefix)
+		easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out, *in.Classification)
+	}
+	{
+		const prefix string = ",\"detail\":"
+		out.RawString(prefix)
+		out.String(string(in.Detail))
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v DiscoveryRejection) MarshalEasyJSON(w *jsonw.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(w, v)
+}
+
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in StudioClassification) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	if in.Family != "" {
+		const prefix string = ",\"family\":"
+		first = false
+		out.RawString(prefix[1:])
+		out.String(string(in.Family))
+	}
+	if in.View != "" {
+		const prefix string = ",\"view\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.String(string(in.View))
+	}
+	if (in.Revision).IsDefined() {
+		const prefix string = ",\"revision\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.Raw((in.Revision).MarshalJSON())
+	}
+	out.RawByte('}')
+}
+
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.Writer, in DiscoveryClassCounts) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"families\":"
+		out.RawString(prefix[1:])
+		if in.Families == nil && (out.Flags&jsonw.NilMapAsEmpty) == 0 {
+			out.RawString(`null`)
+		} else {
+			out.RawByte('{')
+			v46First := true
+			for v46Name, v46Value := range in.Families {
+				if v46First {
+					v46First = false
+				} else {
+					out.RawByte(',')
+				}
+				out.String(string(v46Name))
+				out.RawByte(':')
+				out.Int(int(v46Value))
+			}
+			out.RawByte('}')
+		}
+	}
+	{
+		const prefix string = ",\"views\":"
+		out.RawString(prefix)
+		if in.Views == nil && (out.Flags&jsonw.NilMapAsEmpty) == 0 {
+			out.RawString(`null`)
+		} else {
+			out.RawByte('{')
+			v47First := true
+			for v47Name, v47Value := range in.Views {
+				if v47First {
+					v47First = false
+				} else {
+					out.RawByte(',')
+				}
+				out.String(string(v47Name))
+				out.RawByte(':')
+				out.Int(int(v47Value))
+			}
+			out.RawByte('}')
+		}
+	}
+	{
+		const prefix string = ",\"revisions\":"
+		out.RawString(prefix)
+		if in.Revisions == nil && (out.Flags&jsonw.NilMapAsEmpty) == 0 {
+			out.RawString(`null`)
+		} else {
+			out.RawByte('{')
+			v48First := true
+			for v48Name, v48Value := range in.Revisions {
+				if v48First {
+					v48First = false
+				} else {
+					out.RawByte(',')
+				}
+				out.String(string(v48Name))
+				out.RawByte(':')
+				out.Int(int(v48Value))
+			}
+			out.RawByte('}')
+		}
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v DiscoveryClassCounts) MarshalEasyJSON(w *jsonw.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(w, v)
+}
+
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.Lexer, out *Command) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1776,6 +1149,20 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire10(in *jlexer.
 			} else {
 				(out.Options).UnmarshalEasyJSON(in)
 			}
+		case "draft":
+			if in.IsNull() {
+				in.Skip()
+				out.Draft = nil
+			} else {
+				if out.Draft == nil {
+					out.Draft = new(Draft)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.Draft).UnmarshalEasyJSON(in)
+				}
+			}
 		case "toolChoice":
 			if in.IsNull() {
 				in.Skip()
@@ -1806,49 +1193,8 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire10(in *jlexer.
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in Command) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"op\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Op))
-	}
-	if in.Session != 0 {
-		const prefix string = ",\"session\":"
-		out.RawString(prefix)
-		out.Int(int(in.Session))
-	}
-	if in.Text != "" {
-		const prefix string = ",\"text\":"
-		out.RawString(prefix)
-		out.String(string(in.Text))
-	}
-	if (in.Options).IsDefined() {
-		const prefix string = ",\"options\":"
-		out.RawString(prefix)
-		out.Raw((in.Options).MarshalJSON())
-	}
-	if in.ToolChoice != nil {
-		const prefix string = ",\"toolChoice\":"
-		out.RawString(prefix)
-		(*in.ToolChoice).MarshalEasyJSON(out)
-	}
-	if in.TimeoutMs != 0 {
-		const prefix string = ",\"timeoutMs\":"
-		out.RawString(prefix)
-		out.Int64(int64(in.TimeoutMs))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Command) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Command) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire10(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(l, v)
 }

@@ -7,6 +7,7 @@ package wire
 // Header names are lower case.
 //
 //easyjson:json
+//agentwasm:encode-only
 type FetchRequest struct {
 	Method  string            `json:"method"`
 	URL     string            `json:"url"`
@@ -17,6 +18,7 @@ type FetchRequest struct {
 // Header names are lower case; repeated fields are joined with ", ".
 //
 //easyjson:json
+//agentwasm:decode-only
 type FetchResponse struct {
 	Status  int               `json:"status"`
 	Headers map[string]string `json:"headers,omitempty"`

@@ -69,106 +69,12 @@ func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 		in.Consumed()
 	}
 }
-func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in FetchResponse) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"status\":"
-		out.RawString(prefix[1:])
-		out.Int(int(in.Status))
-	}
-	if len(in.Headers) != 0 {
-		const prefix string = ",\"headers\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('{')
-			v2First := true
-			for v2Name, v2Value := range in.Headers {
-				if v2First {
-					v2First = false
-				} else {
-					out.RawByte(',')
-				}
-				out.String(string(v2Name))
-				out.RawByte(':')
-				out.String(string(v2Value))
-			}
-			out.RawByte('}')
-		}
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v FetchResponse) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *FetchResponse) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
-func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *FetchRequest) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "method":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Method = string(in.String())
-			}
-		case "url":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.URL = string(in.String())
-			}
-		case "headers":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				in.Delim('{')
-				if !in.IsDelim('}') {
-					out.Headers = make(map[string]string)
-				} else {
-					out.Headers = nil
-				}
-				for !in.IsDelim('}') {
-					key := string(in.String())
-					in.WantColon()
-					var v3 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v3 = string(in.String())
-					}
-					(out.Headers)[key] = v3
-					in.WantComma()
-				}
-				in.Delim('}')
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in FetchRequest) {
 	out.RawByte('{')
 	first := true
@@ -208,9 +114,4 @@ func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.W
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v FetchRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
-}
-
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *FetchRequest) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }

@@ -6,7 +6,7 @@
 # package pulls net, about 300 KB of wasm).
 set -eu
 cd "$(dirname "$0")"
-files=$(ls *.go | grep -v -e '_easyjson.go$' -e '_test.go$' -e '^doc.go$' -e '^codec.go$')
+files=$(ls *.go | grep -v -e '_easyjson.go$' -e '_test.go$' -e '^doc.go$' -e '^codec.go$' -e '^object.go$' -e '^trim.go$')
 rm -f *_easyjson.go
 go tool easyjson -no_std_marshalers $files
 for f in *_easyjson.go; do
@@ -14,4 +14,8 @@ for f in *_easyjson.go; do
 		-e 's#jwriter "github.com/mailru/easyjson/jwriter"#jsonw "github.com/agentwasm/agentwasm/internal/jsonw"#' \
 		-e 's/\bjwriter\./jsonw./g' "$f"
 done
+# Types marked //agentwasm:decode-only lose their encoder, types marked
+# //agentwasm:encode-only their decoder (trim.go): the module only ever moves
+# them one way, and every method left costs wasm bytes.
+go run trim.go
 gofmt -w *_easyjson.go

@@ -16,6 +16,7 @@ type ToolContent struct {
 // Rejection is the tool message content of a call that did not run.
 //
 //easyjson:json
+//agentwasm:encode-only
 type Rejection struct {
 	Status  string `json:"status"`
 	Code    string `json:"code,omitempty"`
@@ -25,6 +26,7 @@ type Rejection struct {
 // HookToolCall is the payload of the execute hook.
 //
 //easyjson:json
+//agentwasm:encode-only
 type HookToolCall struct {
 	ToolCallID string     `json:"toolCallId"`
 	Name       string     `json:"name"`
@@ -34,6 +36,7 @@ type HookToolCall struct {
 // HookAuth is the payload of the auth hook.
 //
 //easyjson:json
+//agentwasm:encode-only
 type HookAuth struct {
 	ForceRefresh bool `json:"forceRefresh"`
 }
@@ -41,6 +44,7 @@ type HookAuth struct {
 // HookRequest is what the wasip1 host receives from hook_start.
 //
 //easyjson:json
+//agentwasm:encode-only
 type HookRequest struct {
 	Hook    string     `json:"hook"`
 	Session int        `json:"session"`

@@ -88,48 +88,7 @@ func (v ToolContent) MarshalEasyJSON(w *jsonw.Writer) {
 func (v *ToolContent) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
-func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *Rejection) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "status":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Status = string(in.String())
-			}
-		case "code":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Code = string(in.String())
-			}
-		case "message":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Message = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Rejection) {
 	out.RawByte('{')
 	first := true
@@ -157,52 +116,6 @@ func (v Rejection) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *Rejection) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
-}
-func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *HookToolCall) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "toolCallId":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolCallID = string(in.String())
-			}
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "args":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Args).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in HookToolCall) {
 	out.RawByte('{')
 	first := true
@@ -230,52 +143,6 @@ func (v HookToolCall) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *HookToolCall) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
-}
-func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.Lexer, out *HookRequest) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "hook":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Hook = string(in.String())
-			}
-		case "session":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Session = int(in.Int())
-			}
-		case "payload":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Payload).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in HookRequest) {
 	out.RawByte('{')
 	first := true
@@ -303,40 +170,6 @@ func (v HookRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *HookRequest) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
-}
-func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.Lexer, out *HookAuth) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "forceRefresh":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ForceRefresh = bool(in.Bool())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in HookAuth) {
 	out.RawByte('{')
 	first := true
@@ -352,9 +185,4 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.W
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v HookAuth) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
-}
-
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *HookAuth) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
 }

@@ -36,6 +36,7 @@ const (
 	CodeBadOptions     = "bad_options"     // session options are malformed or out of range
 	CodeUnknownSession = "unknown_session" // no open session has that id
 	CodeInternal       = "internal"        // a panic inside the module, recovered
+	CodeCancelled      = "cancelled"       // the host cancelled a command that waits
 )
 
 // Hooks are what a host supplies for a new session.
@@ -106,6 +107,34 @@ func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.R
 		return r.withSession(c, func(s *session.Session) *wire.Reply {
 			return &wire.Reply{OK: true, Messages: messagesWire(s.Messages())}
 		})
+	case "session.toolDiscovery":
+		return r.withSession(c, func(s *session.Session) *wire.Reply {
+			return &wire.Reply{OK: true, Report: reportWire(s.ToolDiscovery())}
+		})
+	case "session.refreshTools":
+		return r.withSession(c, func(s *session.Session) *wire.Reply {
+			rep, err := s.RefreshTools(ctx)
+			if err != nil && ctx.Err() != nil {
+				return failure(CodeCancelled, "agentwasm: refreshTools was cancelled")
+			}
+			return &wire.Reply{OK: true, Report: reportWire(rep)}
+		})
+	case "session.reconnect":
+		return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reconnect(); return &wire.Reply{OK: true} })
+	case "session.draft":
+		return r.withSession(c, func(s *session.Session) *wire.Reply { return &wire.Reply{OK: true, Draft: draftWire(s.Draft())} })
+	case "session.attachDraft":
+		return r.withSession(c, func(s *session.Session) *wire.Reply {
+			if d := c.Draft; d != nil {
+				if d.DraftID == "" {
+					return failure(CodeBadCommand, "agentwasm: attachDraft needs a draftId")
+				}
+				s.AttachDraft(&session.DraftBinding{DraftID: d.DraftID, Generation: d.Generation})
+			} else {
+				s.AttachDraft(nil)
+			}
+			return &wire.Reply{OK: true}
+		})
 	case "session.tools":
 		return r.withSession(c, func(s *session.Session) *wire.Reply {
 			return &wire.Reply{OK: true, Tools: toolsWire(s.Tools())}
@@ -116,7 +145,7 @@ func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.R
 			m["boom"]++ // a genuine runtime panic: assignment to a nil map
 		}
 	}
-	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.close", c.Op))
+	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close", c.Op))
 }
 
 func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {

@@ -35,7 +35,53 @@ func eventWire(ev session.Event) *wire.SessionEvent {
 		r := dispatchWire(*ev.Result)
 		out.Result = &r
 	}
+	if ev.Discovery != nil {
+		out.Report = reportWire(*ev.Discovery)
+	}
 	return out
+}
+
+func draftWire(d *session.DraftBinding) *wire.Draft {
+	if d == nil {
+		return nil
+	}
+	return &wire.Draft{DraftID: d.DraftID, Generation: d.Generation}
+}
+
+func reportWire(r session.ToolDiscoveryReport) *wire.DiscoveryReport {
+	out := &wire.DiscoveryReport{
+		Discovered: r.Discovered, Pages: r.Pages, Routed: orEmpty(r.Routed),
+		Classification: wire.DiscoveryClassCounts{Families: mapOrEmpty(r.Classification.Families),
+			Views: mapOrEmpty(r.Classification.Views), Revisions: mapOrEmpty(r.Classification.Revisions)},
+		Rejected:        []wire.DiscoveryRejection{},
+		MissingRequired: orEmpty(r.MissingRequired), Diagnostics: orEmpty(r.Diagnostics),
+		ErrorMessage: r.ErrorMessage,
+	}
+	for _, j := range r.Rejected {
+		wr := wire.DiscoveryRejection{Name: j.Name, Reason: j.Reason, Detail: j.Detail}
+		if c := j.Classification; c != nil {
+			wr.Classification = &wire.StudioClassification{Family: c.Family, View: c.View}
+			if c.Revision != "" {
+				wr.Classification.Revision = wire.EncodeString(c.Revision)
+			}
+		}
+		out.Rejected = append(out.Rejected, wr)
+	}
+	return out
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func mapOrEmpty(m map[string]int) map[string]int {
+	if m == nil {
+		return map[string]int{}
+	}
+	return m
 }
 
 func dispatchWire(r session.DispatchRecord) wire.DispatchRecord {
@@ -44,9 +90,7 @@ func dispatchWire(r session.DispatchRecord) wire.DispatchRecord {
 		ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Content: r.Content,
 		RetriedAfterConflict: r.RetriedAfterConflict,
 	}
-	if d := r.Draft; d != nil {
-		out.Draft = &wire.Draft{DraftID: d.DraftID, Generation: d.Generation}
-	}
+	out.Draft = draftWire(r.Draft)
 	return out
 }
 

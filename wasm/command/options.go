@@ -91,6 +91,7 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 			if err := needs("studioTools.approve"); err != nil {
 				return opts, err
 			}
+			opts.StudioTools.Approve = h.approve
 		}
 	}
 	if ms := o.ToolDiscoveryTimeoutMs; ms != nil {
@@ -119,6 +120,7 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 		if err := needs("mcpClient"); err != nil {
 			return opts, err
 		}
+		opts.MCPClient = hookMCP{h}
 	}
 	if hooks.OnEvent != nil {
 		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, encode(eventWire(ev))) }

@@ -235,3 +235,63 @@ test('reset clears history', async () => {
   await session.chat('b');
   assert.deepEqual(proxy.chatRequests()[1].body.messages, [{ role: 'user', content: 'b' }]);
 });
+
+test('draft binding and discovery state are reachable from JavaScript', async () => {
+  const session = runtime.createSession({ fetchImpl: studioProxy({ chat: [{ body: textStream('x') }] }).fetchImpl, draft: { draftId: 'd1', generation: 2 } });
+  assert.deepEqual(session.draft(), { draftId: 'd1', generation: 2 });
+  session.attachDraft({ draftId: 'd7', generation: 9 });
+  assert.deepEqual(session.draft(), { draftId: 'd7', generation: 9 });
+  session.attachDraft(null);
+  assert.equal(session.draft(), null);
+  assert.throws(() => session.attachDraft({ draftId: 'x' }), { code: 'bad_argument' });
+  const report = session.toolDiscovery();
+  assert.deepEqual(report, { discovered: 0, pages: 0, routed: [], classification: { families: {}, views: {}, revisions: {} }, rejected: [], missingRequired: [], diagnostics: [] });
+  session.reconnect();
+  assert.deepEqual(session.tools(), []);
+});
+
+test('a page MCP client: discovery under policy, composition calls with the draft bound, one conflict retry', async () => {
+  const calls = [];
+  let generation = 4;
+  const mcpClient = {
+    listTools: async () => [
+      { name: 'honua_studio_add_layer', description: 'Add a layer', inputSchema: { type: 'object' }, _meta: { 'honua.studio': { family: 'honua.studio.composition', view: 'setup' } } },
+      { name: 'admin_reset', _meta: { 'honua.studio': { family: 'honua.studio.admin' } } },
+      { name: 'setFilter', _meta: { 'honua.studio': { family: 'honua.studio.composition' } } },
+    ],
+    callTool: async (name, args) => {
+      calls.push({ name, args });
+      if (name === 'honua_studio_get_draft') return { content: [{ type: 'text', text: JSON.stringify({ draft: { draftId: 'd1', generation: 7 } }) }] };
+      if (args.generation !== 7) return { isError: true, structuredContent: { code: 'failed_precondition', message: 'stale' } };
+      generation = 8;
+      return { structuredContent: { draftId: 'd1', generation } };
+    },
+  };
+  const proxy = studioProxy({ chat: [{ body: toolCallStream({ id: 'c1', name: 'honua_studio_add_layer', args: { layer: 'roads', generation: 1 } }, { id: 'c2', name: 'admin_reset' }) }, { body: textStream('added') }] });
+  const events = [];
+  const approved = [];
+  const session = runtime.createSession({
+    fetchImpl: proxy.fetchImpl, mcpClient, draft: { draftId: 'd1', generation: 4 },
+    tools: [setFilter], execute: () => ({ status: 'ok' }),
+    studioTools: { approve: (entry) => { approved.push(entry.name); return true; } },
+    onEvent: (e) => events.push(e),
+  });
+  const turn = await session.chat('add roads');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  const [add, admin] = turn.toolCalls;
+  assert.deepEqual([add.plane, add.ok, add.retriedAfterConflict, add.draft], ['composition', true, true, { draftId: 'd1', generation: 8 }]);
+  assert.equal(add.content, '{"status":"ok","draft":{"draftId":"d1","generation":8}}');
+  assert.deepEqual([admin.plane, admin.errorCode], ['composition', 'not_routable']);
+  assert.deepEqual(calls, [
+    { name: 'honua_studio_add_layer', args: { layer: 'roads', generation: 4, draftId: 'd1' } },
+    { name: 'honua_studio_get_draft', args: { draftId: 'd1' } },
+    { name: 'honua_studio_add_layer', args: { layer: 'roads', generation: 7, draftId: 'd1' } },
+  ]);
+  assert.deepEqual(session.draft(), { draftId: 'd1', generation: 8 });
+  assert.deepEqual(approved, ['honua_studio_add_layer', 'setFilter']);
+  const report = session.toolDiscovery();
+  assert.deepEqual(report.routed, ['honua_studio_add_layer', 'setFilter']);
+  assert.deepEqual(report.rejected.map((r) => [r.name, r.reason]), [['admin_reset', 'family']]);
+  assert.deepEqual(events.filter((e) => e.type === 'toolDiscovery').map((e) => e.report), [report]);
+  assert.deepEqual(proxy.chatRequests()[0].body.tools.map((t) => t.name), ['setFilter', 'honua_studio_add_layer'], 'the runtime setFilter shadows the server one');
+});

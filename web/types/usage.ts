@@ -30,7 +30,8 @@ export async function usage(signal: AbortSignal): Promise<string> {
     system: () => Promise.resolve('prompt'),
     onEvent: (e: SessionEvent) => {
       if (e.type === 'chat') console.log(e.event.type);
-      else console.log(e.result.ok);
+      else if (e.type === 'toolResult') console.log(e.result.ok);
+      else console.log(e.report.routed.length);
     },
     maxToolRounds: 4,
     toolChoice: { mode: 'specific', toolName: 'zoom' },
@@ -44,6 +45,12 @@ export async function usage(signal: AbortSignal): Promise<string> {
   runtime.createSession({ auth: () => null, system: 'plain' });
   const turn: Turn = await session.chat('hello', { signal, toolChoice: { mode: 'none' } });
   session.reset();
+  const report = await session.refreshTools({ signal });
+  session.attachDraft({ draftId: 'd2', generation: 1 });
+  const generation = session.draft()?.generation ?? 0;
+  session.reconnect();
+  // @ts-expect-error a draft needs a generation
+  session.attachDraft({ draftId: 'd3' });
   const roles = session.messages().map((m) => m.role);
   const names = session.tools().map((t) => t.name);
   session.close();
@@ -59,5 +66,5 @@ export async function usage(signal: AbortSignal): Promise<string> {
   // @ts-expect-error toolChoice modes are closed
   await session.chat('x', { toolChoice: { mode: 'sometimes' } });
 
-  return `${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
+  return `${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
 }

@@ -1,0 +1,478 @@
+// Package fakemcp is a fake MCP server for tests: an http.Handler speaking
+// MCP's Streamable HTTP in the session era (initialize, Mcp-Session-Id,
+// 2025-11-25), the stateless era (per-request _meta, server/discover,
+// 2026-07-28) or both. It serves a tool list over pages, answers tools/call
+// through a function, answers in JSON or as an event stream (with a
+// notification before the answer), can expire sessions, and records every
+// request.
+package fakemcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Era selects which generation of the protocol the server speaks.
+type Era int
+
+const (
+	// Session speaks only the session era: a request without a session id
+	// other than initialize is refused with 400.
+	Session Era = iota
+	// Stateless speaks only the stateless era.
+	Stateless
+	// Dual speaks both: initialize selects the session era, a request with
+	// per-request _meta the stateless era.
+	Dual
+)
+
+// Protocol versions the fake speaks.
+const (
+	StatelessVersion = "2026-07-28"
+	SessionVersion   = "2025-11-25"
+)
+
+// JSON-RPC error codes the fake sends.
+const (
+	CodeMethodNotFound      = -32601
+	CodeInvalidParams       = -32602
+	CodeHeaderMismatch      = -32020
+	CodeUnsupportedVersion  = -32022
+	CodeSessionNotFound     = -32001
+	CodeLegacyNoSessionID   = -32000
+	legacyNoSessionMessage  = "Bad Request: No valid session ID provided"
+	headerMismatchTemplate  = "Header mismatch: %s"
+	unsupportedVersionError = "Unsupported protocol version"
+)
+
+// DiscoverAnswer is how a session-era-only server answers server/discover.
+type DiscoverAnswer int
+
+const (
+	// Discover400 answers 400 with a non-stateless JSON-RPC error (-32000),
+	// as the TypeScript SDK does for a request without a session id.
+	Discover400 DiscoverAnswer = iota
+	// Discover404 answers 404 with no body.
+	Discover404
+	// Discover405 answers 405 with no body.
+	Discover405
+	// DiscoverMethodNotFound answers 200 with a -32601 error.
+	DiscoverMethodNotFound
+)
+
+// RPCError is a JSON-RPC error a CallFunc may return.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// CallFunc answers tools/call: a result object, or an error answer. ctx is
+// the HTTP request's context.
+type CallFunc func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, *RPCError)
+
+// Request is one HTTP request the server received.
+type Request struct {
+	HTTPMethod string
+	Header     http.Header
+	Body       []byte
+	// RPC is the decoded JSON-RPC body (zero for a request without one).
+	RPC RPCMessage
+}
+
+// RPCMessage is a decoded JSON-RPC message.
+type RPCMessage struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Meta returns the _meta object of the request's params, or nil.
+func (m RPCMessage) Meta() map[string]json.RawMessage {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	return p.Meta
+}
+
+// Server is the fake MCP server. Set its fields before serving; use the
+// methods while serving.
+type Server struct {
+	// Era is the generation the server speaks.
+	Era Era
+	// Discover is how a Session server answers server/discover.
+	Discover DiscoverAnswer
+	// Tools is the tool catalog, one JSON object per tool.
+	Tools []json.RawMessage
+	// PageSize splits Tools into pages; 0 serves one page.
+	PageSize int
+	// NextCursor, when set, gives the nextCursor answered to a tools/list
+	// request that sent cursor ("" ends the walk). Pages are served by
+	// cursor "page-N" (N from 1; "" is page 1); other cursors get no tools.
+	NextCursor func(cursor string) string
+	// Call answers tools/call; nil answers every call with an empty text
+	// result.
+	Call CallFunc
+	// SSE answers every request as an event stream with a notification
+	// frame (and a server request with the same id) before the answer.
+	SSE bool
+	// NoSessionID makes a session-era server assign no session id.
+	NoSessionID bool
+	// NoStream refuses notification streams: a session-era GET answers
+	// 405, a stateless-era subscriptions/listen a -32601 error with 404.
+	NoStream bool
+
+	mu       sync.Mutex
+	requests []Request
+	sessions map[string]bool
+	nextSID  int
+	expire   int
+	streams  map[*stream]bool
+	eventID  int
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// RPCMethods returns the JSON-RPC method of each POST received so far, and
+// "DELETE" or "GET" for those requests.
+func (s *Server) RPCMethods() []string {
+	var out []string
+	for _, r := range s.Requests() {
+		if r.HTTPMethod != http.MethodPost {
+			out = append(out, r.HTTPMethod)
+			continue
+		}
+		out = append(out, r.RPC.Method)
+	}
+	return out
+}
+
+// ExpireSessions makes the next n requests that carry a session id end
+// their session and answer 404.
+func (s *Server) ExpireSessions(n int) {
+	s.mu.Lock()
+	s.expire += n
+	s.mu.Unlock()
+}
+
+// LiveSessions returns how many sessions are open.
+func (s *Server) LiveSessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec := Request{HTTPMethod: r.Method, Header: r.Header.Clone(), Body: body}
+	_ = json.Unmarshal(body, &rec.RPC)
+	s.mu.Lock()
+	s.requests = append(s.requests, rec)
+	s.mu.Unlock()
+	msg := rec.RPC
+
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodGet:
+		s.serveGet(w, r)
+		return
+	case http.MethodDelete:
+		if s.Era == Stateless {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		sid := r.Header.Get("Mcp-Session-Id")
+		s.mu.Lock()
+		known := s.sessions[sid]
+		delete(s.sessions, sid)
+		s.mu.Unlock()
+		if !known {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "application/json") || !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		writeError(w, http.StatusNotAcceptable, nil, -32600, "Not Acceptable: accept both application/json and text/event-stream")
+		return
+	}
+	if msg.Method == "" {
+		writeError(w, http.StatusBadRequest, nil, -32700, "Parse error")
+		return
+	}
+	meta := msg.Meta()
+	_, modern := meta["io.modelcontextprotocol/protocolVersion"]
+	switch {
+	case s.Era == Stateless || (s.Era == Dual && modern):
+		s.serveStateless(w, r, msg, meta)
+	default:
+		s.serveSession(w, r, msg)
+	}
+}
+
+// serveStateless answers a 2026-07-28 request.
+func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, msg RPCMessage, meta map[string]json.RawMessage) {
+	if msg.Method == "initialize" {
+		writeError(w, http.StatusBadRequest, msg.ID, CodeUnsupportedVersion, unsupportedVersionError,
+			map[string]any{"supported": []string{StatelessVersion}})
+		return
+	}
+	var version string
+	if json.Unmarshal(meta["io.modelcontextprotocol/protocolVersion"], &version) != nil || meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+		writeError(w, http.StatusBadRequest, msg.ID, CodeInvalidParams, "Invalid params: _meta lacks the protocol version or client capabilities")
+		return
+	}
+	if h := r.Header.Get("Mcp-Protocol-Version"); h != version {
+		writeError(w, http.StatusBadRequest, msg.ID, CodeHeaderMismatch, fmt.Sprintf(headerMismatchTemplate, "MCP-Protocol-Version"))
+		return
+	}
+	if version != StatelessVersion {
+		writeError(w, http.StatusBadRequest, msg.ID, CodeUnsupportedVersion, unsupportedVersionError,
+			map[string]any{"supported": []string{StatelessVersion}, "requested": version})
+		return
+	}
+	if r.Header.Get("Mcp-Method") != msg.Method {
+		writeError(w, http.StatusBadRequest, msg.ID, CodeHeaderMismatch, fmt.Sprintf(headerMismatchTemplate, "Mcp-Method"))
+		return
+	}
+	if msg.ID == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if msg.Method == "tools/call" {
+		var p struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		if decodeHeader(r.Header.Get("Mcp-Name")) != p.Name {
+			writeError(w, http.StatusBadRequest, msg.ID, CodeHeaderMismatch, fmt.Sprintf(headerMismatchTemplate, "Mcp-Name"))
+			return
+		}
+	}
+	if msg.Method == "subscriptions/listen" {
+		if s.NoStream {
+			writeError(w, http.StatusNotFound, msg.ID, CodeMethodNotFound, "Method not found")
+			return
+		}
+		s.serveStream(w, r, msg.ID)
+		return
+	}
+	if msg.Method == "server/discover" {
+		s.answer(w, r, msg.ID, json.RawMessage(`{"resultType":"complete","supportedVersions":["`+StatelessVersion+`"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"private"}`), nil)
+		return
+	}
+	s.serveMethod(w, r, msg)
+}
+
+// serveSession answers a session-era request.
+func (s *Server) serveSession(w http.ResponseWriter, r *http.Request, msg RPCMessage) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if msg.Method == "initialize" {
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		version := SessionVersion
+		if p.ProtocolVersion == "2025-06-18" || p.ProtocolVersion == "2025-03-26" {
+			version = p.ProtocolVersion
+		}
+		if !s.NoSessionID {
+			s.mu.Lock()
+			s.nextSID++
+			sid = "session-" + strconv.Itoa(s.nextSID)
+			if s.sessions == nil {
+				s.sessions = map[string]bool{}
+			}
+			s.sessions[sid] = true
+			s.mu.Unlock()
+			w.Header().Set("Mcp-Session-Id", sid)
+		}
+		s.answer(w, r, msg.ID, json.RawMessage(`{"protocolVersion":"`+version+`","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fakemcp","version":"1.0.0"}}`), nil)
+		return
+	}
+	if !s.NoSessionID {
+		if sid == "" {
+			if msg.Method == "server/discover" {
+				s.answerDiscover(w, msg)
+				return
+			}
+			writeError(w, http.StatusBadRequest, nil, CodeLegacyNoSessionID, legacyNoSessionMessage)
+			return
+		}
+		s.mu.Lock()
+		known := s.sessions[sid]
+		if known && s.expire > 0 {
+			s.expire--
+			delete(s.sessions, sid)
+			known = false
+		}
+		s.mu.Unlock()
+		if !known {
+			writeError(w, http.StatusNotFound, nil, CodeSessionNotFound, "Session not found")
+			return
+		}
+		if v := r.Header.Get("Mcp-Protocol-Version"); v == "" {
+			writeError(w, http.StatusBadRequest, nil, -32600, "Bad Request: MCP-Protocol-Version header missing")
+			return
+		}
+	} else if msg.Method == "server/discover" {
+		s.answerDiscover(w, msg)
+		return
+	}
+	if msg.ID == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	s.serveMethod(w, r, msg)
+}
+
+// answerDiscover answers server/discover as a session-era-only server.
+func (s *Server) answerDiscover(w http.ResponseWriter, msg RPCMessage) {
+	switch s.Discover {
+	case Discover404:
+		w.WriteHeader(http.StatusNotFound)
+	case Discover405:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	case DiscoverMethodNotFound:
+		writeError(w, http.StatusOK, msg.ID, CodeMethodNotFound, "Method not found")
+	default:
+		writeError(w, http.StatusBadRequest, nil, CodeLegacyNoSessionID, legacyNoSessionMessage)
+	}
+}
+
+// serveMethod answers tools/list and tools/call in either era.
+func (s *Server) serveMethod(w http.ResponseWriter, r *http.Request, msg RPCMessage) {
+	switch msg.Method {
+	case "tools/list":
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		s.answer(w, r, msg.ID, s.page(p.Cursor), nil)
+	case "tools/call":
+		var p struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		if s.Call == nil {
+			s.answer(w, r, msg.ID, json.RawMessage(`{"content":[{"type":"text","text":""}]}`), nil)
+			return
+		}
+		res, rerr := s.Call(r.Context(), p.Name, p.Arguments)
+		s.answer(w, r, msg.ID, res, rerr)
+	default:
+		s.answer(w, r, msg.ID, nil, &RPCError{Code: CodeMethodNotFound, Message: "Method not found"})
+	}
+}
+
+// page returns the tools/list result after cursor ("" is the first page;
+// cursor "page-N" is page N).
+func (s *Server) page(cursor string) json.RawMessage {
+	n := 1
+	if c, ok := strings.CutPrefix(cursor, "page-"); ok {
+		n, _ = strconv.Atoi(c)
+	} else if cursor != "" {
+		n = 0 // a cursor made up by NextCursor: no tools
+	}
+	size := s.PageSize
+	if size <= 0 {
+		size = max(len(s.Tools), 1)
+	}
+	from, to := max(min((n-1)*size, len(s.Tools)), 0), max(min(n*size, len(s.Tools)), 0)
+	next := ""
+	if to < len(s.Tools) {
+		next = "page-" + strconv.Itoa(n+1)
+	}
+	if s.NextCursor != nil {
+		next = s.NextCursor(cursor)
+	}
+	out := map[string]any{"tools": s.Tools[from:to], "ttlMs": 0, "cacheScope": "private"}
+	if out["tools"] == nil || to <= from {
+		out["tools"] = []json.RawMessage{}
+	}
+	if next != "" {
+		out["nextCursor"] = next
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
+
+// answer writes the response to request id: a result or an error, as JSON
+// or as an event stream with a notification and a server request first.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, result json.RawMessage, rerr *RPCError) {
+	resp := map[string]any{"jsonrpc": "2.0", "id": id}
+	if rerr != nil {
+		resp["error"] = rerr
+	} else {
+		resp["result"] = result
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, id, -32603, "the fake could not encode its answer: "+err.Error())
+		return
+	}
+	if !s.SSE {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl, _ := w.(http.Flusher)
+	progress := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"result":"not the answer"}}`
+	serverReq := `{"jsonrpc":"2.0","id":` + string(id) + `,"method":"ping"}`
+	other := `{"jsonrpc":"2.0","id":"other","result":{"tools":[]}}`
+	fmt.Fprintf(w, "id: e0\ndata:\n\nevent: message\ndata: %s\n\nevent: message\ndata: %s\n\n: keep-alive\n\ndata: %s\n\n", progress, serverReq, other)
+	if fl != nil {
+		fl.Flush()
+	}
+	fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+}
+
+// writeError writes a JSON-RPC error response with the status.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string, data ...any) {
+	e := map[string]any{"code": code, "message": message}
+	if len(data) > 0 {
+		e["data"] = data[0]
+	}
+	resp := map[string]any{"jsonrpc": "2.0", "error": e}
+	if id != nil {
+		resp["id"] = id
+	}
+	b, _ := json.Marshal(resp)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// decodeHeader decodes a "=?base64?…?=" header value; other values are
+// returned as they are.
+func decodeHeader(v string) string {
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if inner, ok = strings.CutSuffix(inner, "?="); ok {
+			if b, err := base64.StdEncoding.DecodeString(inner); err == nil {
+				return string(b)
+			}
+		}
+	}
+	return v
+}

@@ -1,0 +1,224 @@
+// JSON-RPC 2.0 envelopes and the MCP message shapes the MCP client speaks:
+// initialize (session era, 2025-03-26 … 2025-11-25), server/discover and the
+// per-request _meta (stateless era, 2026-07-28), tools/list and tools/call
+// (both eras), and subscriptions/listen (stateless-era list-changed watch).
+
+package wire
+
+// RPCRequest is a JSON-RPC request the client sends. ID is the request id as
+// JSON (a number here); Params is the params object.
+//
+//easyjson:json
+type RPCRequest struct {
+	JSONRPC string     `json:"jsonrpc"`
+	ID      RawMessage `json:"id"`
+	Method  string     `json:"method"`
+	Params  RawMessage `json:"params,omitempty"`
+}
+
+// RPCNotification is a JSON-RPC notification: a request without an id.
+//
+//easyjson:json
+type RPCNotification struct {
+	JSONRPC string     `json:"jsonrpc"`
+	Method  string     `json:"method"`
+	Params  RawMessage `json:"params,omitempty"`
+}
+
+// RPCMessage is any JSON-RPC message a server sends: a response (ID and
+// Result or Error, no Method), a notification (Method, no ID) or a request
+// (Method and ID). Empty RawMessage fields were absent.
+//
+//easyjson:json
+type RPCMessage struct {
+	JSONRPC string     `json:"jsonrpc"`
+	ID      RawMessage `json:"id,omitempty"`
+	Method  string     `json:"method,omitempty"`
+	Params  RawMessage `json:"params,omitempty"`
+	Result  RawMessage `json:"result,omitempty"`
+	Error   *RPCError  `json:"error,omitempty"`
+}
+
+// RPCError is the error member of a JSON-RPC error response.
+//
+//easyjson:json
+type RPCError struct {
+	Code    int        `json:"code"`
+	Message string     `json:"message"`
+	Data    RawMessage `json:"data,omitempty"`
+}
+
+// MCPImplementation names a client or server implementation (clientInfo,
+// serverInfo).
+//
+//easyjson:json
+type MCPImplementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// MCPRequestMeta is the _meta every stateless-era (2026-07-28) request
+// carries: the protocol version and client capabilities (required) and the
+// client info.
+//
+//easyjson:json
+type MCPRequestMeta struct {
+	ProtocolVersion    string             `json:"io.modelcontextprotocol/protocolVersion"`
+	ClientInfo         *MCPImplementation `json:"io.modelcontextprotocol/clientInfo,omitempty"`
+	ClientCapabilities RawMessage         `json:"io.modelcontextprotocol/clientCapabilities"`
+}
+
+// MCPInitializeMeta is the _meta of a session-era initialize request: the
+// Honua server's workflow view hint.
+//
+//easyjson:json
+type MCPInitializeMeta struct {
+	WorkflowView string `json:"honua.io/workflow-view,omitempty"`
+}
+
+// MCPInitializeParams are the params of initialize.
+//
+//easyjson:json
+type MCPInitializeParams struct {
+	ProtocolVersion string            `json:"protocolVersion"`
+	Capabilities    RawMessage        `json:"capabilities"`
+	ClientInfo      MCPImplementation `json:"clientInfo"`
+	Meta            RawMessage        `json:"_meta,omitempty"`
+}
+
+// MCPInitializeResult is the result of initialize.
+//
+//easyjson:json
+type MCPInitializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    RawMessage         `json:"capabilities,omitempty"`
+	ServerInfo      *MCPImplementation `json:"serverInfo,omitempty"`
+	Instructions    string             `json:"instructions,omitempty"`
+}
+
+// MCPMetaParams are params that carry nothing but _meta (server/discover).
+//
+//easyjson:json
+type MCPMetaParams struct {
+	Meta RawMessage `json:"_meta,omitempty"`
+}
+
+// MCPDiscoverResult is the result of server/discover.
+//
+//easyjson:json
+type MCPDiscoverResult struct {
+	ResultType        string     `json:"resultType,omitempty"`
+	SupportedVersions []string   `json:"supportedVersions"`
+	Capabilities      RawMessage `json:"capabilities,omitempty"`
+	Instructions      string     `json:"instructions,omitempty"`
+	Meta              RawMessage `json:"_meta,omitempty"`
+}
+
+// MCPUnsupportedVersionData is the data of an UnsupportedProtocolVersion
+// error (-32022).
+//
+//easyjson:json
+type MCPUnsupportedVersionData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested,omitempty"`
+}
+
+// MCPListToolsParams are the params of tools/list.
+//
+//easyjson:json
+type MCPListToolsParams struct {
+	Cursor string     `json:"cursor,omitempty"`
+	Meta   RawMessage `json:"_meta,omitempty"`
+}
+
+// MCPToolDescriptor is one tool in a tools/list result.
+//
+//easyjson:json
+type MCPToolDescriptor struct {
+	Name         string     `json:"name"`
+	Title        string     `json:"title,omitempty"`
+	Description  string     `json:"description,omitempty"`
+	InputSchema  RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema RawMessage `json:"outputSchema,omitempty"`
+	Annotations  RawMessage `json:"annotations,omitempty"`
+	Meta         RawMessage `json:"_meta,omitempty"`
+}
+
+// MCPListToolsResult is the result of tools/list. An absent or empty
+// NextCursor ends the walk.
+//
+//easyjson:json
+type MCPListToolsResult struct {
+	ResultType string              `json:"resultType,omitempty"`
+	Tools      []MCPToolDescriptor `json:"tools"`
+	NextCursor string              `json:"nextCursor,omitempty"`
+}
+
+// MCPCallToolParams are the params of tools/call.
+//
+//easyjson:json
+type MCPCallToolParams struct {
+	Name      string     `json:"name"`
+	Arguments RawMessage `json:"arguments,omitempty"`
+	Meta      RawMessage `json:"_meta,omitempty"`
+}
+
+// MCPCallToolResult is the result of tools/call. ResultType is "complete"
+// (or absent, from earlier servers) or "input_required".
+//
+//easyjson:json
+type MCPCallToolResult struct {
+	ResultType        string     `json:"resultType,omitempty"`
+	Content           RawMessage `json:"content,omitempty"`
+	StructuredContent RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool       `json:"isError,omitempty"`
+}
+
+// MCPContentBlock is the part of a content block the client reads.
+//
+//easyjson:json
+type MCPContentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+}
+
+// MCPContentBlocks is a tools/call result's content list.
+//
+//easyjson:json
+type MCPContentBlocks []MCPContentBlock
+
+// MCPToolErrorBody is the {code, message} a tool error carries in its
+// structuredContent or first text block. Code is kept as JSON: a string or
+// a number.
+//
+//easyjson:json
+type MCPToolErrorBody struct {
+	Code    RawMessage `json:"code,omitempty"`
+	Message string     `json:"message,omitempty"`
+}
+
+// MCPListenFilter chooses the notifications of a subscriptions/listen
+// stream.
+//
+//easyjson:json
+type MCPListenFilter struct {
+	ToolsListChanged bool `json:"toolsListChanged,omitempty"`
+}
+
+// MCPListenParams are the params of subscriptions/listen.
+//
+//easyjson:json
+type MCPListenParams struct {
+	Notifications MCPListenFilter `json:"notifications"`
+	Meta          RawMessage      `json:"_meta,omitempty"`
+}
+
+// StringList is a JSON array of strings (a schema's type list).
+//
+//easyjson:json
+type StringList []string
+
+// RawList is a JSON array kept as its members' bytes.
+//
+//easyjson:json
+type RawList []RawMessage

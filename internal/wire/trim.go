@@ -1,0 +1,131 @@
+//go:build ignore
+
+// trim.go drops generated codec methods the module never calls (run by
+// generate.sh: go run trim.go). Types marked //agentwasm:decode-only
+// lose MarshalEasyJSON, types marked //agentwasm:encode-only lose
+// UnmarshalEasyJSON, and then every generated easyjson* function nothing
+// refers to any more is dropped too, until none is left. The linker would
+// otherwise keep them all: every wire type is handed to an interface.
+// It edits every *_easyjson.go file of the current directory.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	drop := map[string]bool{} // "Type.Method"
+	sources, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, f := range sources {
+		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") || f == "trim.go" {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
+		check(err)
+		for _, d := range file.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Doc == nil || g.Tok != token.TYPE {
+				continue
+			}
+			for _, c := range g.Doc.List {
+				name := g.Specs[0].(*ast.TypeSpec).Name.Name
+				switch c.Text {
+				case "//agentwasm:decode-only":
+					drop[name+".MarshalEasyJSON"] = true
+				case "//agentwasm:encode-only":
+					drop[name+".UnmarshalEasyJSON"] = true
+				}
+			}
+		}
+	}
+	generated, _ := filepath.Glob("*_easyjson.go")
+	for _, f := range generated {
+		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
+		check(err)
+		var kept []ast.Decl
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && drop[recvName(fn)+"."+fn.Name.Name] {
+				continue
+			}
+			kept = append(kept, d)
+		}
+		for changed := true; changed; {
+			changed = false
+			used := map[string]bool{}
+			for _, d := range kept {
+				fn, isFn := d.(*ast.FuncDecl)
+				ast.Inspect(d, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok && (!isFn || id != fn.Name) {
+						used[id.Name] = true
+					}
+					return true
+				})
+			}
+			var next []ast.Decl
+			for _, d := range kept {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "easyjson") && !used[fn.Name.Name] {
+					changed = true
+					continue
+				}
+				next = append(next, d)
+			}
+			kept = next
+		}
+		file.Decls = kept
+		file.Comments = keepComments(file, fset)
+		var buf bytes.Buffer
+		check(format.Node(&buf, fset, file))
+		check(os.WriteFile(f, buf.Bytes(), 0o644))
+	}
+}
+
+// keepComments keeps the comments that still sit inside or directly above a
+// kept declaration, so dropped methods leave no orphan doc comments.
+func keepComments(file *ast.File, fset *token.FileSet) []*ast.CommentGroup {
+	var out []*ast.CommentGroup
+	for _, c := range file.Comments {
+		keep := c.Pos() < file.Package
+		for _, d := range file.Decls {
+			if c.Pos() >= d.Pos() && c.End() <= d.End() {
+				keep = true
+			}
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Doc == c {
+				keep = true
+			}
+			if g, ok := d.(*ast.GenDecl); ok && (g.Doc == c || fset.Position(c.End()).Line+1 == fset.Position(g.Pos()).Line) {
+				keep = true
+			}
+		}
+		if keep {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func recvName(fn *ast.FuncDecl) string {
+	t := fn.Recv.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trim:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,488 @@
+// The default MCP client: MCP over Streamable HTTP at {baseUrl}/mcp through
+// the session's Fetcher, speaking both eras of the protocol (the session era
+// with initialize and Mcp-Session-Id, 2025-03-26 … 2025-11-25; the stateless
+// era with per-request _meta, 2026-07-28) and remembering which one the
+// server answered. This file holds the configuration, the client's state and
+// its MCPClient methods; mcp_era.go negotiates the era and runs the
+// handshake; mcp_http.go sends requests and reads answers.
+
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/wire"
+)
+
+// MCPEra is the generation of MCP's Streamable HTTP an MCP client speaks.
+type MCPEra string
+
+const (
+	// MCPEraAuto tries the stateless era first (server/discover) and falls
+	// back to the session era; the answer is remembered until Reset or Close.
+	MCPEraAuto MCPEra = "auto"
+	// MCPEraSession is the initialize-handshake era (2025-03-26 … 2025-11-25).
+	MCPEraSession MCPEra = "session"
+	// MCPEraStateless is the per-request-metadata era (2026-07-28).
+	MCPEraStateless MCPEra = "stateless"
+)
+
+// Protocol versions and defaults of HTTPMCPClient.
+const (
+	// MCPStatelessProtocolVersion is the stateless-era version the client
+	// sends in _meta and the MCP-Protocol-Version header.
+	MCPStatelessProtocolVersion = "2026-07-28"
+	// MCPSessionProtocolVersion is the session-era version the client asks
+	// for in initialize.
+	MCPSessionProtocolVersion = "2025-11-25"
+	// DefaultMCPMaxPages bounds a tools/list walk.
+	DefaultMCPMaxPages = 50
+	// DefaultMCPMaxResponseBytes bounds one response body (a JSON body, or
+	// the whole of an event stream).
+	DefaultMCPMaxResponseBytes = 8 << 20
+	// DefaultWorkflowView is the view hint sent on initialize.
+	DefaultWorkflowView = "setup"
+	// DefaultMCPClientName and DefaultMCPClientVersion are the clientInfo
+	// sent when the configuration gives none.
+	DefaultMCPClientName    = "agentwasm"
+	DefaultMCPClientVersion = "0.1.0"
+	// DefaultMCPCloseTimeout bounds the DELETE that Close sends.
+	DefaultMCPCloseTimeout = 10 * time.Second
+)
+
+// mcpSessionVersions are the session-era versions the client accepts from
+// an initialize answer, newest first.
+var mcpSessionVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// HTTPMCPConfig configures an HTTPMCPClient. Zero fields take the defaults
+// given.
+type HTTPMCPConfig struct {
+	// URL is the MCP endpoint, {baseUrl}/mcp. Required.
+	URL string
+	// Fetcher sends every request [bridge.DefaultFetcher()].
+	Fetcher bridge.Fetcher
+	// Auth supplies the bearer token, asked afresh for every request; after
+	// a 401 it is asked once with forceRefresh and the request retried.
+	// Nil sends no authorization header.
+	Auth TokenSource
+	// Era is the era to speak [MCPEraAuto].
+	Era MCPEra
+	// WorkflowView is sent as _meta["honua.io/workflow-view"] on initialize
+	// [DefaultWorkflowView].
+	WorkflowView string
+	// ClientName and ClientVersion are the clientInfo
+	// [DefaultMCPClientName, DefaultMCPClientVersion].
+	ClientName, ClientVersion string
+	// MaxPages bounds a tools/list walk [DefaultMCPMaxPages].
+	MaxPages int
+	// MaxResponseBytes bounds one response body [DefaultMCPMaxResponseBytes].
+	MaxResponseBytes int
+	// CloseTimeout bounds the DELETE that Close sends [DefaultMCPCloseTimeout].
+	CloseTimeout time.Duration
+	// OnNotification, when set, observes every notification a server sends
+	// on a request's event stream before the answer (progress, log
+	// messages). It runs on the calling goroutine, so it should return
+	// quickly; a panic in it is ignored.
+	OnNotification func(method string, params json.RawMessage)
+	// OnToolRejected, when set, hears of each tool a stateless-era
+	// tools/list walk left out because its x-mcp-header annotations break
+	// the rules, with the reason. A panic in it is ignored.
+	OnToolRejected func(name, reason string)
+}
+
+// HTTPMCPClient is the default MCPClient: MCP over Streamable HTTP through a
+// bridge.Fetcher. It is safe for concurrent use; concurrent calls share one
+// era probe and one handshake.
+type HTTPMCPClient struct {
+	cfg       HTTPMCPConfig
+	meta      wire.RawMessage // the stateless era's _meta
+	initMeta  wire.RawMessage // initialize's _meta
+	clientCap wire.RawMessage // the client capabilities: none
+
+	ids atomic.Int64
+	sem chan struct{} // one slot, held while probing or initializing
+
+	mu     sync.Mutex
+	st     mcpState
+	params map[string][]paramHeader // x-mcp-header annotations by tool, from the last stateless-era walk
+}
+
+// mcpState is what the client knows about the server, copied by each request.
+type mcpState struct {
+	era       MCPEra // MCPEraSession or MCPEraStateless once known; "" before
+	ready     bool   // requests may be sent: stateless, or initialized
+	sessionID string // session era: the Mcp-Session-Id to echo
+	version   string // the protocol version of the MCP-Protocol-Version header
+	gen       uint64 // bumped by Reset and Close; a handshake of an older one is dropped
+}
+
+// NewHTTPMCPClient returns a client for cfg. It sends nothing until the
+// first call.
+func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("session: HTTPMCPConfig.URL is empty; give the MCP endpoint, {baseUrl}/mcp")
+	}
+	switch cfg.Era {
+	case "":
+		cfg.Era = MCPEraAuto
+	case MCPEraAuto, MCPEraSession, MCPEraStateless:
+	default:
+		return nil, fmt.Errorf("session: HTTPMCPConfig.Era is %q; give \"auto\", \"session\" or \"stateless\"", cfg.Era)
+	}
+	if cfg.MaxPages < 0 || cfg.MaxResponseBytes < 0 || cfg.CloseTimeout < 0 {
+		return nil, errors.New("session: HTTPMCPConfig bounds must not be negative")
+	}
+	if cfg.Fetcher == nil {
+		cfg.Fetcher = bridge.DefaultFetcher()
+	}
+	if cfg.WorkflowView == "" {
+		cfg.WorkflowView = DefaultWorkflowView
+	}
+	if cfg.ClientName == "" {
+		cfg.ClientName = DefaultMCPClientName
+	}
+	if cfg.ClientVersion == "" {
+		cfg.ClientVersion = DefaultMCPClientVersion
+	}
+	if cfg.MaxPages == 0 {
+		cfg.MaxPages = DefaultMCPMaxPages
+	}
+	if cfg.MaxResponseBytes == 0 {
+		cfg.MaxResponseBytes = DefaultMCPMaxResponseBytes
+	}
+	if cfg.CloseTimeout == 0 {
+		cfg.CloseTimeout = DefaultMCPCloseTimeout
+	}
+	c := &HTTPMCPClient{cfg: cfg, sem: make(chan struct{}, 1), clientCap: wire.RawMessage("{}")}
+	var err error
+	c.meta, err = wire.Marshal(&wire.MCPRequestMeta{
+		ProtocolVersion:    MCPStatelessProtocolVersion,
+		ClientInfo:         &wire.MCPImplementation{Name: cfg.ClientName, Version: cfg.ClientVersion},
+		ClientCapabilities: c.clientCap,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.initMeta, err = wire.Marshal(&wire.MCPInitializeMeta{WorkflowView: cfg.WorkflowView})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Era returns the era the client speaks: the configured one, or for
+// MCPEraAuto the one the server answered, or MCPEraAuto while that is not
+// known yet.
+func (c *HTTPMCPClient) Era() MCPEra {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.st.era != "" {
+		return c.st.era
+	}
+	return c.cfg.Era
+}
+
+// ListTools walks tools/list from the first page, following nextCursor
+// until it is absent or empty, and returns every tool in server order. A
+// repeated cursor, or more than MaxPages pages, fails the walk with an
+// *MCPProtocolError of code RPCInternalError; no partial catalog is
+// returned.
+func (c *HTTPMCPClient) ListTools(ctx context.Context) (tools []MCPTool, err error) {
+	tools, _, err = c.ListToolPages(ctx)
+	return tools, err
+}
+
+// ListToolPages is ListTools that also says how many pages the catalog
+// took (MCPPageLister).
+func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pages int, err error) {
+	defer recoverMCP(&err, "tools/list")
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		raw, err := c.call(ctx, "tools/list", "", nil, func(meta wire.RawMessage) wire.Marshaler {
+			return &wire.MCPListToolsParams{Cursor: cursor, Meta: meta}
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+		var r wire.MCPListToolsResult
+		if err := wire.Unmarshal(raw, &r); err != nil {
+			return nil, 0, &MCPTransportError{Method: "tools/list", Msg: "malformed result", Err: err}
+		}
+		for _, t := range r.Tools {
+			tools = append(tools, MCPTool{
+				Name:         t.Name,
+				Title:        t.Title,
+				Description:  t.Description,
+				InputSchema:  json.RawMessage(t.InputSchema),
+				OutputSchema: json.RawMessage(t.OutputSchema),
+				Annotations:  json.RawMessage(t.Annotations),
+				Meta:         json.RawMessage(t.Meta),
+			})
+		}
+		switch {
+		case r.NextCursor == "":
+			return c.checkParamHeaders(tools), page, nil
+		case seen[r.NextCursor] || r.NextCursor == cursor:
+			return nil, 0, &MCPProtocolError{Method: "tools/list", Code: RPCInternalError,
+				Message: fmt.Sprintf("the server repeated the cursor %q on page %d", r.NextCursor, page)}
+		case page >= c.cfg.MaxPages:
+			return nil, 0, &MCPProtocolError{Method: "tools/list", Code: RPCInternalError,
+				Message: fmt.Sprintf("the catalog has more than %d pages", c.cfg.MaxPages)}
+		}
+		seen[r.NextCursor] = true
+		cursor = r.NextCursor
+	}
+}
+
+// CallTool calls tools/call with name and args, a JSON object (empty means
+// {}). Cancelling ctx aborts the request. A result with isError returns the
+// result and an *MCPToolError; an error answer is an *MCPProtocolError; no
+// usable answer is an *MCPTransportError; an ended ctx gives an error for
+// which errors.Is(err, ctx.Err()) holds.
+func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args json.RawMessage) (res MCPToolResult, err error) {
+	defer recoverMCP(&err, "tools/call")
+	if name == "" {
+		return MCPToolResult{}, errors.New("mcp: tools/call: the tool name is empty")
+	}
+	a, err := toolArguments(args)
+	if err != nil {
+		return MCPToolResult{}, fmt.Errorf("mcp: tools/call %s: %w", name, err)
+	}
+	c.mu.Lock()
+	extra := paramHeaderValues(c.params[name], a)
+	c.mu.Unlock()
+	raw, err := c.call(ctx, "tools/call", name, extra, func(meta wire.RawMessage) wire.Marshaler {
+		return &wire.MCPCallToolParams{Name: name, Arguments: a, Meta: meta}
+	})
+	if err != nil {
+		return MCPToolResult{}, err
+	}
+	return callToolResult(name, raw)
+}
+
+// callToolResult reads a tools/call result: an input_required result is a
+// protocol error; a result with isError comes with an *MCPToolError.
+func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
+	var r wire.MCPCallToolResult
+	if err := wire.Unmarshal(raw, &r); err != nil {
+		return MCPToolResult{}, &MCPTransportError{Method: "tools/call", Msg: "malformed result", Err: err}
+	}
+	if r.ResultType == "input_required" {
+		return MCPToolResult{}, &MCPProtocolError{Method: "tools/call", Code: RPCInternalError,
+			Message: "the server asked for client input (resultType input_required), which this client does not provide"}
+	}
+	res := MCPToolResult{
+		Content:           json.RawMessage(r.Content),
+		StructuredContent: json.RawMessage(r.StructuredContent),
+		IsError:           r.IsError,
+	}
+	if r.IsError {
+		return res, toolError(name, res)
+	}
+	return res, nil
+}
+
+// Reset forgets the era and the MCP session without telling the server; the
+// next call negotiates afresh. A handshake in flight is dropped.
+func (c *HTTPMCPClient) Reset() {
+	c.mu.Lock()
+	c.st = mcpState{gen: c.st.gen + 1}
+	c.mu.Unlock()
+}
+
+// Close ends the MCP session: in the session era it sends DELETE with the
+// session id (bounded by CloseTimeout; a 404 or 405 answer is fine), and in
+// either era it forgets the era and session like Reset. The client stays
+// usable: a later call starts a new session.
+func (c *HTTPMCPClient) Close() (err error) {
+	defer recoverMCP(&err, "DELETE")
+	c.mu.Lock()
+	st := c.st
+	c.st = mcpState{gen: st.gen + 1}
+	c.mu.Unlock()
+	if st.era != MCPEraSession || st.sessionID == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.CloseTimeout)
+	defer cancel()
+	hdr := bridge.Header{"mcp-session-id": st.sessionID}
+	if st.version != "" {
+		hdr["mcp-protocol-version"] = st.version
+	}
+	resp, err := c.send(ctx, "DELETE", "DELETE", hdr, nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if ok2xx(resp.Status) || resp.Status == 404 || resp.Status == 405 {
+		return nil
+	}
+	return &MCPTransportError{Method: "DELETE", Status: resp.Status, Msg: "the server refused to end the session"}
+}
+
+// state returns a copy of the client's state.
+func (c *HTTPMCPClient) state() mcpState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st
+}
+
+// store replaces the state unless Reset or Close ran since gen was read.
+func (c *HTTPMCPClient) store(st mcpState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.st.gen == st.gen {
+		c.st = st
+	}
+}
+
+// call sends one request in the current era and returns its result. In the
+// session era a 404 on a request that carried a session id re-initializes
+// once and retries; a second 404 is an error.
+//
+// extra holds headers sent in the stateless era only (Mcp-Param-*).
+func (c *HTTPMCPClient) call(ctx context.Context, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, error) {
+	st, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for renewed := false; ; renewed = true {
+		res, status, err := c.roundTrip(ctx, st, method, name, extra, params)
+		if status == 404 && st.era == MCPEraSession && st.sessionID != "" && !renewed {
+			if st, err = c.renew(ctx, st); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return res, err
+	}
+}
+
+// checkParamHeaders, after a walk in the stateless era, leaves out the
+// tools whose x-mcp-header annotations break the rules and remembers the
+// annotations of the others for tools/call. In the session era it forgets
+// them.
+func (c *HTTPMCPClient) checkParamHeaders(tools []MCPTool) []MCPTool {
+	params := map[string][]paramHeader{}
+	if c.Era() == MCPEraStateless {
+		kept := tools[:0]
+		for _, t := range tools {
+			hs, err := paramHeaders(t.InputSchema)
+			if err != nil {
+				c.rejected(t.Name, err.Error())
+				continue
+			}
+			if len(hs) > 0 {
+				params[t.Name] = hs
+			}
+			kept = append(kept, t)
+		}
+		tools = kept
+	}
+	c.mu.Lock()
+	c.params = params
+	c.mu.Unlock()
+	return tools
+}
+
+// rejected tells OnToolRejected, ignoring a panic in it.
+func (c *HTTPMCPClient) rejected(name, reason string) {
+	if c.cfg.OnToolRejected == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	c.cfg.OnToolRejected(name, reason)
+}
+
+// toolArguments checks args, a JSON object, and returns it ({} when empty).
+func toolArguments(args json.RawMessage) (wire.RawMessage, error) {
+	a := trimJSONSpace(args)
+	if len(a) == 0 || string(a) == "null" {
+		return wire.RawMessage("{}"), nil
+	}
+	var v wire.RawMessage
+	if a[0] != '{' || wire.Unmarshal(a, &v) != nil {
+		return nil, errors.New("the arguments are not a JSON object")
+	}
+	return wire.RawMessage(a), nil
+}
+
+// trimJSONSpace drops JSON white space around b.
+func trimJSONSpace(b []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// toolError reads the code and message of a result with isError.
+func toolError(name string, r MCPToolResult) *MCPToolError {
+	e := &MCPToolError{Tool: name, Result: r}
+	if code, msg, ok := errorBody(r.StructuredContent); ok {
+		e.Code, e.Message = code, msg
+		return e
+	}
+	var blocks wire.MCPContentBlocks
+	if len(r.Content) > 0 && wire.Unmarshal(r.Content, &blocks) == nil {
+		for _, b := range blocks {
+			if b.Type != "text" {
+				continue
+			}
+			if code, msg, ok := errorBody([]byte(b.Text)); ok {
+				e.Code, e.Message = code, msg
+			} else {
+				e.Code, e.Message = "unknown", b.Text
+			}
+			return e
+		}
+	}
+	e.Code, e.Message = "unknown", "the tool reported an error without a message"
+	return e
+}
+
+// errorBody parses data as {code, message}; ok is false unless it is an
+// object with a code or a message. A numeric code is kept as its digits; a
+// missing code is "unknown".
+func errorBody(data []byte) (code, msg string, ok bool) {
+	d := trimJSONSpace(data)
+	if len(d) == 0 || d[0] != '{' {
+		return "", "", false
+	}
+	var b wire.MCPToolErrorBody
+	if wire.Unmarshal(d, &b) != nil {
+		return "", "", false
+	}
+	if c := trimJSONSpace(b.Code); len(c) > 0 {
+		if c[0] == '"' {
+			code, _ = wire.DecodeString(c)
+		} else if c[0] == '-' || (c[0] >= '0' && c[0] <= '9') {
+			code = string(c)
+		}
+	}
+	if code == "" && b.Message == "" {
+		return "", "", false
+	}
+	if code == "" {
+		code = "unknown"
+	}
+	return code, b.Message, true
+}
+
+// recoverMCP turns a panic in an exported method into a transport error.
+func recoverMCP(err *error, method string) {
+	if p := recover(); p != nil {
+		*err = &MCPTransportError{Method: method, Msg: fmt.Sprintf("the MCP client panicked: %v", p)}
+	}
+}

@@ -1,0 +1,197 @@
+// Era negotiation and the session-era handshake of HTTPMCPClient.
+
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
+)
+
+// usable reports whether requests may be sent with st.
+func (st mcpState) usable() bool {
+	return st.ready && (st.era == MCPEraStateless || st.era == MCPEraSession)
+}
+
+// acquire takes the handshake slot, or fails when ctx ends first.
+func (c *HTTPMCPClient) acquire(ctx context.Context, method string) error {
+	select {
+	case c.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctxError(ctx, method)
+	}
+}
+
+func (c *HTTPMCPClient) release() { <-c.sem }
+
+// ensure returns a usable state, probing the era and initializing first
+// when needed. Concurrent callers share one probe and one handshake.
+func (c *HTTPMCPClient) ensure(ctx context.Context) (mcpState, error) {
+	if st := c.state(); st.usable() {
+		return st, nil
+	}
+	if err := c.acquire(ctx, "initialize"); err != nil {
+		return mcpState{}, err
+	}
+	defer c.release()
+	st := c.state()
+	if st.usable() {
+		return st, nil
+	}
+	if st.era == "" {
+		era := c.cfg.Era
+		if era == MCPEraAuto {
+			var err error
+			if era, err = c.probe(ctx, st); err != nil {
+				return mcpState{}, err
+			}
+		}
+		st.era = era
+		if era == MCPEraStateless {
+			st.ready, st.version = true, MCPStatelessProtocolVersion
+		}
+		c.store(st) // the era is remembered even if the handshake fails
+		if st.ready {
+			return st, nil
+		}
+	}
+	return c.initialize(ctx, st)
+}
+
+// renew starts a new session after stale's session ended (a 404), unless a
+// concurrent caller already did.
+func (c *HTTPMCPClient) renew(ctx context.Context, stale mcpState) (mcpState, error) {
+	if err := c.acquire(ctx, "initialize"); err != nil {
+		return mcpState{}, err
+	}
+	defer c.release()
+	st := c.state()
+	if st.gen != stale.gen {
+		return mcpState{}, &MCPTransportError{Method: "initialize", Msg: "the MCP client was reset while the session was renewed"}
+	}
+	if st.usable() && st.sessionID != stale.sessionID {
+		return st, nil // someone else renewed it
+	}
+	st = mcpState{era: MCPEraSession, gen: st.gen}
+	c.store(st)
+	return c.initialize(ctx, st)
+}
+
+// probe asks server/discover in the stateless era and returns the era the
+// server speaks. It falls back to the session era on a 400 whose body is
+// not a recognised stateless-era error, a 404 or 405, or a JSON-RPC
+// "method not found" answer.
+func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) {
+	st.era, st.version = MCPEraStateless, MCPStatelessProtocolVersion
+	raw, status, err := c.roundTrip(ctx, st, "server/discover", "", nil, func(meta wire.RawMessage) wire.Marshaler {
+		return &wire.MCPMetaParams{Meta: meta}
+	})
+	if err == nil {
+		var r wire.MCPDiscoverResult
+		if err := wire.Unmarshal(raw, &r); err != nil {
+			return "", &MCPTransportError{Method: "server/discover", Msg: "malformed result", Err: err}
+		}
+		return eraOfVersions(r.SupportedVersions, nil)
+	}
+	if ctx.Err() != nil {
+		return "", err
+	}
+	var pe *MCPProtocolError
+	isPE := errors.As(err, &pe)
+	switch {
+	case status == 404 || status == 405:
+		return MCPEraSession, nil
+	case status == 400 && isPE && statelessErrorCode(pe.Code):
+		if pe.Code == MCPUnsupportedProtocolVersion {
+			var d wire.MCPUnsupportedVersionData
+			if wire.Unmarshal(pe.Data, &d) == nil {
+				return eraOfVersions(d.Supported, err)
+			}
+		}
+		return "", err
+	case status == 400:
+		return MCPEraSession, nil
+	case isPE && pe.Code == RPCMethodNotFound:
+		return MCPEraSession, nil
+	}
+	return "", err
+}
+
+// statelessErrorCode reports whether code is an error only a stateless-era
+// server sends.
+func statelessErrorCode(code int) bool {
+	return code == MCPHeaderMismatch || code == MCPMissingRequiredClientCapability || code == MCPUnsupportedProtocolVersion
+}
+
+// eraOfVersions picks the era from a server's supported versions: the
+// stateless era when it lists ours (or lists nothing), else the session era
+// when it lists a session-era version the client speaks. Otherwise it fails
+// with cause, or a protocol error naming the versions.
+func eraOfVersions(versions []string, cause error) (MCPEra, error) {
+	if len(versions) == 0 || slices.Contains(versions, MCPStatelessProtocolVersion) {
+		return MCPEraStateless, nil
+	}
+	for _, v := range versions {
+		if slices.Contains(mcpSessionVersions, v) {
+			return MCPEraSession, nil
+		}
+	}
+	if cause != nil {
+		return "", cause
+	}
+	return "", &MCPProtocolError{Method: "server/discover", Code: MCPUnsupportedProtocolVersion,
+		Message: fmt.Sprintf("the server supports none of the client's protocol versions (it supports %v)", versions)}
+}
+
+// initialize runs the session-era handshake from st (era session, not
+// ready): initialize, then notifications/initialized with the session id
+// and protocol version the answer set. The caller holds the handshake slot.
+func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, error) {
+	st.sessionID, st.version, st.ready = "", "", false
+	params := &wire.MCPInitializeParams{
+		ProtocolVersion: MCPSessionProtocolVersion,
+		Capabilities:    c.clientCap,
+		ClientInfo:      wire.MCPImplementation{Name: c.cfg.ClientName, Version: c.cfg.ClientVersion},
+		Meta:            c.initMeta,
+	}
+	raw, sid, err := c.initializeRequest(ctx, st, params)
+	if err != nil {
+		return mcpState{}, err
+	}
+	var r wire.MCPInitializeResult
+	if err := wire.Unmarshal(raw, &r); err != nil {
+		return mcpState{}, &MCPTransportError{Method: "initialize", Msg: "malformed result", Err: err}
+	}
+	if !slices.Contains(mcpSessionVersions, r.ProtocolVersion) {
+		return mcpState{}, &MCPProtocolError{Method: "initialize", Code: MCPUnsupportedProtocolVersion,
+			Message: fmt.Sprintf("the server answered protocol version %q, which this client does not speak", r.ProtocolVersion)}
+	}
+	st.sessionID, st.version = sid, r.ProtocolVersion
+	if err := c.notify(ctx, st, "notifications/initialized"); err != nil {
+		return mcpState{}, err
+	}
+	st.ready = true
+	c.store(st)
+	return st, nil
+}
+
+// initializeRequest sends initialize and returns its result and the
+// Mcp-Session-Id the response carried.
+func (c *HTTPMCPClient) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (wire.RawMessage, string, error) {
+	id := c.ids.Add(1)
+	body, err := encodeRequest(id, "initialize", params)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := c.send(ctx, "initialize", "POST", c.postHeader(st, "initialize", ""), body)
+	if err != nil {
+		return nil, "", err
+	}
+	sid := resp.Header.Get("mcp-session-id")
+	raw, err := c.readAnswer(ctx, "initialize", id, resp)
+	return raw, sid, err
+}

@@ -1,0 +1,82 @@
+// The three kinds of MCP client errors: transport, protocol and tool.
+
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// JSON-RPC and MCP error codes the MCP client reads or reports.
+const (
+	// RPCMethodNotFound is JSON-RPC's "method not found" (-32601).
+	RPCMethodNotFound = -32601
+	// RPCInternalError is JSON-RPC's "internal error" (-32603); the client
+	// reports a broken tools/list walk and an unusable answer with it.
+	RPCInternalError = -32603
+	// MCPHeaderMismatch is the 2026-07-28 HeaderMismatch error (-32020).
+	MCPHeaderMismatch = -32020
+	// MCPMissingRequiredClientCapability is the 2026-07-28
+	// MissingRequiredClientCapability error (-32021).
+	MCPMissingRequiredClientCapability = -32021
+	// MCPUnsupportedProtocolVersion is the 2026-07-28
+	// UnsupportedProtocolVersion error (-32022).
+	MCPUnsupportedProtocolVersion = -32022
+)
+
+// MCPTransportError reports an MCP request that got no usable answer: the
+// network failed, the server answered with a non-2xx status and no JSON-RPC
+// error, or the body was malformed or too large.
+type MCPTransportError struct {
+	Method string // the JSON-RPC method, or "DELETE" for Close
+	Status int    // the HTTP status, 0 when no response arrived
+	Msg    string // what went wrong
+	Err    error  // the cause, if any
+}
+
+// Error says which request failed and why.
+func (e *MCPTransportError) Error() string {
+	s := "mcp: " + e.Method + ": " + e.Msg
+	if e.Status != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *MCPTransportError) Unwrap() error { return e.Err }
+
+// MCPProtocolError is a JSON-RPC error answer, or a breach of the protocol
+// the client reports with a JSON-RPC code (a broken tools/list walk is
+// RPCInternalError).
+type MCPProtocolError struct {
+	Method  string          // the JSON-RPC method
+	Code    int             // the JSON-RPC error code
+	Message string          // the error message
+	Data    json.RawMessage // the error's data member, if any
+	Status  int             // the HTTP status it came with, 0 when the client made it up
+}
+
+// Error says which request failed, with the code and message.
+func (e *MCPProtocolError) Error() string {
+	return fmt.Sprintf("mcp: %s: error %d: %s", e.Method, e.Code, e.Message)
+}
+
+// MCPToolError is a tools/call result with isError set. Code and Message
+// come from structuredContent {code, message}, else from the first text
+// block parsed as {code, message}, else Message is that block's raw text and
+// Code is "unknown".
+type MCPToolError struct {
+	Tool    string
+	Code    string
+	Message string
+	Result  MCPToolResult // the whole result
+}
+
+// Error says which tool failed, with the code and message.
+func (e *MCPToolError) Error() string {
+	return fmt.Sprintf("mcp: tool %s failed: %s: %s", e.Tool, e.Code, e.Message)
+}

@@ -1,0 +1,326 @@
+// How HTTPMCPClient sends a request over Streamable HTTP and reads the
+// answer from a JSON body or an event stream.
+
+package session
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/wire"
+)
+
+// mcpErrorBodyBytes bounds how much of a non-2xx body is read for a
+// JSON-RPC error.
+const mcpErrorBodyBytes = 64 << 10
+
+// errBodyTooLarge is returned by a boundedReader past its bound.
+var errBodyTooLarge = errors.New("the response body exceeds the size bound")
+
+// encodeRequest returns the JSON body of request id calling method.
+func encodeRequest(id int64, method string, params wire.Marshaler) ([]byte, error) {
+	p, err := wire.Marshal(params)
+	if err != nil {
+		return nil, &MCPTransportError{Method: method, Msg: "could not encode the request", Err: err}
+	}
+	return wire.Marshal(&wire.RPCRequest{JSONRPC: "2.0", ID: wire.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p})
+}
+
+// postHeader returns the headers of a POST in st's era: content type and
+// accept always; the session id and protocol version in the session era
+// once known; the protocol version, Mcp-Method and (for a named call)
+// Mcp-Name in the stateless era.
+func (c *HTTPMCPClient) postHeader(st mcpState, method, name string) bridge.Header {
+	h := bridge.Header{"content-type": "application/json", "accept": "application/json, text/event-stream"}
+	switch st.era {
+	case MCPEraStateless:
+		h["mcp-protocol-version"] = st.version
+		h["mcp-method"] = method
+		if name != "" {
+			h["mcp-name"] = headerValue(name)
+		}
+	case MCPEraSession:
+		if st.sessionID != "" {
+			h["mcp-session-id"] = st.sessionID
+		}
+		if st.version != "" {
+			h["mcp-protocol-version"] = st.version
+		}
+	}
+	return h
+}
+
+// headerValue returns v as a header value, Base64-encoded in the
+// "=?base64?…?=" form when it is not plain visible ASCII (with inner spaces
+// and tabs allowed) or looks like that form itself.
+func headerValue(v string) string {
+	safe := v == "" || (v[0] != ' ' && v[0] != '\t' && v[len(v)-1] != ' ' && v[len(v)-1] != '\t')
+	for i := 0; safe && i < len(v); i++ {
+		b := v[i]
+		safe = b == ' ' || b == '\t' || (b >= 0x21 && b <= 0x7e)
+	}
+	if safe && !(strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=")) {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+}
+
+// roundTrip sends one request with st and returns its result, and the HTTP
+// status (0 when no response arrived).
+// extra headers are added in the stateless era.
+func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, int, error) {
+	var meta wire.RawMessage
+	if st.era == MCPEraStateless {
+		meta = c.meta
+	}
+	id := c.ids.Add(1)
+	body, err := encodeRequest(id, method, params(meta))
+	if err != nil {
+		return nil, 0, err
+	}
+	hdr := c.postHeader(st, method, name)
+	if st.era == MCPEraStateless {
+		for k, v := range extra {
+			hdr[k] = v
+		}
+	}
+	resp, err := c.send(ctx, method, "POST", hdr, body)
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := c.readAnswer(ctx, method, id, resp)
+	return res, resp.Status, err
+}
+
+// notify sends a notification and expects a 2xx (202 Accepted).
+func (c *HTTPMCPClient) notify(ctx context.Context, st mcpState, method string) error {
+	body, err := wire.Marshal(&wire.RPCNotification{JSONRPC: "2.0", Method: method})
+	if err != nil {
+		return &MCPTransportError{Method: method, Msg: "could not encode the notification", Err: err}
+	}
+	resp, err := c.send(ctx, method, "POST", c.postHeader(st, method, ""), body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if !ok2xx(resp.Status) {
+		return c.statusError(method, resp)
+	}
+	return nil
+}
+
+// send performs one HTTP request with a fresh bearer token, asking for a
+// forced refresh and retrying once after a 401. The response body is never
+// nil.
+func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr bridge.Header, body []byte) (*bridge.Response, error) {
+	for attempt := 0; ; attempt++ {
+		h := make(bridge.Header, len(hdr)+1)
+		for k, v := range hdr {
+			h[k] = v
+		}
+		if c.cfg.Auth != nil {
+			tok, err := c.token(ctx, method, attempt > 0)
+			if err != nil {
+				return nil, err
+			}
+			if tok != "" {
+				h["authorization"] = "Bearer " + tok
+			}
+		}
+		resp, err := c.cfg.Fetcher.Fetch(ctx, &bridge.Request{Method: httpMethod, URL: c.cfg.URL, Header: h, Body: body})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctxError(ctx, method)
+			}
+			return nil, &MCPTransportError{Method: method, Msg: "could not reach the MCP server at " + c.cfg.URL, Err: unwrapFetch(err)}
+		}
+		if resp == nil {
+			return nil, &MCPTransportError{Method: method, Msg: "the fetcher returned no response and no error"}
+		}
+		if resp.Body == nil {
+			resp.Body = io.NopCloser(strings.NewReader(""))
+		}
+		if resp.Header == nil {
+			resp.Header = bridge.Header{}
+		}
+		if resp.Status == 401 && attempt == 0 && c.cfg.Auth != nil {
+			resp.Body.Close()
+			continue
+		}
+		return resp, nil
+	}
+}
+
+// token asks the TokenSource, guarding against a panic in it.
+func (c *HTTPMCPClient) token(ctx context.Context, method string, forceRefresh bool) (tok string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &MCPTransportError{Method: method, Msg: fmt.Sprintf("could not get an access token: the token source panicked: %v", p)}
+		}
+	}()
+	tok, err = c.cfg.Auth.AccessToken(ctx, forceRefresh)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctxError(ctx, method)
+		}
+		return "", &MCPTransportError{Method: method, Msg: "could not get an access token", Err: err}
+	}
+	return tok, nil
+}
+
+// ctxError is the error of a request whose ctx ended.
+func ctxError(ctx context.Context, method string) error {
+	return fmt.Errorf("mcp: %s: %w", method, ctx.Err())
+}
+
+func ok2xx(status int) bool { return status >= 200 && status <= 299 }
+
+// readAnswer reads request id's answer from resp and closes its body.
+// Cancelling ctx closes the body, so a read blocked on it returns.
+func (c *HTTPMCPClient) readAnswer(ctx context.Context, method string, id int64, resp *bridge.Response) (wire.RawMessage, error) {
+	defer resp.Body.Close()
+	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
+	defer stop()
+	if !ok2xx(resp.Status) {
+		return nil, c.statusError(method, resp)
+	}
+	if resp.Status == 202 || resp.Status == 204 {
+		return nil, &MCPTransportError{Method: method, Status: resp.Status, Msg: "the server accepted the request without answering it"}
+	}
+	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, c.cfg.MaxResponseBytes, c.observe)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctxError(ctx, method)
+	}
+	return res, err
+}
+
+// observe hands a notification to OnNotification, ignoring a panic in it.
+func (c *HTTPMCPClient) observe(m *wire.RPCMessage) {
+	if c.cfg.OnNotification == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	c.cfg.OnNotification(m.Method, []byte(m.Params))
+}
+
+// statusError reads a non-2xx answer: a JSON-RPC error in the body is an
+// *MCPProtocolError (with the status), anything else an *MCPTransportError.
+func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyBytes))
+	var m wire.RPCMessage
+	if d := trimJSONSpace(data); len(d) > 0 && d[0] == '{' && wire.Unmarshal(d, &m) == nil && m.Error != nil {
+		return &MCPProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data), Status: resp.Status}
+	}
+	return &MCPTransportError{Method: method, Status: resp.Status, Msg: "the server answered with an error status"}
+}
+
+// decodeAnswer reads the answer to request id from body: one JSON-RPC
+// response when contentType is not an event stream, else the first event
+// whose data is the response with that id (notifications before it go to
+// observe; server requests and answers to other ids are skipped). It reads
+// at most maxBytes. The result is returned; a JSON-RPC error is an
+// *MCPProtocolError; anything unreadable is an *MCPTransportError.
+func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe func(*wire.RPCMessage)) (wire.RawMessage, error) {
+	idText := strconv.FormatInt(id, 10)
+	r := &boundedReader{r: body, max: int64(maxBytes)}
+	if !isEventStream(contentType) {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, readError(method, err)
+		}
+		var m wire.RPCMessage
+		if d := trimJSONSpace(data); len(d) == 0 || d[0] != '{' || wire.Unmarshal(d, &m) != nil {
+			return nil, &MCPTransportError{Method: method, Msg: "the answer is not a JSON-RPC message"}
+		}
+		if m.Method != "" || (len(m.ID) > 0 && string(trimJSONSpace(m.ID)) != idText) {
+			return nil, &MCPTransportError{Method: method, Msg: "the answer is not the response to the request"}
+		}
+		return answerOf(method, &m)
+	}
+	sr := bridge.NewSSEReader(r, maxBytes)
+	for {
+		ev, err := sr.Next()
+		if err == io.EOF {
+			return nil, &MCPTransportError{Method: method, Msg: "the event stream ended before the answer"}
+		}
+		if err != nil {
+			return nil, readError(method, err)
+		}
+		d := trimJSONSpace([]byte(ev.Data))
+		if len(d) == 0 {
+			continue // a priming event
+		}
+		var m wire.RPCMessage
+		if d[0] != '{' || wire.Unmarshal(d, &m) != nil {
+			return nil, &MCPTransportError{Method: method, Msg: "an event of the stream is not a JSON-RPC message"}
+		}
+		switch {
+		case m.Method != "" && len(m.ID) == 0:
+			if observe != nil {
+				observe(&m)
+			}
+		case m.Method != "":
+			// A server request: not answered by this client.
+		case len(m.ID) == 0 && m.Error != nil, string(trimJSONSpace(m.ID)) == idText:
+			return answerOf(method, &m)
+		}
+	}
+}
+
+// answerOf returns a response's result, or its error as an *MCPProtocolError.
+func answerOf(method string, m *wire.RPCMessage) (wire.RawMessage, error) {
+	if m.Error != nil {
+		return nil, &MCPProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data)}
+	}
+	if len(m.Result) == 0 {
+		return nil, &MCPTransportError{Method: method, Msg: "the response has neither a result nor an error"}
+	}
+	return m.Result, nil
+}
+
+// readError is the transport error of a failed body read.
+func readError(method string, err error) error {
+	switch {
+	case errors.Is(err, errBodyTooLarge), errors.Is(err, bridge.ErrFrameTooLarge):
+		return &MCPTransportError{Method: method, Msg: "the answer is too large", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("mcp: %s: %w", method, err)
+	}
+	return &MCPTransportError{Method: method, Msg: "reading the answer failed", Err: err}
+}
+
+// isEventStream reports whether a content type is text/event-stream.
+func isEventStream(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+}
+
+// boundedReader reads from r and fails with errBodyTooLarge once more than
+// max bytes arrived.
+type boundedReader struct {
+	r   io.Reader
+	n   int64
+	max int64
+}
+
+// Read reads at most one byte past the bound, then fails.
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.n > b.max {
+		return 0, errBodyTooLarge
+	}
+	if room := b.max - b.n + 1; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > b.max {
+		return n, errBodyTooLarge
+	}
+	return n, err
+}

@@ -1,0 +1,91 @@
+// A host's own MCP client (the mcpClient option), reached through hooks:
+// "mcp.listTools" ({} → {"tools": [...]}), "mcp.callTool" ({"name",
+// "arguments"} → {"content", "structuredContent"?, "isError"?}) and
+// "mcp.close" ({} → anything).
+
+package command
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/session"
+)
+
+// hookMCP is an MCPClient whose methods are host hooks.
+type hookMCP struct{ h hostHooks }
+
+func (m hookMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
+	b, err := m.h.answer(ctx, "mcp.listTools", []byte("{}"))
+	if err != nil {
+		return nil, err
+	}
+	var r wire.MCPListToolsResult
+	if err := wire.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("the mcpClient's listTools answered %.60s, not {tools: [...]}: %v", b, err)
+	}
+	out := make([]session.MCPTool, len(r.Tools))
+	for i, t := range r.Tools {
+		out[i] = session.MCPTool{Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: json.RawMessage(t.InputSchema), OutputSchema: json.RawMessage(t.OutputSchema),
+			Annotations: json.RawMessage(t.Annotations), Meta: json.RawMessage(t.Meta)}
+	}
+	return out, nil
+}
+
+func (m hookMCP) CallTool(ctx context.Context, name string, args json.RawMessage) (session.MCPToolResult, error) {
+	p, _ := wire.Marshal(&wire.MCPCallToolParams{Name: name, Arguments: wire.RawMessage(args)})
+	b, err := m.h.answer(ctx, "mcp.callTool", p)
+	if err != nil {
+		return session.MCPToolResult{}, err
+	}
+	var r wire.MCPCallToolResult
+	if err := wire.Unmarshal(b, &r); err != nil {
+		return session.MCPToolResult{}, fmt.Errorf("the mcpClient's callTool answered %.60s, not a tool result: %v", b, err)
+	}
+	res := session.MCPToolResult{Content: json.RawMessage(r.Content), StructuredContent: json.RawMessage(r.StructuredContent), IsError: r.IsError}
+	if te := session.NewMCPToolError(name, res); te != nil {
+		return res, te
+	}
+	return res, nil
+}
+
+func (m hookMCP) Close() error {
+	_, err := m.h.answer(context.Background(), "mcp.close", []byte("{}"))
+	return err
+}
+
+// approveBound bounds the studioTools.approve hook, which the policy calls
+// without a context.
+const approveBound = 5 * time.Second
+
+// approve asks the studioTools.approve hook ({"name","description",
+// "classification"?} → true or false). No answer, or anything but true,
+// is a veto.
+func (h hostHooks) approve(e session.ToolCatalogEntry) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), approveBound)
+	defer cancel()
+	p := wire.BuildObject([]wire.Field{
+		{Key: "name", Value: wire.EncodeString(e.Name)},
+		{Key: "description", Value: wire.EncodeString(e.Description)},
+		{Key: "classification", Value: classificationJSON(e.Classification)},
+	})
+	b, err := h.answer(ctx, "studioTools.approve", p)
+	return err == nil && string(bytes.TrimSpace(b)) == "true"
+}
+
+func classificationJSON(c *session.ToolClassification) wire.RawMessage {
+	if c == nil {
+		return wire.RawMessage("null")
+	}
+	sc := wire.StudioClassification{Family: c.Family, View: c.View}
+	if c.Revision != "" {
+		sc.Revision = wire.EncodeString(c.Revision)
+	}
+	b, _ := wire.Marshal(&sc)
+	return b
+}
