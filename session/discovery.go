@@ -71,6 +71,7 @@ func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error)
 // bumped, the cached pass and the catalog dropped, and only runtime tools
 // are advertised until the next pass.
 func (s *Session) Reconnect() {
+	s.stopWatch()
 	s.mu.Lock()
 	s.disc.gen++
 	s.disc.cached = false
@@ -172,6 +173,9 @@ func (s *Session) runPass(p *discoveryPass) {
 	if current {
 		rep := p.report
 		s.emit(Event{Type: EventTypeToolDiscovery, Discovery: &rep})
+		if err == nil {
+			s.maybeStartWatch()
+		}
 	}
 }
 

@@ -53,4 +53,7 @@ type Event struct {
 	Chat      *StreamEvent         // with EventTypeChat
 	Result    *DispatchRecord      // with EventTypeToolResult
 	Discovery *ToolDiscoveryReport // with EventTypeToolDiscovery
+	// WatchStatus and WatchDetail come with EventTypeToolWatch.
+	WatchStatus string
+	WatchDetail string
 }

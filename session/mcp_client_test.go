@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -954,4 +955,29 @@ func TestMCPListenToolListChanged(t *testing.T) {
 			t.Fatal("Next did not return after the context was cancelled")
 		}
 	})
+}
+
+func TestMCPCallToolCancelledWithADeafFetcher(t *testing.T) {
+	// A fetcher whose body ignores the context: the client closes it.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	f := bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
+		return &bridge.Response{Status: 200, Header: bridge.Header{"content-type": "text/event-stream"}, Body: pr}, nil
+	})
+	c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: "http://example.invalid/mcp", Fetcher: f, Era: session.MCPEraStateless})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "slow", nil)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(mcpBound):
+		t.Fatal("CallTool did not return after the context was cancelled")
+	}
 }

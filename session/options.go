@@ -61,7 +61,10 @@ type Options struct {
 	// before the loop stops. Default DefaultMaxToolRounds.
 	MaxToolRounds int
 
-	// MCPClient replaces the MCP client used for discovery and composition calls.
+	// MCPClient is the MCP client used for discovery and composition calls,
+	// typically NewHTTPMCPClient on {BaseURL}/mcp. Nil means no MCP server:
+	// only runtime tools are advertised. (Making the HTTP client the default
+	// is the next step of the MCP work.)
 	MCPClient MCPClient
 
 	// OnEvent observes every streamed event and every dispatch, on the

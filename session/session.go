@@ -22,6 +22,7 @@ type Session struct {
 	draft   *DraftBinding
 	callSeq int // numbers tool calls the stream sent without an id
 	disc    discovery
+	watch   watchState
 }
 
 // New returns a session configured by opts, or an error naming the option

@@ -237,7 +237,8 @@ export interface ToolDiscoveryReport {
 export type SessionEvent =
   | { type: 'chat'; event: StreamEvent }
   | { type: 'toolResult'; result: DispatchRecord }
-  | { type: 'toolDiscovery'; report: ToolDiscoveryReport };
+  | { type: 'toolDiscovery'; report: ToolDiscoveryReport }
+  | { type: 'toolWatch'; status: 'idle' | 'connecting' | 'open' | 'reconnecting' | 'unsupported' | 'failed' | 'closed'; detail?: string };
 
 /** The record of one tool dispatch. */
 export interface DispatchRecord {

@@ -165,6 +165,8 @@ type SessionEvent struct {
 	Event  *StreamEvent     `json:"event,omitempty"`
 	Result *DispatchRecord  `json:"result,omitempty"`
 	Report *DiscoveryReport `json:"report,omitempty"`
+	Status string           `json:"status,omitempty"`
+	Detail string           `json:"detail,omitempty"`
 }
 
 // DiscoveryReport is what one tool discovery pass found and decided.

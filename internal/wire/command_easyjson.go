@@ -571,6 +571,16 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.W
 		out.RawString(prefix)
 		(*in.Report).MarshalEasyJSON(out)
 	}
+	if in.Status != "" {
+		const prefix string = ",\"status\":"
+		out.RawString(prefix)
+		out.String(string(in.Status))
+	}
+	if in.Detail != "" {
+		const prefix string = ",\"detail\":"
+		out.RawString(prefix)
+		out.String(string(in.Detail))
+	}
 	out.RawByte('}')
 }
 

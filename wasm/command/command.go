@@ -214,9 +214,11 @@ func (r *Runtime) chat(ctx context.Context, c *wire.Command) *wire.Reply {
 }
 
 func (r *Runtime) closeSession(c *wire.Command) *wire.Reply {
-	if _, fail := r.lookup(c.Session); fail != nil {
+	s, fail := r.lookup(c.Session)
+	if fail != nil {
 		return fail
 	}
+	s.Close() // ends its list-changed watch
 	r.mu.Lock()
 	delete(r.sessions, c.Session)
 	r.mu.Unlock()

@@ -38,6 +38,7 @@ func eventWire(ev session.Event) *wire.SessionEvent {
 	if ev.Discovery != nil {
 		out.Report = reportWire(*ev.Discovery)
 	}
+	out.Status, out.Detail = ev.WatchStatus, ev.WatchDetail
 	return out
 }
 

@@ -31,7 +31,8 @@ export async function usage(signal: AbortSignal): Promise<string> {
     onEvent: (e: SessionEvent) => {
       if (e.type === 'chat') console.log(e.event.type);
       else if (e.type === 'toolResult') console.log(e.result.ok);
-      else console.log(e.report.routed.length);
+      else if (e.type === 'toolDiscovery') console.log(e.report.routed.length);
+      else console.log(e.status, e.detail);
     },
     maxToolRounds: 4,
     toolChoice: { mode: 'specific', toolName: 'zoom' },

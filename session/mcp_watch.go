@@ -1,0 +1,53 @@
+// HTTPMCPClient as an MCPListener: the list-changed watch reads its listen
+// stream.
+
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Listen opens the notification stream for the list-changed watch. A 405
+// or 501 answer, or a stateless-era "method not found" for
+// subscriptions/listen, is reported as ErrListenUnsupported.
+func (c *HTTPMCPClient) Listen(ctx context.Context, lastEventID string) (MCPNotificationStream, error) {
+	s, err := c.ListenToolListChanged(ctx, lastEventID)
+	if err != nil {
+		var te *MCPTransportError
+		var pe *MCPProtocolError
+		status := 0
+		if errors.As(err, &te) {
+			status = te.Status
+		} else if errors.As(err, &pe) {
+			status = pe.Status
+			if pe.Code == RPCMethodNotFound {
+				// A stateless-era server without subscriptions/listen.
+				return nil, fmt.Errorf("%w (subscriptions/listen: method not found)", ErrListenUnsupported)
+			}
+		}
+		if status == 405 || status == 501 {
+			return nil, fmt.Errorf("%w (HTTP %d)", ErrListenUnsupported, status)
+		}
+		return nil, err
+	}
+	return listenStream{s}, nil
+}
+
+// listenStream adapts an MCPListenStream.
+type listenStream struct{ s *MCPListenStream }
+
+func (l listenStream) Next() (MCPNotification, error) {
+	method, _, err := l.s.Next()
+	if errors.Is(err, ErrMCPListenClosed) {
+		err = io.EOF // the server ended the subscription: a drop like any other
+	}
+	if err != nil {
+		return MCPNotification{}, err
+	}
+	return MCPNotification{Method: method, EventID: l.s.LastEventID()}, nil
+}
+
+func (l listenStream) Close() error { return l.s.Close() }
