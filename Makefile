@@ -4,6 +4,7 @@
 #   make size         raw, gzip and brotli bytes of both modules
 #   make generate     regenerate the easyjson codecs
 #   make bench        Go and Node benchmarks
+#   make conformance  the official MCP conformance suite's client scenarios against cmd/mcp-conformance-client
 
 GO        ?= go
 NODE      ?= node
@@ -98,3 +99,25 @@ bench: build
 
 clean:
 	rm -rf dist
+
+# The official MCP conformance suite (../shared/tools/mcp-conformance/run, a
+# sibling of the clone; it installs @modelcontextprotocol/conformance once with
+# npm) runs each client scenario against dist/mcp-conformance-client. Prints
+# each scenario's result lines, the whole log of a failing one, and fails if any
+# fails. Not part of make test.
+CONFORMANCE_RUN       ?= ../shared/tools/mcp-conformance/run
+CONFORMANCE_SCENARIOS ?= initialize tools_call sse-retry request-metadata
+
+.PHONY: conformance
+conformance:
+	@mkdir -p dist
+	$(GO) build -o dist/mcp-conformance-client ./cmd/mcp-conformance-client
+	@failed=""; for s in $(CONFORMANCE_SCENARIOS); do \
+		if out=$$($(CONFORMANCE_RUN) client --command "$(CURDIR)/dist/mcp-conformance-client" --scenario $$s 2>&1); then \
+			printf '%s: ' "$$s"; printf '%s\n' "$$out" | grep -E '^Passed: ' | tr -d '\n'; echo " - PASSED"; \
+		else \
+			printf '%s\n' "$$out" | grep -v 'npm warn'; echo "$$s: FAILED"; failed="$$failed $$s"; \
+		fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "conformance: failed:$$failed"; exit 1; fi; \
+	echo "conformance: all of $(CONFORMANCE_SCENARIOS) passed"

@@ -52,7 +52,7 @@ func TestRefreshAfter401(t *testing.T) {
 	gate := fakeproxy.RequireToken(proxy, "fresh-token-2")
 	base := startHandler(t, gate)
 	auth := &refresher{stale: "stale-token-1", fresh: "fresh-token-2"}
-	s := newSession(t, base, func(o *session.Options) { o.Auth = auth })
+	s := newSession(t, base, func(o *session.Options) { o.Auth = auth; o.DisableToolDiscovery = true })
 
 	turn := chat(t, context.Background(), s, "hi")
 	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
@@ -76,7 +76,7 @@ func TestSecond401IsAnError(t *testing.T) {
 	gate := fakeproxy.RequireToken(proxy, "the-only-good-token")
 	base := startHandler(t, gate)
 	auth := &refresher{stale: "stale-token-1", fresh: "still-bad-token"}
-	s := newSession(t, base, func(o *session.Options) { o.Auth = auth })
+	s := newSession(t, base, func(o *session.Options) { o.Auth = auth; o.DisableToolDiscovery = true })
 	turn := chat(t, context.Background(), s, "hi")
 	assert.Equal(t, session.StatusError, turn.Status)
 	assert.Equal(t, "Studio AI proxy responded 401 for the chat request.", turn.ErrorMessage)
@@ -91,7 +91,11 @@ func TestRefreshAfter401OnCapabilities(t *testing.T) {
 	gate := fakeproxy.RequireToken(caps, "fresh-token-2")
 	base := startHandler(t, gate)
 	auth := &refresher{stale: "stale-token-1", fresh: "fresh-token-2"}
-	s := newSession(t, base, func(o *session.Options) { withTool(&recordingExec{})(o); o.Auth = auth })
+	s := newSession(t, base, func(o *session.Options) {
+		withTool(&recordingExec{})(o)
+		o.Auth = auth
+		o.DisableToolDiscovery = true // the token asks counted here are the chat and capabilities reads only
+	})
 	turn := chat(t, context.Background(), s, "hi")
 	assert.Equal(t, session.StatusRefused, turn.Status, "the refreshed capabilities read says enabled:false")
 	assert.Equal(t, []bool{false, true}, auth.Asks())

@@ -27,11 +27,16 @@ func startHandler(t *testing.T, h http.Handler) string {
 }
 
 // newScripted returns a session driven by tr; opts may adjust the options.
+// Unless opts gives an MCP client, discovery is off: a scripted session
+// touches no network.
 func newScripted(t *testing.T, tr session.Transport, opts func(*session.Options)) *session.Session {
 	t.Helper()
 	o := session.Options{Transport: tr}
 	if opts != nil {
 		opts(&o)
+	}
+	if o.MCPClient == nil {
+		o.DisableToolDiscovery = true
 	}
 	s, err := session.New(o)
 	require.NoError(t, err)
@@ -178,4 +183,28 @@ func sseToolRound(text string, calls ...string) string {
 		s += c
 	}
 	return s + fakeproxy.Frame("message_stop", `{"stopReason":"toolCall"}`)
+}
+
+// withoutDiscovery drops the toolDiscovery events: a session with the default
+// MCP client publishes one for every pass over a fake proxy that has no /mcp.
+func withoutDiscovery(events []session.Event) []session.Event {
+	var out []session.Event
+	for _, ev := range events {
+		if ev.Type != session.EventTypeToolDiscovery {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// withoutMCP drops the requests to the MCP endpoint ({BaseURL}/mcp) that the
+// default MCP client sends.
+func withoutMCP(reqs []fakeproxy.Request) []fakeproxy.Request {
+	var out []fakeproxy.Request
+	for _, r := range reqs {
+		if r.Path != "/api/mcp" {
+			out = append(out, r)
+		}
+	}
+	return out
 }

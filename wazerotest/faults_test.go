@@ -100,7 +100,7 @@ func TestProxyFaults(t *testing.T) {
 			if tc.lastEvent != nil && assert.NotEmpty(t, turn.Events) {
 				assert.Equal(t, *tc.lastEvent, turn.Events[len(turn.Events)-1])
 			}
-			streamed := inst.Events(id)
+			streamed := chatEvents(inst.Events(id))
 			require.Len(t, streamed, len(turn.Events), "every recorded event, synthetic ones too, was streamed")
 			for k, ev := range streamed {
 				assert.Equal(t, turn.Events[k], *ev.Event)

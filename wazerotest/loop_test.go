@@ -195,7 +195,8 @@ func TestHostCallbacksThroughTheModule(t *testing.T) {
 		return []byte(`"stale-secret"`), nil
 	}}
 	inst2 := wazerotest.New(t, wazerotest.Options{Handler: proxy, Hook: auth.hook})
-	id2 := inst2.CreateSession(ctx, map[string]any{"auth": true})
+	// Discovery off: the token asks counted here are the chat requests' only.
+	id2 := inst2.CreateSession(ctx, map[string]any{"auth": true, "disableToolDiscovery": true})
 	turn = inst2.Chat(ctx, id2, "hi")
 	assert.Equal(t, "in", turn.Text)
 	assert.Equal(t, []string{`{"forceRefresh":false}`, `{"forceRefresh":true}`}, refreshes)

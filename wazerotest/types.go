@@ -62,6 +62,8 @@ type Event struct {
 	Event  *StreamEvent    `json:"event,omitempty"`
 	Result *DispatchRecord `json:"result,omitempty"`
 	Report *Report         `json:"report,omitempty"`
+	Status string          `json:"status,omitempty"` // toolWatch
+	Detail string          `json:"detail,omitempty"` // toolWatch
 }
 
 // Report is a tool discovery report.

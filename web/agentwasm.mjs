@@ -40,7 +40,7 @@ function replyError(reply) {
   return agentError(e.code, e.message);
 }
 
-let execLoaded = new Map();
+const execLoaded = new Map();
 
 /** Loads wasm_exec.js (which defines globalThis.Go) once per URL. */
 function loadWasmExec(url) {

@@ -9,6 +9,7 @@ package wire
 // JSON (a number here); Params is the params object.
 //
 //easyjson:json
+//agentwasm:encode-only
 type RPCRequest struct {
 	JSONRPC string     `json:"jsonrpc"`
 	ID      RawMessage `json:"id"`
@@ -19,6 +20,7 @@ type RPCRequest struct {
 // RPCNotification is a JSON-RPC notification: a request without an id.
 //
 //easyjson:json
+//agentwasm:encode-only
 type RPCNotification struct {
 	JSONRPC string     `json:"jsonrpc"`
 	Method  string     `json:"method"`
@@ -30,6 +32,7 @@ type RPCNotification struct {
 // (Method and ID). Empty RawMessage fields were absent.
 //
 //easyjson:json
+//agentwasm:decode-only
 type RPCMessage struct {
 	JSONRPC string     `json:"jsonrpc"`
 	ID      RawMessage `json:"id,omitempty"`
@@ -42,6 +45,7 @@ type RPCMessage struct {
 // RPCError is the error member of a JSON-RPC error response.
 //
 //easyjson:json
+//agentwasm:decode-only
 type RPCError struct {
 	Code    int        `json:"code"`
 	Message string     `json:"message"`
@@ -62,6 +66,7 @@ type MCPImplementation struct {
 // client info.
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPRequestMeta struct {
 	ProtocolVersion    string             `json:"io.modelcontextprotocol/protocolVersion"`
 	ClientInfo         *MCPImplementation `json:"io.modelcontextprotocol/clientInfo,omitempty"`
@@ -72,6 +77,7 @@ type MCPRequestMeta struct {
 // Honua server's workflow view hint.
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPInitializeMeta struct {
 	WorkflowView string `json:"honua.io/workflow-view,omitempty"`
 }
@@ -79,6 +85,7 @@ type MCPInitializeMeta struct {
 // MCPInitializeParams are the params of initialize.
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPInitializeParams struct {
 	ProtocolVersion string            `json:"protocolVersion"`
 	Capabilities    RawMessage        `json:"capabilities"`
@@ -89,6 +96,7 @@ type MCPInitializeParams struct {
 // MCPInitializeResult is the result of initialize.
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPInitializeResult struct {
 	ProtocolVersion string             `json:"protocolVersion"`
 	Capabilities    RawMessage         `json:"capabilities,omitempty"`
@@ -99,6 +107,7 @@ type MCPInitializeResult struct {
 // MCPMetaParams are params that carry nothing but _meta (server/discover).
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPMetaParams struct {
 	Meta RawMessage `json:"_meta,omitempty"`
 }
@@ -106,6 +115,7 @@ type MCPMetaParams struct {
 // MCPDiscoverResult is the result of server/discover.
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPDiscoverResult struct {
 	ResultType        string     `json:"resultType,omitempty"`
 	SupportedVersions []string   `json:"supportedVersions"`
@@ -118,6 +128,7 @@ type MCPDiscoverResult struct {
 // error (-32022).
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPUnsupportedVersionData struct {
 	Supported []string `json:"supported"`
 	Requested string   `json:"requested,omitempty"`
@@ -126,6 +137,7 @@ type MCPUnsupportedVersionData struct {
 // MCPListToolsParams are the params of tools/list.
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPListToolsParams struct {
 	Cursor string     `json:"cursor,omitempty"`
 	Meta   RawMessage `json:"_meta,omitempty"`
@@ -134,6 +146,7 @@ type MCPListToolsParams struct {
 // MCPToolDescriptor is one tool in a tools/list result.
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPToolDescriptor struct {
 	Name         string     `json:"name"`
 	Title        string     `json:"title,omitempty"`
@@ -148,6 +161,7 @@ type MCPToolDescriptor struct {
 // NextCursor ends the walk.
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPListToolsResult struct {
 	ResultType string              `json:"resultType,omitempty"`
 	Tools      []MCPToolDescriptor `json:"tools"`
@@ -157,6 +171,7 @@ type MCPListToolsResult struct {
 // MCPCallToolParams are the params of tools/call.
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPCallToolParams struct {
 	Name      string     `json:"name"`
 	Arguments RawMessage `json:"arguments,omitempty"`
@@ -167,6 +182,7 @@ type MCPCallToolParams struct {
 // (or absent, from earlier servers) or "input_required".
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPCallToolResult struct {
 	ResultType        string     `json:"resultType,omitempty"`
 	Content           RawMessage `json:"content,omitempty"`
@@ -177,6 +193,7 @@ type MCPCallToolResult struct {
 // MCPContentBlock is the part of a content block the client reads.
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPContentBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text,omitempty"`
@@ -185,6 +202,7 @@ type MCPContentBlock struct {
 // MCPContentBlocks is a tools/call result's content list.
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPContentBlocks []MCPContentBlock
 
 // MCPToolErrorBody is the {code, message} a tool error carries in its
@@ -192,6 +210,7 @@ type MCPContentBlocks []MCPContentBlock
 // a number.
 //
 //easyjson:json
+//agentwasm:decode-only
 type MCPToolErrorBody struct {
 	Code    RawMessage `json:"code,omitempty"`
 	Message string     `json:"message,omitempty"`
@@ -201,6 +220,7 @@ type MCPToolErrorBody struct {
 // stream.
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPListenFilter struct {
 	ToolsListChanged bool `json:"toolsListChanged,omitempty"`
 }
@@ -208,6 +228,7 @@ type MCPListenFilter struct {
 // MCPListenParams are the params of subscriptions/listen.
 //
 //easyjson:json
+//agentwasm:encode-only
 type MCPListenParams struct {
 	Notifications MCPListenFilter `json:"notifications"`
 	Meta          RawMessage      `json:"_meta,omitempty"`

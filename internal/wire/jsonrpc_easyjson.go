@@ -127,54 +127,7 @@ func (v RawList) MarshalEasyJSON(w *jsonw.Writer) {
 func (v *RawList) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *RPCRequest) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "jsonrpc":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.JSONRPC = string(in.String())
-			}
-		case "id":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.ID).UnmarshalEasyJSON(in)
-			}
-		case "method":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Method = string(in.String())
-			}
-		case "params":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Params).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in RPCRequest) {
 	out.RawByte('{')
 	first := true
@@ -207,52 +160,6 @@ func (v RPCRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *RPCRequest) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.Lexer, out *RPCNotification) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "jsonrpc":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.JSONRPC = string(in.String())
-			}
-		case "method":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Method = string(in.String())
-			}
-		case "params":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Params).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in RPCNotification) {
 	out.RawByte('{')
 	first := true
@@ -280,10 +187,6 @@ func (v RPCNotification) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *RPCNotification) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
-}
 func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.Lexer, out *RPCMessage) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -352,47 +255,6 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in RPCMessage) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"jsonrpc\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.JSONRPC))
-	}
-	if (in.ID).IsDefined() {
-		const prefix string = ",\"id\":"
-		out.RawString(prefix)
-		out.Raw((in.ID).MarshalJSON())
-	}
-	if in.Method != "" {
-		const prefix string = ",\"method\":"
-		out.RawString(prefix)
-		out.String(string(in.Method))
-	}
-	if (in.Params).IsDefined() {
-		const prefix string = ",\"params\":"
-		out.RawString(prefix)
-		out.Raw((in.Params).MarshalJSON())
-	}
-	if (in.Result).IsDefined() {
-		const prefix string = ",\"result\":"
-		out.RawString(prefix)
-		out.Raw((in.Result).MarshalJSON())
-	}
-	if in.Error != nil {
-		const prefix string = ",\"error\":"
-		out.RawString(prefix)
-		(*in.Error).MarshalEasyJSON(out)
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v RPCMessage) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *RPCMessage) UnmarshalEasyJSON(l *jlexer.Lexer) {
@@ -439,32 +301,6 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.L
 	if isTopLevel {
 		in.Consumed()
 	}
-}
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.Writer, in RPCError) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"code\":"
-		out.RawString(prefix[1:])
-		out.Int(int(in.Code))
-	}
-	{
-		const prefix string = ",\"message\":"
-		out.RawString(prefix)
-		out.String(string(in.Message))
-	}
-	if (in.Data).IsDefined() {
-		const prefix string = ",\"data\":"
-		out.RawString(prefix)
-		out.Raw((in.Data).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v RPCError) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -528,38 +364,6 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jsonw.Writer, in MCPUnsupportedVersionData) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"supported\":"
-		out.RawString(prefix[1:])
-		if in.Supported == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v8, v9 := range in.Supported {
-				if v8 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v9))
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.Requested != "" {
-		const prefix string = ",\"requested\":"
-		out.RawString(prefix)
-		out.String(string(in.Requested))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPUnsupportedVersionData) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire6(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPUnsupportedVersionData) UnmarshalEasyJSON(l *jlexer.Lexer) {
@@ -600,33 +404,6 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jlexer.L
 	if isTopLevel {
 		in.Consumed()
 	}
-}
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in MCPToolErrorBody) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if (in.Code).IsDefined() {
-		const prefix string = ",\"code\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.Raw((in.Code).MarshalJSON())
-	}
-	if in.Message != "" {
-		const prefix string = ",\"message\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.Message))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPToolErrorBody) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -699,107 +476,12 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.L
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.Writer, in MCPToolDescriptor) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Name))
-	}
-	if in.Title != "" {
-		const prefix string = ",\"title\":"
-		out.RawString(prefix)
-		out.String(string(in.Title))
-	}
-	if in.Description != "" {
-		const prefix string = ",\"description\":"
-		out.RawString(prefix)
-		out.String(string(in.Description))
-	}
-	if (in.InputSchema).IsDefined() {
-		const prefix string = ",\"inputSchema\":"
-		out.RawString(prefix)
-		out.Raw((in.InputSchema).MarshalJSON())
-	}
-	if (in.OutputSchema).IsDefined() {
-		const prefix string = ",\"outputSchema\":"
-		out.RawString(prefix)
-		out.Raw((in.OutputSchema).MarshalJSON())
-	}
-	if (in.Annotations).IsDefined() {
-		const prefix string = ",\"annotations\":"
-		out.RawString(prefix)
-		out.Raw((in.Annotations).MarshalJSON())
-	}
-	if (in.Meta).IsDefined() {
-		const prefix string = ",\"_meta\":"
-		out.RawString(prefix)
-		out.Raw((in.Meta).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPToolDescriptor) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPToolDescriptor) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire9(in *jlexer.Lexer, out *MCPRequestMeta) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "io.modelcontextprotocol/protocolVersion":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ProtocolVersion = string(in.String())
-			}
-		case "io.modelcontextprotocol/clientInfo":
-			if in.IsNull() {
-				in.Skip()
-				out.ClientInfo = nil
-			} else {
-				if out.ClientInfo == nil {
-					out.ClientInfo = new(MCPImplementation)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.ClientInfo).UnmarshalEasyJSON(in)
-				}
-			}
-		case "io.modelcontextprotocol/clientCapabilities":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.ClientCapabilities).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.Writer, in MCPRequestMeta) {
 	out.RawByte('{')
 	first := true
@@ -827,40 +509,6 @@ func (v MCPRequestMeta) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPRequestMeta) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire9(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire10(in *jlexer.Lexer, out *MCPMetaParams) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "_meta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Meta).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in MCPMetaParams) {
 	out.RawByte('{')
 	first := true
@@ -879,46 +527,6 @@ func (v MCPMetaParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPMetaParams) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire10(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire11(in *jlexer.Lexer, out *MCPListenParams) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "notifications":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Notifications).UnmarshalEasyJSON(in)
-			}
-		case "_meta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Meta).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.Writer, in MCPListenParams) {
 	out.RawByte('{')
 	first := true
@@ -941,40 +549,6 @@ func (v MCPListenParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire11(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPListenParams) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire11(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire12(in *jlexer.Lexer, out *MCPListenFilter) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "toolsListChanged":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolsListChanged = bool(in.Bool())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in MCPListenFilter) {
 	out.RawByte('{')
 	first := true
@@ -993,10 +567,6 @@ func (v MCPListenFilter) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPListenFilter) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire12(l, v)
-}
 func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jlexer.Lexer, out *MCPListToolsResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -1060,90 +630,12 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jlexer.
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.Writer, in MCPListToolsResult) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.ResultType != "" {
-		const prefix string = ",\"resultType\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.ResultType))
-	}
-	{
-		const prefix string = ",\"tools\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		if in.Tools == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v11, v12 := range in.Tools {
-				if v11 > 0 {
-					out.RawByte(',')
-				}
-				(v12).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.NextCursor != "" {
-		const prefix string = ",\"nextCursor\":"
-		out.RawString(prefix)
-		out.String(string(in.NextCursor))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPListToolsResult) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire13(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPListToolsResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.Lexer, out *MCPListToolsParams) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "cursor":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Cursor = string(in.String())
-			}
-		case "_meta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Meta).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.Writer, in MCPListToolsParams) {
 	out.RawByte('{')
 	first := true
@@ -1172,10 +664,6 @@ func (v MCPListToolsParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPListToolsParams) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire14(l, v)
-}
 func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jlexer.Lexer, out *MCPInitializeResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -1232,90 +720,12 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jlexer.
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire15(out *jsonw.Writer, in MCPInitializeResult) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"protocolVersion\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.ProtocolVersion))
-	}
-	if (in.Capabilities).IsDefined() {
-		const prefix string = ",\"capabilities\":"
-		out.RawString(prefix)
-		out.Raw((in.Capabilities).MarshalJSON())
-	}
-	if in.ServerInfo != nil {
-		const prefix string = ",\"serverInfo\":"
-		out.RawString(prefix)
-		(*in.ServerInfo).MarshalEasyJSON(out)
-	}
-	if in.Instructions != "" {
-		const prefix string = ",\"instructions\":"
-		out.RawString(prefix)
-		out.String(string(in.Instructions))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPInitializeResult) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire15(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPInitializeResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire16(in *jlexer.Lexer, out *MCPInitializeParams) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "protocolVersion":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ProtocolVersion = string(in.String())
-			}
-		case "capabilities":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Capabilities).UnmarshalEasyJSON(in)
-			}
-		case "clientInfo":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.ClientInfo).UnmarshalEasyJSON(in)
-			}
-		case "_meta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Meta).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.Writer, in MCPInitializeParams) {
 	out.RawByte('{')
 	first := true
@@ -1348,40 +758,6 @@ func (v MCPInitializeParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPInitializeParams) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire16(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire17(in *jlexer.Lexer, out *MCPInitializeMeta) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "honua.io/workflow-view":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.WorkflowView = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire17(out *jsonw.Writer, in MCPInitializeMeta) {
 	out.RawByte('{')
 	first := true
@@ -1400,10 +776,6 @@ func (v MCPInitializeMeta) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire17(w, v)
 }
 
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPInitializeMeta) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire17(l, v)
-}
 func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jlexer.Lexer, out *MCPImplementation) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
@@ -1541,59 +913,6 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jlexer.
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire19(out *jsonw.Writer, in MCPDiscoverResult) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.ResultType != "" {
-		const prefix string = ",\"resultType\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.ResultType))
-	}
-	{
-		const prefix string = ",\"supportedVersions\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		if in.SupportedVersions == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v14, v15 := range in.SupportedVersions {
-				if v14 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v15))
-			}
-			out.RawByte(']')
-		}
-	}
-	if (in.Capabilities).IsDefined() {
-		const prefix string = ",\"capabilities\":"
-		out.RawString(prefix)
-		out.Raw((in.Capabilities).MarshalJSON())
-	}
-	if in.Instructions != "" {
-		const prefix string = ",\"instructions\":"
-		out.RawString(prefix)
-		out.String(string(in.Instructions))
-	}
-	if (in.Meta).IsDefined() {
-		const prefix string = ",\"_meta\":"
-		out.RawString(prefix)
-		out.Raw((in.Meta).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPDiscoverResult) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire19(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPDiscoverResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
@@ -1630,25 +949,6 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jlexer.
 	if isTopLevel {
 		in.Consumed()
 	}
-}
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire20(out *jsonw.Writer, in MCPContentBlocks) {
-	if in == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-		out.RawString("null")
-	} else {
-		out.RawByte('[')
-		for v17, v18 := range in {
-			if v17 > 0 {
-				out.RawByte(',')
-			}
-			(v18).MarshalEasyJSON(out)
-		}
-		out.RawByte(']')
-	}
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPContentBlocks) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire20(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -1690,27 +990,6 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(in *jlexer.
 	if isTopLevel {
 		in.Consumed()
 	}
-}
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(out *jsonw.Writer, in MCPContentBlock) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"type\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Type))
-	}
-	if in.Text != "" {
-		const prefix string = ",\"text\":"
-		out.RawString(prefix)
-		out.String(string(in.Text))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPContentBlock) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -1765,100 +1044,12 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(in *jlexer.
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire22(out *jsonw.Writer, in MCPCallToolResult) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.ResultType != "" {
-		const prefix string = ",\"resultType\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.ResultType))
-	}
-	if (in.Content).IsDefined() {
-		const prefix string = ",\"content\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Raw((in.Content).MarshalJSON())
-	}
-	if (in.StructuredContent).IsDefined() {
-		const prefix string = ",\"structuredContent\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Raw((in.StructuredContent).MarshalJSON())
-	}
-	if in.IsError {
-		const prefix string = ",\"isError\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Bool(bool(in.IsError))
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v MCPCallToolResult) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire22(w, v)
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPCallToolResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire23(in *jlexer.Lexer, out *MCPCallToolParams) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "arguments":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Arguments).UnmarshalEasyJSON(in)
-			}
-		case "_meta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				(out.Meta).UnmarshalEasyJSON(in)
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire23(out *jsonw.Writer, in MCPCallToolParams) {
 	out.RawByte('{')
 	first := true
@@ -1884,9 +1075,4 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire23(out *jsonw.
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPCallToolParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire23(w, v)
-}
-
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPCallToolParams) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire23(l, v)
 }

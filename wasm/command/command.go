@@ -139,13 +139,26 @@ func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.R
 		return r.withSession(c, func(s *session.Session) *wire.Reply {
 			return &wire.Reply{OK: true, Tools: toolsWire(s.Tools())}
 		})
+	case "poll":
+		// Lets background work (discovery passes, the list-changed watch)
+		// run for timeoutMs: on wasip1 goroutines run only during a call.
+		if c.TimeoutMs < 0 {
+			return failure(CodeBadCommand, "agentwasm: poll's timeoutMs must be 0 or more")
+		}
+		t := time.NewTimer(time.Duration(c.TimeoutMs) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return &wire.Reply{OK: true}
 	case "debug.panic":
 		if r.testHooks {
 			var m map[string]int
 			m["boom"]++ // a genuine runtime panic: assignment to a nil map
 		}
 	}
-	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close", c.Op))
+	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close, poll", c.Op))
 }
 
 func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {

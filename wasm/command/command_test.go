@@ -3,10 +3,12 @@
 package command_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"runtime"
 	"strings"
@@ -102,6 +104,31 @@ func create(t *testing.T, rt *command.Runtime, options map[string]any, hooks com
 	return r.Session
 }
 
+// isChat says whether req is a chat request (not an MCP or capabilities
+// request).
+func isChat(req *bridge.Request) bool { return strings.HasSuffix(req.URL, fakeproxy.ChatPath) }
+
+// isChatEvent says whether a hook event is a chat event (not, say, the
+// default MCP client's toolDiscovery report).
+func isChatEvent(event []byte) bool { return bytes.HasPrefix(event, []byte(`{"type":"chat",`)) }
+
+// mcpNotFound is a 404, what a proxy without an MCP endpoint answers.
+func mcpNotFound() *bridge.Response {
+	return &bridge.Response{Status: 404, Header: bridge.Header{}, Body: io.NopCloser(strings.NewReader("not found"))}
+}
+
+// withoutMCP drops the requests the default MCP client sends to
+// {baseUrl}/mcp.
+func withoutMCP(reqs []fakeproxy.Request) []fakeproxy.Request {
+	var out []fakeproxy.Request
+	for _, r := range reqs {
+		if r.Path != "/api/mcp" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func chatCmd(id int, text string) map[string]any {
 	return map[string]any{"op": "session.chat", "session": id, "text": text}
 }
@@ -185,6 +212,9 @@ func TestDebugPanicIsRecovered(t *testing.T) {
 func TestPanickingFetcherIsRecovered(t *testing.T) {
 	calls := 0
 	hooks := command.Hooks{Fetcher: bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
+		if !isChat(req) {
+			return mcpNotFound(), nil // the default MCP client's discovery fails fast
+		}
 		calls++
 		if calls == 1 {
 			panic("host fetch bug")
@@ -279,7 +309,7 @@ func TestChatReply(t *testing.T) {
 	assert.Contains(t, raw, `"toolCalls":[]`, "toolCalls is an empty list, not null")
 	assert.NotContains(t, raw, `"errorMessage"`)
 
-	reqs := proxy.Requests()
+	reqs := withoutMCP(proxy.Requests())
 	require.Len(t, reqs, 1)
 	assert.Equal(t, map[string]any{
 		"model": "m1", "provider": "p1", "system": "sys", "maxTokens": float64(100), "temperature": 0.5,
@@ -307,9 +337,14 @@ func TestEventsHook(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var events []got
+	var others []int // the sessions of the other events (the failed discovery report)
 	hooks.OnEvent = func(session int, event []byte) {
 		mu.Lock()
 		defer mu.Unlock()
+		if !isChatEvent(event) {
+			others = append(others, session)
+			return
+		}
 		events = append(events, got{session, string(event)})
 	}
 	rt := command.New(false)
@@ -325,6 +360,9 @@ func TestEventsHook(t *testing.T) {
 		`{"type":"chat","event":{"type":"textDelta","text":"lo"}}`,
 		`{"type":"chat","event":{"type":"messageStop","stopReason":"endTurn","promptTokens":12,"completionTokens":7,"latencyMs":42}}`,
 	}
+	for _, sid := range others {
+		assert.Equal(t, id, sid)
+	}
 	require.Len(t, events, len(want))
 	for k, ev := range events {
 		assert.Equal(t, id, ev.session)
@@ -337,7 +375,11 @@ func TestEventsHook(t *testing.T) {
 func TestEventsGoToTheirOwnSession(t *testing.T) {
 	_, hooks, base := proxyHooks(t, fakeproxy.Reply{Body: fakeproxy.TextStream("x")})
 	counts := map[int]int{}
-	hooks.OnEvent = func(session int, event []byte) { counts[session]++ }
+	hooks.OnEvent = func(session int, event []byte) {
+		if isChatEvent(event) { // not the discovery reports
+			counts[session]++
+		}
+	}
 	rt := command.New(false)
 	a := create(t, rt, map[string]any{"baseUrl": base}, hooks)
 	b := create(t, rt, map[string]any{"baseUrl": base}, hooks)
@@ -353,6 +395,9 @@ func TestTimeoutOnHangingProxy(t *testing.T) {
 	var hasDeadline bool
 	var ctxErr error
 	hooks := command.Hooks{Fetcher: bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
+		if !isChat(req) {
+			return mcpNotFound(), nil // the default MCP client's discovery fails fast
+		}
 		deadline, hasDeadline = ctx.Deadline()
 		<-ctx.Done()
 		ctxErr = ctx.Err()
@@ -387,7 +432,11 @@ func TestCallContextCancelsTheTurn(t *testing.T) {
 	_, hooks, base := proxyHooks(t, fakeproxy.Reply{Body: fakeproxy.Frame("text_delta", `{"text":"Hel"}`), HangAfterBody: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hooks.OnEvent = func(int, []byte) { cancel() }
+	hooks.OnEvent = func(_ int, event []byte) {
+		if isChatEvent(event) { // not the failed discovery report
+			cancel()
+		}
+	}
 	rt := command.New(false)
 	id := create(t, rt, map[string]any{"baseUrl": base}, hooks)
 	r, raw := call(t, ctx, rt, chatCmd(id, "hi"), hooks)
@@ -422,4 +471,18 @@ func TestConcurrentCalls(t *testing.T) {
 		assert.Equal(t, "completed", r.Turn.Status)
 		assert.Equal(t, "ab", r.Turn.Text)
 	}
+}
+
+func TestPoll(t *testing.T) {
+	rt := command.New(false)
+	r, raw := call(t, context.Background(), rt, map[string]any{"op": "poll", "timeoutMs": 1}, command.Hooks{})
+	assert.True(t, r.OK, raw)
+	r, raw = call(t, context.Background(), rt, map[string]any{"op": "poll", "timeoutMs": -1}, command.Hooks{})
+	require.False(t, r.OK, raw)
+	assert.Equal(t, command.CodeBadCommand, r.Error.Code)
+	// The call's context ends a long poll.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, raw = call(t, ctx, rt, map[string]any{"op": "poll", "timeoutMs": 3600000}, command.Hooks{})
+	assert.True(t, r.OK, raw)
 }

@@ -155,7 +155,8 @@ test('the bearer token comes from auth, is refreshed once after a 401, and never
   });
   const auth = { getAccessToken: async ({ forceRefresh }) => { tokens.push(forceRefresh); return forceRefresh ? 'fresh-secret-token' : 'stale-secret-token'; } };
   const events = [];
-  const turn = await runtime.createSession({ fetchImpl: proxy.fetchImpl, auth, onEvent: (e) => events.push(e) }).chat('hi');
+  // Discovery off: the token asks counted here are the chat requests' only.
+  const turn = await runtime.createSession({ fetchImpl: proxy.fetchImpl, auth, disableToolDiscovery: true, onEvent: (e) => events.push(e) }).chat('hi');
   assert.deepEqual(tokens, [false, true]);
   assert.deepEqual(proxy.chatRequests().map((r) => r.headers.authorization), ['Bearer stale-secret-token', 'Bearer fresh-secret-token']);
   assert.equal(turn.status, 'error');
@@ -203,8 +204,8 @@ test('a scripted transport drives a multi-round session with no network', async 
       }
     },
   };
-  let fetched = 0;
-  const fetchImpl = () => { fetched++; return Promise.reject(new Error('offline')); };
+  const fetched = [];
+  const fetchImpl = (url) => { fetched.push(url); return Promise.reject(new Error('offline')); };
   const seen = [];
   const session = runtime.createSession({ transport, fetchImpl, tools: [setFilter], execute: (call) => { seen.push(call.args); return { status: 'ok' }; } });
   const turn = await session.chat('sort');
@@ -214,7 +215,8 @@ test('a scripted transport drives a multi-round session with no network', async 
   assert.equal(requests.length, 2);
   assert.equal(requests[0].hasSignal, true);
   assert.deepEqual(requests[1].request.messages.at(-1), { role: 'tool', content: '{"status":"ok"}', toolCallId: 't1', toolName: 'setFilter' });
-  assert.equal(fetched, 1, 'only the capabilities read touched fetch');
+  assert.deepEqual(fetched.filter((url) => !url.endsWith('/mcp')), ['/api/v1/studio/ai/capabilities'],
+    'only the capabilities read (and the default MCP client\'s discovery) touched fetch');
 });
 
 test('a per-chat toolChoice overrides the session option', async () => {

@@ -32,10 +32,18 @@ const enc = new TextEncoder();
 /**
  * A scripted fetch: each call takes the next reply ({status, body, chunk,
  * hang}); the last repeats. Requests are recorded with their parsed body.
+ * Requests to the MCP endpoint ({baseUrl}/mcp, where the session's default
+ * MCP client discovers tools) are answered 404, so that discovery fails fast,
+ * take no reply and are recorded apart, in mcpRequests.
  */
 export function scriptedFetch(...replies) {
   const requests = [];
+  const mcpRequests = [];
   const fetchImpl = async (url, init = {}) => {
+    if (String(url).endsWith('/mcp')) {
+      mcpRequests.push({ url, init });
+      return new Response('not found', { status: 404 });
+    }
     const reply = replies[Math.min(requests.length, replies.length - 1)];
     const request = { url, init, body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : undefined, cancelled: false };
     requests.push(request);
@@ -53,7 +61,7 @@ export function scriptedFetch(...replies) {
     });
     return new Response(stream, { status: reply.status ?? 200, headers: { 'content-type': 'text/event-stream' } });
   };
-  return { fetchImpl, requests };
+  return { fetchImpl, requests, mcpRequests };
 }
 
 /** SSE for an answer that calls tools: [{id, name, args}] → start/stop frames. */
@@ -68,7 +76,8 @@ export function toolCallStream(...calls) {
  * A scripted Studio AI proxy as a fetch function: chat requests take the
  * next of `chat` (the last repeats), capabilities requests get
  * `capabilities` (an object, or a status number to fail with; undefined
- * answers 404). Every request is recorded with its URL, headers and body.
+ * answers 404); MCP requests ({baseUrl}/mcp) are answered 404. Every request
+ * is recorded with its URL, headers and body.
  */
 export function studioProxy({ chat = [], capabilities } = {}) {
   const requests = [];
@@ -77,6 +86,7 @@ export function studioProxy({ chat = [], capabilities } = {}) {
     const headers = { ...(init.headers ?? {}) };
     const request = { url, method: init.method, headers, body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : undefined };
     requests.push(request);
+    if (url.endsWith('/mcp')) return new Response('not found', { status: 404 });
     if (url.endsWith('/v1/studio/ai/capabilities')) {
       if (capabilities === undefined) return new Response('not here', { status: 404 });
       if (typeof capabilities === 'number') return new Response('failed', { status: capabilities });
