@@ -196,15 +196,3 @@ func withoutDiscovery(events []session.Event) []session.Event {
 	}
 	return out
 }
-
-// withoutMCP drops the requests to the MCP endpoint ({BaseURL}/mcp) that the
-// default MCP client sends.
-func withoutMCP(reqs []fakeproxy.Request) []fakeproxy.Request {
-	var out []fakeproxy.Request
-	for _, r := range reqs {
-		if r.Path != "/api/mcp" {
-			out = append(out, r)
-		}
-	}
-	return out
-}

@@ -110,7 +110,7 @@ func TestRuntimeToolTwoRoundsOverHTTP(t *testing.T) {
 
 	// The session read the capabilities first (the fake proxy has none: 404
 	// is not a refusal).
-	all := withoutMCP(proxy.Requests())
+	all := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, all, 3)
 	assert.Equal(t, "GET", all[0].Method)
 	assert.Equal(t, fakeproxy.CapabilitiesPath, all[0].Path)

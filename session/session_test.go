@@ -262,7 +262,7 @@ func TestChatTurns(t *testing.T) {
 			}
 			assert.Equal(t, turn.Events, observed, "the observer sees every event of the turn, in order")
 			assert.Equal(t, tc.history, roles(s.Messages()))
-			assert.Len(t, withoutMCP(proxy.Requests()), 1)
+			assert.Len(t, fakeproxy.WithoutMCP(proxy.Requests()), 1)
 		})
 	}
 }
@@ -386,7 +386,7 @@ func TestCancelMidStream(t *testing.T) {
 	assert.Equal(t, []string{"messageStart", "textDelta"}, eventTypes(turn.Events))
 	assert.Equal(t, []string{"messageStart", "textDelta"}, seen)
 	assert.Equal(t, 1, turn.Rounds)
-	assert.Len(t, withoutMCP(proxy.Requests()), 1)
+	assert.Len(t, fakeproxy.WithoutMCP(proxy.Requests()), 1)
 	assert.Equal(t, []string{"user: hi"}, roles(s.Messages()), "a cancelled turn adds no assistant message")
 }
 
@@ -473,7 +473,7 @@ func TestOverlappingChatIsBusy(t *testing.T) {
 	}
 	// The proxy may not have logged the hanging request when the first
 	// chat ended, but it never saw a second one.
-	assert.LessOrEqual(t, len(withoutMCP(proxy.Requests())), 1)
+	assert.LessOrEqual(t, len(fakeproxy.WithoutMCP(proxy.Requests())), 1)
 }
 
 func TestSessionFreeAfterATurn(t *testing.T) {
@@ -505,7 +505,7 @@ func TestChatRequest(t *testing.T) {
 	require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "hi").Status)
 	require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "again").Status)
 
-	reqs := withoutMCP(proxy.Requests())
+	reqs := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, reqs, 2)
 	for _, r := range reqs {
 		assert.Equal(t, "POST", r.Method)
@@ -544,7 +544,7 @@ func TestChatRequestOmitsUnsetFields(t *testing.T) {
 	proxy, base := startProxy(t, fakeproxy.Reply{Body: fakeproxy.TextStream("x")})
 	s := newSession(t, base, nil)
 	require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "hi").Status)
-	reqs := withoutMCP(proxy.Requests())
+	reqs := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, reqs, 1)
 	assert.Equal(t, `{"messages":[{"role":"user","content":"hi"}]}`, string(reqs[0].Body))
 }
@@ -554,7 +554,7 @@ func TestChatRequestZeroTemperatureIsSent(t *testing.T) {
 	zero := 0.0
 	s := newSession(t, base, func(o *session.Options) { o.Temperature = &zero })
 	require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "hi").Status)
-	reqs := withoutMCP(proxy.Requests())
+	reqs := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, reqs, 1)
 	assert.Contains(t, reqs[0].JSON(), "temperature", "a set temperature of 0 is sent")
 	assert.Equal(t, 0.0, reqs[0].JSON()["temperature"])
@@ -632,7 +632,7 @@ func TestReset(t *testing.T) {
 
 	require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "fresh").Status)
 	assert.Equal(t, []string{"user: fresh", "assistant: two"}, roles(s.Messages()))
-	reqs := withoutMCP(proxy.Requests())
+	reqs := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, reqs, 2)
 	assert.Equal(t, []any{map[string]any{"role": "user", "content": "fresh"}}, reqs[1].JSON()["messages"],
 		"the request after Reset carries only the new message")
@@ -670,5 +670,5 @@ func TestConcurrentSessions(t *testing.T) {
 		assert.Equal(t, "same answer", turns[i].Text)
 		assert.Equal(t, []string{fmt.Sprint("user: q", i), "assistant: same answer"}, roles(sessions[i].Messages()))
 	}
-	assert.Len(t, withoutMCP(proxy.Requests()), n)
+	assert.Len(t, fakeproxy.WithoutMCP(proxy.Requests()), n)
 }

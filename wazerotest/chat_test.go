@@ -31,18 +31,6 @@ func chatEvents(evs []wazerotest.Event) []wazerotest.Event {
 	return out
 }
 
-// withoutMCP drops the requests the default MCP client sends to
-// {baseUrl}/mcp.
-func withoutMCP(reqs []fakeproxy.Request) []fakeproxy.Request {
-	var out []fakeproxy.Request
-	for _, r := range reqs {
-		if r.Path != "/api/mcp" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func eventTypes(evs []wazerotest.StreamEvent) []string {
 	out := []string{}
 	for _, e := range evs {
@@ -77,7 +65,7 @@ func TestTextTurn(t *testing.T) {
 		assert.Equal(t, turn.Events[k], *ev.Event)
 	}
 
-	reqs := withoutMCP(proxy.Requests())
+	reqs := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, reqs, 1)
 	assert.Equal(t, "POST", reqs[0].Method)
 	assert.Equal(t, "text/event-stream", reqs[0].Header.Get("accept"))
@@ -122,7 +110,7 @@ func TestHistoryGrowsAcrossTurns(t *testing.T) {
 	id := inst.CreateSession(ctx, nil)
 	assert.Equal(t, "one", inst.Chat(ctx, id, "hi").Text)
 	assert.Equal(t, "two", inst.Chat(ctx, id, "again").Text)
-	reqs := withoutMCP(proxy.Requests())
+	reqs := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, reqs, 2)
 	assert.Equal(t, []any{
 		map[string]any{"role": "user", "content": "hi"},

@@ -43,3 +43,17 @@ func (p *Proxy) ChatRequests() []Request {
 	}
 	return out
 }
+
+// MCPPath is where a session's default MCP client sends its requests.
+const MCPPath = "/api/mcp"
+
+// WithoutMCP drops the requests to MCPPath, leaving the proxy's own.
+func WithoutMCP(reqs []Request) []Request {
+	var out []Request
+	for _, r := range reqs {
+		if r.Path != MCPPath {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -117,18 +117,6 @@ func mcpNotFound() *bridge.Response {
 	return &bridge.Response{Status: 404, Header: bridge.Header{}, Body: io.NopCloser(strings.NewReader("not found"))}
 }
 
-// withoutMCP drops the requests the default MCP client sends to
-// {baseUrl}/mcp.
-func withoutMCP(reqs []fakeproxy.Request) []fakeproxy.Request {
-	var out []fakeproxy.Request
-	for _, r := range reqs {
-		if r.Path != "/api/mcp" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func chatCmd(id int, text string) map[string]any {
 	return map[string]any{"op": "session.chat", "session": id, "text": text}
 }
@@ -309,7 +297,7 @@ func TestChatReply(t *testing.T) {
 	assert.Contains(t, raw, `"toolCalls":[]`, "toolCalls is an empty list, not null")
 	assert.NotContains(t, raw, `"errorMessage"`)
 
-	reqs := withoutMCP(proxy.Requests())
+	reqs := fakeproxy.WithoutMCP(proxy.Requests())
 	require.Len(t, reqs, 1)
 	assert.Equal(t, map[string]any{
 		"model": "m1", "provider": "p1", "system": "sys", "maxTokens": float64(100), "temperature": 0.5,
