@@ -299,7 +299,7 @@ export declare class Session {
   /** Drops the cached catalog and runs a new discovery pass. */
   refreshTools(options?: { signal?: AbortSignal }): Promise<ToolDiscoveryReport>;
   /** Ends the MCP session; only runtime tools are advertised until the next discovery. */
-  reconnect(): void;
+  reconnect(): Promise<void>;
   /** The bound composition draft, or null. */
   draft(): DraftBinding | null;
   /** Binds the composition draft that composition tools mutate; null unbinds. */

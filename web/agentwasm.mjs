@@ -456,9 +456,14 @@ export class Session {
     return reply.report;
   }
 
-  /** Ends the MCP session; only runtime tools are advertised until the next discovery. */
-  reconnect() {
-    this.#sync('session.reconnect');
+  /**
+   * Ends the MCP session (the MCP client's close may do I/O, so this waits);
+   * only runtime tools are advertised until the next discovery.
+   */
+  async reconnect() {
+    this.#open();
+    const reply = await this.#runtime.call({ op: 'session.reconnect', session: this.#id });
+    if (!reply.ok) throw replyError(reply);
   }
 
   /** The bound composition draft, or null. */

@@ -54,8 +54,13 @@ func (m hookMCP) CallTool(ctx context.Context, name string, args json.RawMessage
 	return res, nil
 }
 
+// closeBound bounds the mcp.close hook: Reconnect waits for it.
+const closeBound = 5 * time.Second
+
 func (m hookMCP) Close() error {
-	_, err := m.h.answer(context.Background(), "mcp.close", []byte("{}"))
+	ctx, cancel := context.WithTimeout(context.Background(), closeBound)
+	defer cancel()
+	_, err := m.h.answer(ctx, "mcp.close", []byte("{}"))
 	return err
 }
 

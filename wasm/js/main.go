@@ -132,7 +132,7 @@ func run(cmd []byte, hooks command.Hooks, signal, resolve js.Value) {
 // syncOps are the commands callSync serves: none of them waits.
 var syncOps = map[string]bool{"version": true, "session.create": true, "session.close": true,
 	"session.reset": true, "session.messages": true, "session.tools": true, "session.toolDiscovery": true,
-	"session.reconnect": true, "session.draft": true, "session.attachDraft": true}
+	"session.draft": true, "session.attachDraft": true}
 
 func callSync(_ js.Value, args []js.Value) (result any) {
 	defer func() {

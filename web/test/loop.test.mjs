@@ -248,7 +248,7 @@ test('draft binding and discovery state are reachable from JavaScript', async ()
   assert.throws(() => session.attachDraft({ draftId: 'x' }), { code: 'bad_argument' });
   const report = session.toolDiscovery();
   assert.deepEqual(report, { discovered: 0, pages: 0, routed: [], classification: { families: {}, views: {}, revisions: {} }, rejected: [], missingRequired: [], diagnostics: [] });
-  session.reconnect();
+  await session.reconnect();
   assert.deepEqual(session.tools(), []);
 });
 
@@ -296,4 +296,11 @@ test('a page MCP client: discovery under policy, composition calls with the draf
   assert.deepEqual(report.rejected.map((r) => [r.name, r.reason]), [['admin_reset', 'family']]);
   assert.deepEqual(events.filter((e) => e.type === 'toolDiscovery').map((e) => e.report), [report]);
   assert.deepEqual(proxy.chatRequests()[0].body.tools.map((t) => t.name), ['setFilter', 'honua_studio_add_layer'], 'the runtime setFilter shadows the server one');
+
+  // reconnect closes the page's MCP client (it may await I/O) and drops the catalog.
+  let closed = 0;
+  mcpClient.close = async () => { await new Promise((r) => setTimeout(r, 5)); closed++; };
+  await session.reconnect();
+  assert.equal(closed, 1);
+  assert.deepEqual(session.tools().map((t) => t.name), ['setFilter']);
 });

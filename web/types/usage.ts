@@ -49,7 +49,7 @@ export async function usage(signal: AbortSignal): Promise<string> {
   const report = await session.refreshTools({ signal });
   session.attachDraft({ draftId: 'd2', generation: 1 });
   const generation = session.draft()?.generation ?? 0;
-  session.reconnect();
+  await session.reconnect();
   // @ts-expect-error a draft needs a generation
   session.attachDraft({ draftId: 'd3' });
   const roles = session.messages().map((m) => m.role);
