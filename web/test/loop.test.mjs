@@ -297,6 +297,13 @@ test('a page MCP client: discovery under policy, composition calls with the draf
   assert.deepEqual(events.filter((e) => e.type === 'toolDiscovery').map((e) => e.report), [report]);
   assert.deepEqual(proxy.chatRequests()[0].body.tools.map((t) => t.name), ['setFilter', 'honua_studio_add_layer'], 'the runtime setFilter shadows the server one');
 
+  // refreshTools runs a new pass and gives its report.
+  const listTools = mcpClient.listTools;
+  mcpClient.listTools = async () => [...(await listTools()), { name: 'honua_studio_set_view', _meta: { 'honua.studio': { family: 'honua.studio.composition' } } }];
+  const refreshed = await session.refreshTools();
+  assert.deepEqual(refreshed.routed, ['honua_studio_add_layer', 'setFilter', 'honua_studio_set_view']);
+  assert.deepEqual(session.toolDiscovery(), refreshed);
+
   // reconnect closes the page's MCP client (it may await I/O) and drops the catalog.
   let closed = 0;
   mcpClient.close = async () => { await new Promise((r) => setTimeout(r, 5)); closed++; };
