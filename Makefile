@@ -86,9 +86,9 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 size: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
 	@$(NODE) scripts/size.mjs dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
 
-# The js module's budget: 4.0 MB raw, 1.0 MB brotli.
+# The js module's budget: 5.0 MB raw, 1.2 MB brotli (README.md, Size, says why).
 sizecheck: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
-	@$(NODE) scripts/size.mjs --budget dist/agentwasm.wasm:4000000:1000000 dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+	@$(NODE) scripts/size.mjs --budget dist/agentwasm.wasm:5000000:1200000 dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
 
 generate:
 	$(GO) generate ./internal/wire/

@@ -89,9 +89,6 @@ func (s *Session) Reconnect() {
 // ensureDiscovery waits for the shared pass, starting one when none is
 // cached or running. The caller's ctx ends the wait, not the pass.
 func (s *Session) ensureDiscovery(ctx context.Context) error {
-	if s.opts.MCPClient == nil {
-		return nil // no MCP client: nothing to discover
-	}
 	if s.opts.DisableToolDiscovery {
 		// Discovery is off: one empty report is published, once.
 		s.mu.Lock()
@@ -102,6 +99,9 @@ func (s *Session) ensureDiscovery(ctx context.Context) error {
 			s.emit(Event{Type: EventTypeToolDiscovery, Discovery: &ToolDiscoveryReport{}})
 		}
 		return nil
+	}
+	if s.opts.MCPClient == nil {
+		return nil // no MCP client: nothing to discover
 	}
 	p := s.startPass()
 	if p == nil {

@@ -28,6 +28,10 @@ func TestScriptedTextOnlyTurn(t *testing.T) {
 		o.OnEvent = func(ev session.Event) { observed = append(observed, ev) }
 	})
 	turn := chat(t, context.Background(), s, "hi")
+	require.NotEmpty(t, observed)
+	assert.Equal(t, session.EventTypeToolDiscovery, observed[0].Type, "discovery is off: one empty report comes first")
+	assert.Equal(t, session.ToolDiscoveryReport{}, *observed[0].Discovery)
+	observed = observed[1:]
 
 	assert.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
 	assert.Equal(t, "Hello", turn.Text)
@@ -547,11 +551,16 @@ func TestPerCallToolChoiceOverHTTP(t *testing.T) {
 }
 
 func TestUnreachableProxyWithTools(t *testing.T) {
-	var urls []string
+	var (
+		mu   sync.Mutex // the discovery pass fetches on its own goroutine
+		urls []string
+	)
 	s := newSession(t, "http://studio.invalid/api", func(o *session.Options) {
 		o.Tools = []session.ToolDefinition{tool("t")}
 		o.Execute = &recordingExec{}
 		o.Fetcher = bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
+			mu.Lock()
+			defer mu.Unlock()
 			urls = append(urls, req.URL)
 			return nil, &bridge.FetchError{URL: req.URL, Err: errors.New("connection refused")}
 		})
@@ -559,6 +568,8 @@ func TestUnreachableProxyWithTools(t *testing.T) {
 	turn := chat(t, context.Background(), s, "hi")
 	assert.Equal(t, session.StatusError, turn.Status)
 	assert.Equal(t, "Could not reach the Studio AI proxy at http://studio.invalid/api/v1/studio/ai/chat: connection refused", turn.ErrorMessage)
+	mu.Lock()
+	defer mu.Unlock()
 	var proxyURLs []string
 	for _, u := range urls {
 		if !strings.HasSuffix(u, "/mcp") {
@@ -567,6 +578,8 @@ func TestUnreachableProxyWithTools(t *testing.T) {
 	}
 	assert.Equal(t, []string{"http://studio.invalid/api/v1/studio/ai/capabilities", "http://studio.invalid/api/v1/studio/ai/chat"}, proxyURLs,
 		"an unreachable capabilities endpoint is not a refusal; the chat request is still tried, once")
+	assert.Contains(t, urls, "http://studio.invalid/api/mcp", "the default MCP client tried discovery")
+	assert.NotEmpty(t, s.ToolDiscovery().ErrorMessage, "the unreachable MCP endpoint is a failed pass")
 	assert.Equal(t, 1, turn.Rounds)
 }
 

@@ -62,9 +62,10 @@ type Options struct {
 	MaxToolRounds int
 
 	// MCPClient is the MCP client used for discovery and composition calls,
-	// typically NewHTTPMCPClient on {BaseURL}/mcp. Nil means no MCP server:
-	// only runtime tools are advertised. (Making the HTTP client the default
-	// is the next step of the MCP work.)
+	// typically NewHTTPMCPClient on {BaseURL}/mcp. Nil means that default:
+	// New sets NewHTTPMCPClient on {BaseURL}/mcp with Fetcher (wrapped in a
+	// ResumingFetcher) and Auth, unless DisableToolDiscovery is set (then no
+	// MCP server is contacted and only runtime tools are advertised).
 	MCPClient MCPClient
 
 	// OnEvent observes every streamed event and every dispatch, on the

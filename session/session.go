@@ -4,6 +4,7 @@
 package session
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -31,6 +32,19 @@ func New(opts Options) (*Session, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if o.MCPClient == nil && !o.DisableToolDiscovery {
+		// The default: discover on {BaseURL}/mcp with the HTTP MCP client,
+		// whose request streams resume after a drop.
+		c, err := NewHTTPMCPClient(HTTPMCPConfig{
+			URL:     o.BaseURL + "/mcp",
+			Fetcher: &ResumingFetcher{Fetcher: o.Fetcher},
+			Auth:    o.Auth,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("session: the default MCP client on %s/mcp: %w", o.BaseURL, err)
+		}
+		o.MCPClient = c
 	}
 	s := &Session{opts: o}
 	if o.Draft != nil {
