@@ -1,0 +1,267 @@
+// The ask journal and human approval: asks ask#N minted for high-effect
+// fires, the human-side doors (ApproveAsk, DeclineAsk, RevokeAsk,
+// AlwaysApprove) and the approval verdict in the spec's order.
+
+package serve
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// The states of an ask.
+const (
+	askPending  = "pending"
+	askApproved = "approved"
+	askDeclined = "declined"
+	askRevoked  = "revoked"
+	askUsed     = "used"
+)
+
+type ask struct {
+	id         string
+	action     string
+	input      any
+	state      string
+	askedBy    Principal
+	answeredBy string
+	createdAt  time.Time
+	approvedAt time.Time
+	transition string
+	humanNo    bool // declined through a human door
+}
+
+// AskInfo describes an ask for the page's approval cards.
+type AskInfo struct {
+	ID     string
+	Action string
+	Does   string
+	Input  any
+	// State is "pending", "approved", "declined", "revoked", "used" or
+	// "expired" (approved, unused, past ApprovalTTL).
+	State      string
+	AskedBy    Principal
+	AnsweredBy string
+	CreatedAt  time.Time
+	Transition string // the fire that used it
+}
+
+func (a *App) askInfo(k *ask) AskInfo {
+	does := ""
+	if act := a.g.Action(k.action); act != nil {
+		does = act.Does
+	}
+	return AskInfo{
+		ID: k.id, Action: k.action, Does: does, Input: CloneValue(k.input), State: a.askState(k),
+		AskedBy: k.askedBy, AnsweredBy: k.answeredBy, CreatedAt: k.createdAt, Transition: k.transition,
+	}
+}
+
+// askState is the ask's state with expiry applied; call it with the lock.
+func (a *App) askState(k *ask) string {
+	if k.state == askApproved && !a.now().Before(k.approvedAt.Add(a.opts.ApprovalTTL)) {
+		return "expired"
+	}
+	return k.state
+}
+
+// Asks returns the ask journal, oldest first.
+func (a *App) Asks() []AskInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]AskInfo, 0, len(a.askOrder))
+	for _, id := range a.askOrder {
+		out = append(out, a.askInfo(a.asks[id]))
+	}
+	return out
+}
+
+// Ask returns one ask.
+func (a *App) Ask(id string) (AskInfo, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := a.asks[id]
+	if k == nil {
+		return AskInfo{}, false
+	}
+	return a.askInfo(k), true
+}
+
+// mintAsk opens a new ask for action with input; call it with the lock.
+func (a *App) mintAsk(action string, input any, by Principal) *ask {
+	a.askSeq++
+	k := &ask{id: "ask#" + strconv.Itoa(a.askSeq), action: action, input: CloneValue(input),
+		state: askPending, askedBy: by, createdAt: a.now()}
+	a.asks[k.id] = k
+	a.askOrder = append(a.askOrder, k.id)
+	return k
+}
+
+// findOpenAsk returns the newest pending or approved (unexpired) ask for
+// action whose input equals input; call it with the lock.
+func (a *App) findOpenAsk(action string, input any, pendingOnly bool) *ask {
+	for i := len(a.askOrder) - 1; i >= 0; i-- {
+		k := a.asks[a.askOrder[i]]
+		if k.action != action || !EqualValues(k.input, input) {
+			continue
+		}
+		switch a.askState(k) {
+		case askPending:
+			return k
+		case askApproved:
+			if !pendingOnly {
+				return k
+			}
+		}
+	}
+	return nil
+}
+
+// consumeAsk returns askID when it names an open ask of action (outside
+// enforcement, where any open ask backs the fire); call it with the lock.
+func (a *App) consumeAsk(action, askID string) string {
+	k := a.asks[askID]
+	if k == nil || k.action != action {
+		return ""
+	}
+	if s := a.askState(k); s != askPending && s != askApproved {
+		return ""
+	}
+	return k.id
+}
+
+// verdict is the human-approval gate, in the spec's order; call it with
+// the lock. OK with UsedAsk set means the ask's approved input runs.
+func (a *App) verdict(act *Action, askID string, input any) FireResult {
+	k := a.asks[askID]
+	if k != nil && k.action == act.ID && k.state == askDeclined {
+		return refusal(ReasonApprovalDeclined)
+	}
+	// A standing grant is live until it expires or the person says no to
+	// the action after granting it.
+	g := a.grants[act.ID]
+	if g != nil && a.lastNo[act.ID] < g.seq && (g.expires.IsZero() || a.now().Before(g.expires)) {
+		if k != nil && k.action == act.ID && (k.state == askPending || k.state == askApproved) {
+			return FireResult{OK: true, UsedAsk: k.id}
+		}
+		return FireResult{OK: true}
+	}
+	if k == nil {
+		return refusal(ReasonApprovalRequired)
+	}
+	if k.action != act.ID {
+		r := refusal(ReasonApprovalMismatch)
+		r.Differs = "action"
+		return r
+	}
+	switch a.askState(k) {
+	case askPending:
+		return refusal(ReasonApprovalRequired)
+	case askUsed:
+		return refusal(ReasonApprovalSpent)
+	case askRevoked:
+		return refusal(ReasonApprovalRevoked)
+	case "expired":
+		return refusal(ReasonApprovalStale)
+	}
+	if !EqualValues(k.input, input) {
+		r := refusal(ReasonApprovalMismatch)
+		r.Differs = "input"
+		return r
+	}
+	return FireResult{OK: true, UsedAsk: k.id}
+}
+
+type grant struct {
+	seq     int64
+	by      string
+	expires time.Time
+}
+
+// ApproveAsk is the human door that approves a pending ask; by names the
+// person (the door is always stamped user).
+func (a *App) ApproveAsk(askID, by string) error {
+	a.mu.Lock()
+	k := a.asks[askID]
+	if k == nil {
+		a.mu.Unlock()
+		return fmt.Errorf("serve: ApproveAsk: no ask %q; use an id from Asks()", askID)
+	}
+	if k.state != askPending {
+		st := a.askState(k)
+		a.mu.Unlock()
+		return fmt.Errorf("serve: ApproveAsk: ask %q is %s, not pending; only a pending ask can be approved", askID, st)
+	}
+	a.humanSeq++
+	k.state = askApproved
+	k.answeredBy = by
+	k.approvedAt = a.now()
+	a.mu.Unlock()
+	a.changed()
+	return nil
+}
+
+// DeclineAsk is the human door that says no to a pending or approved ask.
+// A no after an AlwaysApprove grant withdraws the grant.
+func (a *App) DeclineAsk(askID, by string) error {
+	a.mu.Lock()
+	k := a.asks[askID]
+	if k == nil {
+		a.mu.Unlock()
+		return fmt.Errorf("serve: DeclineAsk: no ask %q; use an id from Asks()", askID)
+	}
+	if st := a.askState(k); st != askPending && st != askApproved && st != "expired" {
+		a.mu.Unlock()
+		return fmt.Errorf("serve: DeclineAsk: ask %q is already %s; nothing to decline", askID, st)
+	}
+	a.humanSeq++
+	k.state = askDeclined
+	k.answeredBy = by
+	k.humanNo = true
+	a.lastNo[k.action] = a.humanSeq
+	a.mu.Unlock()
+	a.changed()
+	return nil
+}
+
+// RevokeAsk is the human door that withdraws an approval not yet used.
+func (a *App) RevokeAsk(askID, by string) error {
+	a.mu.Lock()
+	k := a.asks[askID]
+	if k == nil {
+		a.mu.Unlock()
+		return fmt.Errorf("serve: RevokeAsk: no ask %q; use an id from Asks()", askID)
+	}
+	if st := a.askState(k); st != askApproved && st != "expired" {
+		a.mu.Unlock()
+		return fmt.Errorf("serve: RevokeAsk: ask %q is %s; only an approved, unused ask can be revoked (decline a pending one)", askID, st)
+	}
+	a.humanSeq++
+	k.state = askRevoked
+	k.answeredBy = by
+	a.mu.Unlock()
+	a.changed()
+	return nil
+}
+
+// AlwaysApprove is the human door that grants standing approval for
+// action; expiresIn 0 means no expiry.
+func (a *App) AlwaysApprove(action, by string, expiresIn time.Duration) error {
+	if a.g.Action(action) == nil {
+		return fmt.Errorf("serve: AlwaysApprove: action %q is not declared in graph %q", action, a.g.ID)
+	}
+	if expiresIn < 0 {
+		return fmt.Errorf("serve: AlwaysApprove: expiresIn %v is negative; pass 0 for no expiry", expiresIn)
+	}
+	a.mu.Lock()
+	a.humanSeq++
+	g := &grant{seq: a.humanSeq, by: by}
+	if expiresIn > 0 {
+		g.expires = a.now().Add(expiresIn)
+	}
+	a.grants[action] = g
+	a.mu.Unlock()
+	a.changed()
+	return nil
+}

@@ -1,0 +1,16 @@
+// The package comment of serve: what the package is for and how its parts
+// fit together.
+
+// Package serve is the serving port: an app declares its pages, actions
+// and journeys as a graph (ParseGraph), runs them as an app session with
+// guards, input schemas, confirm gates, human approval and settled
+// transitions, and offers them to a model as a small, byte-stable set of
+// tools (a port), also served over MCP.
+//
+// The leaf layer has no dependencies beyond the standard library and no
+// encoding/json codec or reflect (they cost hundreds of KB in the wasm
+// module): ParseValue and AppendValue handle dynamic JSON values, Guard
+// evaluates declarative conditions over a State with evidence of which
+// conditions held or failed, and Schema validates action inputs against
+// the subset of JSON Schema that tool inputs use.
+package serve

@@ -1,0 +1,475 @@
+// The graph: the pages, actions and journeys an app declares as JSON,
+// parsed and validated into Go values the app session and the port serve.
+
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxGraphSize is the largest graph document ParseGraph accepts, in bytes.
+const MaxGraphSize = 8 << 20
+
+// Graph is a validated app graph: its pages, actions and journeys in the
+// order they were declared. Treat it as read-only once built.
+type Graph struct {
+	ID       string
+	Pages    []Page
+	Actions  []Action
+	Journeys []Journey
+
+	pageIdx, actionIdx, journeyIdx map[string]int
+}
+
+// Page is a place the app can be on. Areas holds the full paths of its
+// nested areas in declared order, depth first: "cart.summary",
+// "cart.summary.totals".
+type Page struct {
+	ID    string
+	Areas []string
+}
+
+// Action is something that can be done on a page. ID is "<page>.<name>"
+// or "<page>.<area path>.<name>" with <page> equal to On. Does is the
+// authored sentence; GoTo the page it claims to lead to ("" = stays);
+// Writes and Reads are state keys. Input is nil when the action takes no
+// input ("none" or absent). Confirm marks it high-effect. When decides if
+// it is offered at all, EnabledWhen if an offered action is enabled; nil
+// guards always hold.
+type Action struct {
+	ID, Does, On, GoTo string
+	Writes, Reads      []string
+	Input              *Schema
+	Confirm            bool
+	When, EnabledWhen  *Guard
+}
+
+// Journey is an ordered list of action ids (Steps[0] is the entry) with
+// an authored Does and an optional Precondition (nil holds).
+type Journey struct {
+	ID, Does     string
+	Steps        []string
+	Precondition *Guard
+}
+
+// ParseGraph parses and validates a graph document (at most MaxGraphSize
+// bytes):
+//
+//	{"id":"shop",
+//	 "pages":[{"id":"cart","areas":[{"id":"summary","areas":[...]}]}],
+//	 "actions":[{"id":"cart.checkout","does":"...","on":"cart","goTo":"checkout",
+//	             "writes":["order.id"],"reads":["cart.items"],"input":{schema} | "none",
+//	             "confirm":true,"when":{guard},"enabledWhen":{guard}}],
+//	 "journeys":[{"id":"buy","does":"...","steps":["cart.checkout"],"precondition":{guard}}]}
+//
+// Ids (graph, pages, areas, actions, journeys) must match [A-Za-z0-9_.-]+
+// and be unique in their kind. Every action's on (and goTo, when given)
+// must be a declared page, and its id must start with its page (or one of
+// that page's area paths) and a dot. A journey needs at least one step,
+// each an action id, none twice. Schemas and guards must compile. Fields
+// this version does not know are ignored; a known field of the wrong JSON
+// type is an error. Errors start with "serve: " and name the offending id:
+//
+//	serve: action "cart.pay": page "nope" is not declared
+func ParseGraph(data []byte) (g *Graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, err = nil, fmt.Errorf("serve: graph: internal error: %v", r)
+		}
+	}()
+	if len(data) > MaxGraphSize {
+		return nil, fmt.Errorf("serve: graph: %d bytes is more than the %d allowed", len(data), MaxGraphSize)
+	}
+	v, err := ParseValue(data)
+	if err != nil {
+		return nil, errors.New("serve: graph: " + strings.TrimPrefix(err.Error(), "serve: "))
+	}
+	top, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("serve: graph: must be a JSON object, got %s", jsonKind(v))
+	}
+	g = &Graph{
+		pageIdx:    map[string]int{},
+		actionIdx:  map[string]int{},
+		journeyIdx: map[string]int{},
+	}
+	f := fields{m: top, who: "graph"}
+	if g.ID, err = f.id(); err != nil {
+		return nil, err
+	}
+	pages, err := f.objects("pages")
+	if err != nil {
+		return nil, err
+	}
+	for i, pm := range pages {
+		p, err := parsePage(pm, i)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := g.pageIdx[p.ID]; dup {
+			return nil, fmt.Errorf("serve: page %q is declared twice", p.ID)
+		}
+		g.pageIdx[p.ID] = len(g.Pages)
+		g.Pages = append(g.Pages, p)
+	}
+	actions, err := f.objects("actions")
+	if err != nil {
+		return nil, err
+	}
+	for i, am := range actions {
+		a, err := g.parseAction(am, i)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := g.actionIdx[a.ID]; dup {
+			return nil, fmt.Errorf("serve: action %q is declared twice", a.ID)
+		}
+		g.actionIdx[a.ID] = len(g.Actions)
+		g.Actions = append(g.Actions, a)
+	}
+	journeys, err := f.objects("journeys")
+	if err != nil {
+		return nil, err
+	}
+	for i, jm := range journeys {
+		j, err := g.parseJourney(jm, i)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := g.journeyIdx[j.ID]; dup {
+			return nil, fmt.Errorf("serve: journey %q is declared twice", j.ID)
+		}
+		g.journeyIdx[j.ID] = len(g.Journeys)
+		g.Journeys = append(g.Journeys, j)
+	}
+	return g, nil
+}
+
+func parsePage(m map[string]any, i int) (Page, error) {
+	f := fields{m: m, who: "pages[" + strconv.Itoa(i) + "]"}
+	id, err := f.id()
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{ID: id}
+	f.who = "page " + strconv.Quote(id)
+	seen := map[string]bool{}
+	if err := collectAreas(f, id, &p.Areas, seen, 0); err != nil {
+		return Page{}, err
+	}
+	return p, nil
+}
+
+// collectAreas appends the area paths declared under f (depth first).
+func collectAreas(f fields, prefix string, out *[]string, seen map[string]bool, depth int) error {
+	if depth > 32 {
+		return fmt.Errorf("serve: %s: areas nest deeper than 32", f.who)
+	}
+	areas, err := f.objects("areas")
+	if err != nil {
+		return err
+	}
+	for i, am := range areas {
+		af := fields{m: am, who: f.who + ": areas[" + strconv.Itoa(i) + "]"}
+		id, err := af.id()
+		if err != nil {
+			return err
+		}
+		path := prefix + "." + id
+		if seen[path] {
+			return fmt.Errorf("serve: %s: area %q is declared twice", f.who, path)
+		}
+		seen[path] = true
+		*out = append(*out, path)
+		af.who = "area " + strconv.Quote(path)
+		if err := collectAreas(af, path, out, seen, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *Graph) parseAction(m map[string]any, i int) (Action, error) {
+	f := fields{m: m, who: "actions[" + strconv.Itoa(i) + "]"}
+	id, err := f.id()
+	if err != nil {
+		return Action{}, err
+	}
+	a := Action{ID: id}
+	f.who = "action " + strconv.Quote(id)
+	if a.Does, err = f.str("does"); err != nil {
+		return Action{}, err
+	}
+	if a.On, err = f.str("on"); err != nil {
+		return Action{}, err
+	}
+	if a.On == "" {
+		return Action{}, fmt.Errorf("serve: %s: missing \"on\" (the page it is on)", f.who)
+	}
+	page := g.Page(a.On)
+	if page == nil {
+		return Action{}, fmt.Errorf("serve: %s: page %q is not declared", f.who, a.On)
+	}
+	if err := checkActionPrefix(a.ID, page); err != nil {
+		return Action{}, fmt.Errorf("serve: %s: %s", f.who, err)
+	}
+	if a.GoTo, err = f.str("goTo"); err != nil {
+		return Action{}, err
+	}
+	if a.GoTo != "" && g.Page(a.GoTo) == nil {
+		return Action{}, fmt.Errorf("serve: %s: goTo page %q is not declared", f.who, a.GoTo)
+	}
+	if a.Writes, err = f.strings("writes"); err != nil {
+		return Action{}, err
+	}
+	if a.Reads, err = f.strings("reads"); err != nil {
+		return Action{}, err
+	}
+	if raw, ok := m["input"]; ok && raw != nil && raw != "none" {
+		if _, isStr := raw.(string); isStr {
+			return Action{}, fmt.Errorf("serve: %s: \"input\" must be a schema object or \"none\", got %q", f.who, raw)
+		}
+		s, err := compileSchema(raw)
+		if err != nil {
+			return Action{}, fmt.Errorf("serve: %s: input schema: %s", f.who, err)
+		}
+		a.Input = s
+	}
+	if a.Confirm, err = f.boolean("confirm"); err != nil {
+		return Action{}, err
+	}
+	if a.When, err = f.guard("when"); err != nil {
+		return Action{}, err
+	}
+	if a.EnabledWhen, err = f.guard("enabledWhen"); err != nil {
+		return Action{}, err
+	}
+	return a, nil
+}
+
+// checkActionPrefix checks that id is "<page>.<name>" or
+// "<page>.<area path>.<name>".
+func checkActionPrefix(id string, p *Page) error {
+	rest, ok := strings.CutPrefix(id, p.ID+".")
+	if !ok || rest == "" {
+		return fmt.Errorf("id must be %q followed by a name (it is on page %q)", p.ID+".", p.ID)
+	}
+	dot := strings.LastIndexByte(rest, '.')
+	if dot < 0 {
+		return nil
+	}
+	area := p.ID + "." + rest[:dot]
+	for _, a := range p.Areas {
+		if a == area {
+			if rest[dot+1:] == "" {
+				break
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("id must be <page>.<name> or <page>.<area>.<name>, and %q is not an area of page %q", rest[:dot], p.ID)
+}
+
+func (g *Graph) parseJourney(m map[string]any, i int) (Journey, error) {
+	f := fields{m: m, who: "journeys[" + strconv.Itoa(i) + "]"}
+	id, err := f.id()
+	if err != nil {
+		return Journey{}, err
+	}
+	j := Journey{ID: id}
+	f.who = "journey " + strconv.Quote(id)
+	if j.Does, err = f.str("does"); err != nil {
+		return Journey{}, err
+	}
+	if j.Steps, err = f.strings("steps"); err != nil {
+		return Journey{}, err
+	}
+	if len(j.Steps) == 0 {
+		return Journey{}, fmt.Errorf("serve: %s: has no steps", f.who)
+	}
+	seen := map[string]bool{}
+	for _, s := range j.Steps {
+		if g.Action(s) == nil {
+			return Journey{}, fmt.Errorf("serve: %s: step %q is not a declared action", f.who, s)
+		}
+		if seen[s] {
+			return Journey{}, fmt.Errorf("serve: %s: step %q appears twice", f.who, s)
+		}
+		seen[s] = true
+	}
+	if j.Precondition, err = f.guard("precondition"); err != nil {
+		return Journey{}, err
+	}
+	return j, nil
+}
+
+// fields reads typed fields of one JSON object, naming it (who) in errors.
+type fields struct {
+	m   map[string]any
+	who string
+}
+
+func (f fields) id() (string, error) {
+	raw, ok := f.m["id"]
+	if !ok {
+		return "", fmt.Errorf("serve: %s: missing \"id\"", f.who)
+	}
+	s, ok := raw.(string)
+	if !ok {
+		return "", fmt.Errorf("serve: %s: \"id\" must be a string, got %s", f.who, jsonKind(raw))
+	}
+	if !ValidID(s) {
+		return "", fmt.Errorf("serve: %s: id %q must be non-empty and use only A-Z a-z 0-9 _ . -", f.who, s)
+	}
+	return s, nil
+}
+
+func (f fields) str(name string) (string, error) {
+	raw, ok := f.m[name]
+	if !ok || raw == nil {
+		return "", nil
+	}
+	s, ok := raw.(string)
+	if !ok {
+		return "", fmt.Errorf("serve: %s: %q must be a string, got %s", f.who, name, jsonKind(raw))
+	}
+	return s, nil
+}
+
+func (f fields) boolean(name string) (bool, error) {
+	raw, ok := f.m[name]
+	if !ok || raw == nil {
+		return false, nil
+	}
+	b, ok := raw.(bool)
+	if !ok {
+		return false, fmt.Errorf("serve: %s: %q must be true or false, got %s", f.who, name, jsonKind(raw))
+	}
+	return b, nil
+}
+
+func (f fields) strings(name string) ([]string, error) {
+	raw, ok := f.m[name]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("serve: %s: %q must be an array of strings, got %s", f.who, name, jsonKind(raw))
+	}
+	out := make([]string, 0, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok || s == "" {
+			return nil, fmt.Errorf("serve: %s: %s[%d] must be a non-empty string, got %s", f.who, name, i, jsonKind(e))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (f fields) objects(name string) ([]map[string]any, error) {
+	raw, ok := f.m[name]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("serve: %s: %q must be an array of objects, got %s", f.who, name, jsonKind(raw))
+	}
+	out := make([]map[string]any, 0, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("serve: %s: %s[%d] must be an object, got %s", f.who, name, i, jsonKind(e))
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func (f fields) guard(name string) (*Guard, error) {
+	raw, ok := f.m[name]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	g, err := parseGuard(raw)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %s: %s: %s", f.who, name, err)
+	}
+	return g, nil
+}
+
+// ValidID reports whether s is usable as a graph, page, area, action or
+// journey id: non-empty, only ASCII letters, digits, '_', '.' and '-'.
+func ValidID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Action returns the action with the given id, or nil. A nil *Graph has
+// none.
+func (g *Graph) Action(id string) *Action {
+	if g == nil {
+		return nil
+	}
+	if g.actionIdx != nil {
+		if i, ok := g.actionIdx[id]; ok && i < len(g.Actions) && g.Actions[i].ID == id {
+			return &g.Actions[i]
+		}
+	}
+	for i := range g.Actions {
+		if g.Actions[i].ID == id {
+			return &g.Actions[i]
+		}
+	}
+	return nil
+}
+
+// Journey returns the journey with the given id, or nil. A nil *Graph has
+// none.
+func (g *Graph) Journey(id string) *Journey {
+	if g == nil {
+		return nil
+	}
+	if g.journeyIdx != nil {
+		if i, ok := g.journeyIdx[id]; ok && i < len(g.Journeys) && g.Journeys[i].ID == id {
+			return &g.Journeys[i]
+		}
+	}
+	for i := range g.Journeys {
+		if g.Journeys[i].ID == id {
+			return &g.Journeys[i]
+		}
+	}
+	return nil
+}
+
+// Page returns the page with the given id, or nil. A nil *Graph has none.
+func (g *Graph) Page(id string) *Page {
+	if g == nil {
+		return nil
+	}
+	if g.pageIdx != nil {
+		if i, ok := g.pageIdx[id]; ok && i < len(g.Pages) && g.Pages[i].ID == id {
+			return &g.Pages[i]
+		}
+	}
+	for i := range g.Pages {
+		if g.Pages[i].ID == id {
+			return &g.Pages[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,426 @@
+// Tests of the transport-free MCP dispatcher: both eras, the error codes,
+// batches, sessions, the stateless era's _meta and header checks, and
+// recovery from a failing tool server.
+
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeTools is a ToolServer for dispatcher tests.
+type fakeTools struct{ calls int }
+
+const fakeToolList = `[{"name":"echo","description":"Echoes its arguments.","inputSchema":{"type":"object"}},` +
+	`{"name":"tagged","description":"Has a header parameter.","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}}]`
+
+func (f *fakeTools) ListTools() []byte { return []byte(fakeToolList) }
+
+func (f *fakeTools) CallTool(_ context.Context, name string, args []byte) []byte {
+	f.calls++
+	switch name {
+	case "boom":
+		panic("tool exploded")
+	case "garbage":
+		return []byte("not json")
+	}
+	return []byte(`{"content":[{"type":"text","text":` + string(mustJSON(name+" "+string(args))) + `}]}`)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// rpc decodes an answer for assertions.
+type rpc struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  map[string]any  `json:"result"`
+	Error   *struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
+	} `json:"error"`
+}
+
+func decodeRPC(t *testing.T, b []byte) rpc {
+	t.Helper()
+	var r rpc
+	require.NoError(t, json.Unmarshal(b, &r), "answer: %s", b)
+	require.Equal(t, "2.0", r.JSONRPC)
+	return r
+}
+
+// headers builds a Header func from pairs.
+func headers(kv ...string) func(string) (string, bool) {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[strings.ToLower(kv[i])] = kv[i+1]
+	}
+	return func(name string) (string, bool) { v, ok := m[strings.ToLower(name)]; return v, ok }
+}
+
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// statelessHeaders are the standard headers of a stateless request.
+func statelessHeaders(method, name string, extra ...string) func(string) (string, bool) {
+	kv := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+	if name != "" {
+		kv = append(kv, "Mcp-Name", name)
+	}
+	return headers(append(kv, extra...)...)
+}
+
+func TestMCPDispatcherSessionEra(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Name: "shop", Version: "1.2.3", Sessions: true})
+	ctx := context.Background()
+
+	init := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)})
+	require.Equal(t, 200, init.Status)
+	require.NotEmpty(t, init.SessionID)
+	r := decodeRPC(t, init.Body)
+	assert.JSONEq(t, `1`, string(r.ID))
+	assert.Equal(t, "2025-06-18", r.Result["protocolVersion"])
+	assert.Equal(t, map[string]any{"tools": map[string]any{"listChanged": false}}, r.Result["capabilities"])
+	assert.Equal(t, map[string]any{"name": "shop", "version": "1.2.3"}, r.Result["serverInfo"])
+
+	tests := []struct {
+		name   string
+		body   string
+		status int
+		check  func(t *testing.T, r rpc)
+	}{
+		{"initialized notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 202, nil},
+		{"ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, 200, func(t *testing.T, r rpc) {
+			assert.JSONEq(t, `"p"`, string(r.ID))
+			assert.Empty(t, r.Result)
+			assert.NotNil(t, r.Result)
+		}},
+		{"tools/list", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 200, func(t *testing.T, r rpc) {
+			assert.Len(t, r.Result["tools"], 2)
+			assert.NotContains(t, r.Result, "ttlMs")
+		}},
+		{"tools/call", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, 200, func(t *testing.T, r rpc) {
+			assert.Equal(t, `echo {"a":1}`, r.Result["content"].([]any)[0].(map[string]any)["text"])
+			assert.NotContains(t, r.Result, "resultType")
+		}},
+		{"tools/call without arguments", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`, 200, func(t *testing.T, r rpc) {
+			assert.Equal(t, `echo {}`, r.Result["content"].([]any)[0].(map[string]any)["text"])
+		}},
+		{"unknown method", `{"jsonrpc":"2.0","id":5,"method":"nope/nope"}`, 200, func(t *testing.T, r rpc) {
+			assert.Equal(t, MCPMethodNotFound, r.Error.Code)
+		}},
+		{"server/discover without _meta", `{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{}}`, 400, func(t *testing.T, r rpc) {
+			assert.Equal(t, MCPInvalidParams, r.Error.Code)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := d.Handle(ctx, MCPRequest{Body: []byte(tc.body), SessionID: init.SessionID})
+			assert.Equal(t, tc.status, resp.Status)
+			if tc.check == nil {
+				assert.Nil(t, resp.Body)
+				return
+			}
+			tc.check(t, decodeRPC(t, resp.Body))
+		})
+	}
+
+	t.Run("unknown and ended sessions are 404", func(t *testing.T) {
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: "nope"})
+		assert.Equal(t, 404, resp.Status)
+		assert.True(t, d.EndSession(init.SessionID))
+		assert.False(t, d.EndSession(init.SessionID))
+		resp = d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: init.SessionID})
+		assert.Equal(t, 404, resp.Status)
+		assert.Equal(t, MCPSessionNotFound, decodeRPC(t, resp.Body).Error.Code)
+	})
+}
+
+func TestMCPDispatcherNegotiatesVersions(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	for _, tc := range []struct{ asked, got string }{
+		{"2025-03-26", "2025-03-26"}, {"2025-06-18", "2025-06-18"}, {"2025-11-25", "2025-11-25"},
+		{"2024-11-05", "2025-11-25"}, {"1999-01-01", "2025-11-25"}, {"", "2025-11-25"},
+	} {
+		t.Run(tc.asked, func(t *testing.T) {
+			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.asked + `"}}`)})
+			assert.Equal(t, tc.got, decodeRPC(t, resp.Body).Result["protocolVersion"])
+			assert.Empty(t, resp.SessionID, "sessions are off by default")
+		})
+	}
+}
+
+func TestMCPDispatcherToolsListByteIdentical(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	for _, tc := range []struct {
+		name string
+		req  MCPRequest
+	}{
+		{"session era", MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)}},
+		{"stateless era", MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + statelessMeta + `}}`), Header: statelessHeaders("tools/list", "")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := d.Handle(context.Background(), tc.req).Body
+			for i := 0; i < 5; i++ {
+				assert.Equal(t, string(first), string(d.Handle(context.Background(), tc.req).Body))
+			}
+			r := decodeRPC(t, first)
+			assert.Len(t, r.Result["tools"], 2)
+		})
+	}
+}
+
+func TestMCPDispatcherErrors(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	tests := []struct {
+		name   string
+		body   string
+		code   int
+		status int
+		id     string
+	}{
+		{"empty body", ``, MCPParseError, 400, "null"},
+		{"truncated", `{"jsonrpc":"2.0","id":1,`, MCPParseError, 400, "null"},
+		{"bad literal", `{"jsonrpc":"2.0","id":1,"method":tru}`, MCPParseError, 400, "null"},
+		{"trailing data", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, MCPParseError, 400, "null"},
+		{"not an object", `42`, MCPInvalidRequest, 400, "null"},
+		{"a string", `"ping"`, MCPInvalidRequest, 400, "null"},
+		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, MCPInvalidRequest, 400, "1"},
+		{"missing jsonrpc", `{"id":1,"method":"ping"}`, MCPInvalidRequest, 400, "1"},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, MCPInvalidRequest, 400, "null"},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, MCPInvalidRequest, 400, "null"},
+		{"numeric method", `{"jsonrpc":"2.0","id":1,"method":5}`, MCPInvalidRequest, 400, "1"},
+		{"no method", `{"jsonrpc":"2.0","id":1}`, MCPInvalidRequest, 400, "1"},
+		{"params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}`, MCPInvalidParams, 400, "1"},
+		{"call without name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, MCPInvalidParams, 200, "1"},
+		{"call with a numeric name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}`, MCPInvalidParams, 200, "1"},
+		{"arguments not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`, MCPInvalidParams, 200, "1"},
+		{"unknown method", `{"jsonrpc":"2.0","id":"x","method":"resources/list"}`, MCPMethodNotFound, 200, `"x"`},
+		{"tool server returns garbage", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"garbage"}}`, MCPInternalError, 200, "1"},
+		{"tool server panics", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"boom"}}`, MCPInternalError, 200, "9"},
+		{"empty batch", `[]`, MCPInvalidRequest, 400, "null"},
+		{"batch outside 2025-03-26", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, MCPInvalidRequest, 400, "null"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body)})
+			assert.Equal(t, tc.status, resp.Status)
+			r := decodeRPC(t, resp.Body)
+			require.NotNil(t, r.Error, "answer: %s", resp.Body)
+			assert.Equal(t, tc.code, r.Error.Code, r.Error.Message)
+			assert.JSONEq(t, tc.id, string(r.ID))
+		})
+	}
+}
+
+func TestMCPDispatcherPanicDoesNotBreakNextRequest(t *testing.T) {
+	ts := &fakeTools{}
+	d := NewMCPDispatcher(ts, MCPDispatcherOptions{})
+	for i := 0; i < 3; i++ {
+		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom"}}`)})
+		assert.Equal(t, MCPInternalError, decodeRPC(t, resp.Body).Error.Code)
+		resp = d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`)})
+		assert.Nil(t, decodeRPC(t, resp.Body).Error)
+	}
+	assert.Equal(t, 6, ts.calls)
+}
+
+// panicList panics in ListTools.
+type panicList struct{ fakeTools }
+
+func (panicList) ListTools() []byte { panic("no list") }
+
+func TestMCPDispatcherListToolsPanicServesEmptyList(t *testing.T) {
+	d := NewMCPDispatcher(&panicList{}, MCPDispatcherOptions{})
+	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)})
+	assert.Equal(t, []any{}, decodeRPC(t, resp.Body).Result["tools"])
+}
+
+func TestMCPDispatcherBatches(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	h := headers("MCP-Protocol-Version", "2025-03-26")
+	resp := d.Handle(context.Background(), MCPRequest{Header: h, Body: []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"nope"},5]`)})
+	require.Equal(t, 200, resp.Status)
+	var answers []rpc
+	require.NoError(t, json.Unmarshal(resp.Body, &answers))
+	require.Len(t, answers, 3)
+	assert.Nil(t, answers[0].Error)
+	assert.Equal(t, MCPMethodNotFound, answers[1].Error.Code)
+	assert.Equal(t, MCPInvalidRequest, answers[2].Error.Code)
+
+	resp = d.Handle(context.Background(), MCPRequest{Header: h, Body: []byte(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`)})
+	assert.Equal(t, 202, resp.Status)
+	assert.Nil(t, resp.Body)
+}
+
+func TestMCPDispatcherStatelessEra(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Name: "shop", Version: "2"})
+	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`
+	tests := []struct {
+		name   string
+		body   string
+		header func(string) (string, bool)
+		status int
+		code   int // 0: a result
+		check  func(t *testing.T, r rpc)
+	}{
+		{"discover", discover, statelessHeaders("server/discover", ""), 200, 0, func(t *testing.T, r rpc) {
+			assert.Equal(t, []any{"2026-07-28"}, r.Result["supportedVersions"])
+			assert.Equal(t, "complete", r.Result["resultType"])
+			assert.Contains(t, r.Result, "ttlMs")
+			assert.Equal(t, "private", r.Result["cacheScope"])
+			assert.Equal(t, map[string]any{"name": "shop", "version": "2"}, r.Result["_meta"].(map[string]any)["io.modelcontextprotocol/serverInfo"])
+		}},
+		{"discover in-process, no headers", discover, nil, 200, 0, nil},
+		{"tools/list has caching hints", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`, statelessHeaders("tools/list", ""), 200, 0, func(t *testing.T, r rpc) {
+			assert.Equal(t, float64(0), r.Result["ttlMs"])
+			assert.Equal(t, "private", r.Result["cacheScope"])
+			assert.Equal(t, "complete", r.Result["resultType"])
+		}},
+		{"tools/call has resultType", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", "echo"), 200, 0, func(t *testing.T, r rpc) {
+			assert.Equal(t, "complete", r.Result["resultType"])
+		}},
+		{"Mcp-Name with white space", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", "  echo "), 200, 0, nil},
+		{"missing _meta", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, statelessHeaders("server/discover", ""), 400, MCPInvalidParams, nil},
+		{"_meta without protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, statelessHeaders("server/discover", ""), 400, MCPInvalidParams, nil},
+		{"_meta without capabilities", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, statelessHeaders("server/discover", ""), 400, MCPInvalidParams, nil},
+		{"missing version header", discover, headers("Mcp-Method", "server/discover"), 400, MCPHeaderMismatch, nil},
+		{"header differs from _meta", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, statelessHeaders("server/discover", ""), 400, MCPHeaderMismatch, nil},
+		{"unsupported version", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, headers("MCP-Protocol-Version", "v9", "Mcp-Method", "server/discover"), 400, MCPUnsupportedProtocol, func(t *testing.T, r rpc) {
+			assert.Equal(t, map[string]any{"supported": []any{"2026-07-28"}, "requested": "v9"}, r.Error.Data)
+		}},
+		{"missing Mcp-Method", discover, headers("MCP-Protocol-Version", "2026-07-28"), 400, MCPHeaderMismatch, nil},
+		{"Mcp-Method differs", discover, statelessHeaders("tools/list", ""), 400, MCPHeaderMismatch, nil},
+		{"Mcp-Method is case-sensitive", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`, statelessHeaders("TOOLS/LIST", ""), 400, MCPHeaderMismatch, nil},
+		{"missing Mcp-Name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", ""), 400, MCPHeaderMismatch, nil},
+		{"Mcp-Name differs", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", "other"), 400, MCPHeaderMismatch, nil},
+		{"ping is gone", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + statelessMeta + `}}`, statelessHeaders("ping", ""), 404, MCPMethodNotFound, nil},
+		{"initialize is gone", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + statelessMeta + `}}`, statelessHeaders("initialize", ""), 404, MCPMethodNotFound, nil},
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"x/y","params":{` + statelessMeta + `}}`, statelessHeaders("x/y", ""), 404, MCPMethodNotFound, nil},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`, statelessHeaders("notifications/cancelled", ""), 202, 0, nil},
+		{"batch", `[` + discover + `]`, statelessHeaders("server/discover", ""), 400, MCPInvalidRequest, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body), Header: tc.header})
+			assert.Equal(t, tc.status, resp.Status, "answer: %s", resp.Body)
+			if resp.Status == 202 {
+				assert.Nil(t, resp.Body)
+				return
+			}
+			r := decodeRPC(t, resp.Body)
+			if strings.HasPrefix(tc.body, "[") {
+				assert.JSONEq(t, `null`, string(r.ID), "a refused batch has no one id")
+			} else {
+				assert.JSONEq(t, `1`, string(r.ID), "errors carry the request id")
+			}
+			if tc.code == 0 {
+				require.Nil(t, r.Error, "answer: %s", resp.Body)
+			} else {
+				require.NotNil(t, r.Error, "answer: %s", resp.Body)
+				assert.Equal(t, tc.code, r.Error.Code, r.Error.Message)
+			}
+			if tc.check != nil {
+				tc.check(t, r)
+			}
+		})
+	}
+}
+
+func TestMCPDispatcherParamHeaders(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	call := func(args string, extra ...string) MCPResponse {
+		return d.Handle(context.Background(), MCPRequest{
+			Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tagged","arguments":` + args + `,` + statelessMeta + `}}`),
+			Header: statelessHeaders("tools/call", "tagged", extra...),
+		})
+	}
+	tests := []struct {
+		name   string
+		args   string
+		extra  []string
+		status int
+	}{
+		{"no value, no header", `{}`, nil, 200},
+		{"literal match", `{"region":"eu"}`, []string{"Mcp-Param-Region", "eu"}, 200},
+		{"base64 match", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8=?="}, 200},
+		{"no suffix is literal", `{"region":"=?base64?SGVsbG8="}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8="}, 200},
+		{"a number", `{"n":42}`, []string{"Mcp-Param-N", "42"}, 200},
+		{"header name case", `{"region":"eu"}`, []string{"mcp-param-region", "eu"}, 200},
+		{"header missing", `{"region":"eu"}`, nil, 400},
+		{"value differs", `{"region":"eu"}`, []string{"Mcp-Param-Region", "us"}, 400},
+		{"bad padding", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8?="}, 400},
+		{"bad characters", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVs!!!bG8=?="}, 400},
+		{"header without value", `{}`, []string{"Mcp-Param-Region", "eu"}, 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := call(tc.args, tc.extra...)
+			assert.Equal(t, tc.status, resp.Status, "answer: %s", resp.Body)
+			if tc.status == 400 {
+				assert.Equal(t, MCPHeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
+			}
+		})
+	}
+}
+
+func TestMCPDispatcherEraLimit(t *testing.T) {
+	ping := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}
+	discover := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`)}
+	session := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Era: "session"})
+	assert.Equal(t, 200, session.Handle(context.Background(), ping).Status)
+	assert.Equal(t, 404, session.Handle(context.Background(), discover).Status)
+	stateless := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Era: "stateless"})
+	assert.Equal(t, 404, stateless.Handle(context.Background(), ping).Status)
+	assert.Equal(t, 200, stateless.Handle(context.Background(), discover).Status)
+}
+
+// capTools wants the whole call.
+type capTools struct{ fakeTools }
+
+func (capTools) HandleToolCall(_ context.Context, call MCPToolCall) ([]byte, *MCPError) {
+	if !strings.Contains(string(call.ClientCapabilities), "sampling") {
+		return nil, &MCPError{Code: MCPMissingCapability, Message: "needs sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
+	}
+	return []byte(`{"content":[]}`), nil
+}
+
+func TestMCPDispatcherCallHandlerErrors(t *testing.T) {
+	d := NewMCPDispatcher(&capTools{}, MCPDispatcherOptions{})
+	resp := d.Handle(context.Background(), MCPRequest{
+		Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`),
+		Header: statelessHeaders("tools/call", "echo"),
+	})
+	assert.Equal(t, 400, resp.Status)
+	r := decodeRPC(t, resp.Body)
+	assert.Equal(t, MCPMissingCapability, r.Error.Code)
+	assert.Equal(t, map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}}, r.Error.Data)
+}
+
+func TestMCPDispatcherExtraMethods(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{
+		Capabilities: []byte(`{"tools":{},"prompts":{}}`),
+		Methods: map[string]MCPMethod{
+			"prompts/list": func(context.Context, []byte) ([]byte, *MCPError) { return []byte(`{"prompts":[]}`), nil },
+			"bad":          func(context.Context, []byte) ([]byte, *MCPError) { panic("x") },
+		},
+	})
+	r := decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{` + statelessMeta + `}}`)}).Body)
+	assert.Equal(t, "private", r.Result["cacheScope"])
+	assert.Equal(t, []any{}, r.Result["prompts"])
+	r = decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"bad"}`)}).Body)
+	assert.Equal(t, MCPInternalError, r.Error.Code)
+	r = decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)}).Body)
+	assert.Equal(t, map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}}, r.Result["capabilities"])
+}

@@ -1,0 +1,238 @@
+//go:build !js && !wasip1
+
+// The native Streamable HTTP transport of the MCP server: an http.Handler
+// over the dispatcher for both eras, with DNS-rebinding protection (Host and
+// Origin checks), a request size cap, and Content-Type/Accept checks. The
+// wasm builds leave this file out: net/http costs megabytes there.
+
+package serve
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// MCPHandlerOptions configure the HTTP handler.
+type MCPHandlerOptions struct {
+	// MaxBodyBytes caps a request body [4 MiB]; a larger one is answered 413.
+	MaxBodyBytes int64
+	// AllowedOrigins are browser origins ("https://app.example.com") allowed
+	// besides the request's own host and, on a loopback listener, loopback
+	// origins. "*" allows any origin.
+	AllowedOrigins []string
+	// AllowedHosts are Host values ("mcp.example.com:8080" or a bare host
+	// name) a loopback listener accepts besides localhost, 127.0.0.1 and
+	// [::1]. Listeners on other addresses accept any Host.
+	AllowedHosts []string
+}
+
+// defaultMaxBodyBytes is the request cap when none is set.
+const defaultMaxBodyBytes = 4 << 20
+
+// NewMCPHandler returns the Streamable HTTP handler of d: POST carries
+// JSON-RPC and is answered with application/json; GET is 405 (no stream is
+// offered); DELETE ends a session when d issues session ids.
+func NewMCPHandler(d *MCPDispatcher, opts MCPHandlerOptions) http.Handler {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = defaultMaxBodyBytes
+	}
+	return &mcpHandler{d: d, opts: opts}
+}
+
+type mcpHandler struct {
+	d    *MCPDispatcher
+	opts MCPHandlerOptions
+}
+
+// ServeHTTP answers one request; a panic becomes a 500 for that request.
+func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if recover() != nil {
+			writeRPCError(w, http.StatusInternalServerError, MCPInternalError, "internal error")
+		}
+	}()
+	if msg := h.forbidden(r); msg != "" {
+		writeRPCError(w, http.StatusForbidden, MCPInvalidRequest, msg)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		allow := "POST"
+		if h.d.SessionsEnabled() {
+			allow = "POST, DELETE"
+		}
+		w.Header().Set("Allow", allow)
+		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, "method not allowed: this server offers no event stream; POST JSON-RPC messages")
+	}
+}
+
+// post answers a JSON-RPC POST.
+func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		writeRPCError(w, http.StatusUnsupportedMediaType, MCPInvalidRequest, "unsupported media type: POST a JSON-RPC message as application/json")
+		return
+	}
+	if !acceptsJSON(r.Header.Values("Accept")) {
+		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: this server answers application/json")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, MCPInvalidRequest, "request too large: the body exceeds the server's limit")
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, MCPParseError, "parse error: the body could not be read")
+		return
+	}
+	resp := h.d.Handle(r.Context(), MCPRequest{
+		Body:      body,
+		Header:    func(name string) (string, bool) { v := r.Header.Values(name); return strings.Join(v, ","), len(v) > 0 },
+		SessionID: r.Header.Get("Mcp-Session-Id"),
+	})
+	if resp.SessionID != "" {
+		w.Header().Set("Mcp-Session-Id", resp.SessionID)
+	}
+	if resp.Body == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	status := resp.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(resp.Body)
+}
+
+// delete ends a session.
+func (h *mcpHandler) delete(w http.ResponseWriter, r *http.Request) {
+	if !h.d.SessionsEnabled() {
+		w.Header().Set("Allow", "POST")
+		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, "method not allowed: this server keeps no sessions")
+		return
+	}
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		writeRPCError(w, http.StatusBadRequest, MCPInvalidRequest, "bad request: DELETE needs an Mcp-Session-Id header")
+		return
+	}
+	if !h.d.EndSession(sid) {
+		writeRPCError(w, http.StatusNotFound, MCPSessionNotFound, "session not found: it ended or never existed")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// forbidden returns why a request is refused by the DNS-rebinding checks
+// ("" when it passes): on a loopback listener the Host must be a loopback
+// name (or allowed); a browser Origin must be the request's own host, a
+// loopback origin on a loopback request, or allowed.
+func (h *mcpHandler) forbidden(r *http.Request) string {
+	hostName := hostOnly(r.Host)
+	loopbackReq := isLoopbackName(hostName)
+	if isLoopbackListener(r) && !loopbackReq && !h.hostAllowed(r.Host) {
+		return "forbidden: Host " + quote(r.Host) + " is not served by this local server"
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	for _, a := range h.opts.AllowedOrigins {
+		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), origin) {
+			return ""
+		}
+	}
+	u, err := url.Parse(origin)
+	if err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") {
+		if strings.EqualFold(u.Host, r.Host) {
+			return ""
+		}
+		if loopbackReq && isLoopbackName(u.Hostname()) {
+			return ""
+		}
+	}
+	return "forbidden: Origin " + quote(origin) + " may not call this server"
+}
+
+// hostAllowed reports whether host (with or without port) is configured.
+func (h *mcpHandler) hostAllowed(host string) bool {
+	for _, a := range h.opts.AllowedHosts {
+		if strings.EqualFold(a, host) || strings.EqualFold(a, hostOnly(host)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLoopbackListener reports whether the request came in on a loopback
+// address.
+func isLoopbackListener(r *http.Request) bool {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || a == nil {
+		return false
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		host = a.String()
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostOnly strips the port of a Host value.
+func hostOnly(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return strings.Trim(host, "[]")
+}
+
+// isLoopbackName reports whether a host name is loopback.
+func isLoopbackName(h string) bool {
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// acceptsJSON reports whether the Accept values allow application/json (no
+// Accept header at all does).
+func acceptsJSON(values []string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			if mt == "application/json" || mt == "application/*" || mt == "*/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeRPCError answers with a JSON-RPC error body (id null).
+func writeRPCError(w http.ResponseWriter, status, code int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorBody(nil, code, message, nil))
+}

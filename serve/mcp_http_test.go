@@ -1,0 +1,215 @@
+//go:build !js && !wasip1
+
+// Tests of the Streamable HTTP handler through a real loopback server: both
+// eras, sessions and DELETE, GET 405, DNS-rebinding protection, size and
+// media-type checks, and one bad request not affecting the next.
+
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// post sends one JSON-RPC POST; kv are extra headers.
+func post(t *testing.T, url, body string, kv ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(kv); i += 2 {
+		if strings.EqualFold(kv[i], "Host") {
+			req.Host = kv[i+1]
+			continue
+		}
+		req.Header.Set(kv[i], kv[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(b)
+}
+
+func newTestMCPServer(t *testing.T, dopts MCPDispatcherOptions, hopts MCPHandlerOptions) *httptest.Server {
+	srv := httptest.NewServer(NewMCPHandler(NewMCPDispatcher(&fakeTools{}, dopts), hopts))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestMCPHandlerSessionEra(t *testing.T) {
+	srv := newTestMCPServer(t, MCPDispatcherOptions{Sessions: true}, MCPHandlerOptions{})
+	resp, body := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid)
+	assert.Contains(t, body, `"protocolVersion":"2025-11-25"`)
+
+	resp, body = post(t, srv.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25")
+	assert.Equal(t, 202, resp.StatusCode)
+	assert.Empty(t, body)
+
+	resp, body = post(t, srv.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"x":true}}}`, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Contains(t, body, `echo {\"x\":true}`)
+
+	get, err := http.Get(srv.URL)
+	require.NoError(t, err)
+	get.Body.Close()
+	assert.Equal(t, http.StatusMethodNotAllowed, get.StatusCode)
+	assert.Equal(t, "POST, DELETE", get.Header.Get("Allow"))
+
+	del := func(id string) int {
+		req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+		if id != "" {
+			req.Header.Set("Mcp-Session-Id", id)
+		}
+		r, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		r.Body.Close()
+		return r.StatusCode
+	}
+	assert.Equal(t, 400, del(""))
+	assert.Equal(t, 204, del(sid))
+	assert.Equal(t, 404, del(sid))
+	resp, _ = post(t, srv.URL, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "Mcp-Session-Id", sid)
+	assert.Equal(t, 404, resp.StatusCode, "an ended session is gone")
+}
+
+func TestMCPHandlerStatelessEra(t *testing.T) {
+	srv := newTestMCPServer(t, MCPDispatcherOptions{}, MCPHandlerOptions{})
+	resp, body := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+statelessMeta+`}}`,
+		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.Contains(t, body, `"supportedVersions":["2026-07-28"]`)
+	assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+
+	resp, body = post(t, srv.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",`+statelessMeta+`}}`,
+		"mcp-protocol-version", "2026-07-28", "MCP-METHOD", "tools/call", "mcp-name", "echo")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	assert.Contains(t, body, `"resultType":"complete"`)
+
+	resp, body = post(t, srv.URL, `{"jsonrpc":"2.0","id":3,"method":"ping","params":{`+statelessMeta+`}}`,
+		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "ping")
+	assert.Equal(t, 404, resp.StatusCode)
+	assert.Contains(t, body, `"code":-32601`)
+	assert.Contains(t, body, `"id":3`)
+
+	get, err := http.Get(srv.URL)
+	require.NoError(t, err)
+	get.Body.Close()
+	assert.Equal(t, http.StatusMethodNotAllowed, get.StatusCode)
+	assert.Equal(t, "POST", get.Header.Get("Allow"))
+}
+
+func TestMCPHandlerRefusals(t *testing.T) {
+	srv := newTestMCPServer(t, MCPDispatcherOptions{}, MCPHandlerOptions{MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example.com"}})
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tests := []struct {
+		name   string
+		body   string
+		kv     []string
+		status int
+		code   string
+	}{
+		{"no Origin", ping, nil, 200, ""},
+		{"same-host Origin", ping, []string{"Origin", srv.URL}, 200, ""},
+		{"localhost Origin", ping, []string{"Origin", "http://localhost:3000"}, 200, ""},
+		{"configured Origin", ping, []string{"Origin", "https://app.example.com"}, 200, ""},
+		{"foreign Origin", ping, []string{"Origin", "https://evil.example.com"}, 403, ""},
+		{"null Origin", ping, []string{"Origin", "null"}, 403, ""},
+		{"rebound Host", ping, []string{"Host", "evil.example.com", "Origin", "http://evil.example.com"}, 403, ""},
+		{"rebound Host without Origin", ping, []string{"Host", "evil.example.com:" + strings.Split(host, ":")[1]}, 403, ""},
+		{"localhost Host", ping, []string{"Host", "localhost:" + strings.Split(host, ":")[1]}, 200, ""},
+		{"oversized body", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2000) + `"}}`, nil, 413, "-32600"},
+		{"malformed JSON", `{"jsonrpc":`, nil, 400, "-32700"},
+		{"invalid request", `{"jsonrpc":"2.0","id":1}`, nil, 400, "-32600"},
+		{"wrong content type", ping, []string{"Content-Type", "text/plain"}, 415, ""},
+		{"json with charset", ping, []string{"Content-Type", "application/json; charset=utf-8"}, 200, ""},
+		{"not acceptable", ping, []string{"Accept", "text/html"}, 406, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := post(t, srv.URL, tc.body, tc.kv...)
+			assert.Equal(t, tc.status, resp.StatusCode, body)
+			if tc.code != "" {
+				assert.Contains(t, body, `"code":`+tc.code)
+			}
+			// the next good request is unaffected
+			resp, body = post(t, srv.URL, ping)
+			assert.Equal(t, 200, resp.StatusCode)
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{}}`, body)
+		})
+	}
+}
+
+func TestMCPHandlerAllowedHosts(t *testing.T) {
+	srv := newTestMCPServer(t, MCPDispatcherOptions{}, MCPHandlerOptions{AllowedHosts: []string{"mcp.internal"}})
+	resp, _ := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Host", "mcp.internal:8080")
+	assert.Equal(t, 200, resp.StatusCode)
+	resp, _ = post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Host", "other.internal")
+	assert.Equal(t, 403, resp.StatusCode)
+}
+
+// panicServer panics in every call, even in the handler path.
+type panicHandlerTools struct{ fakeTools }
+
+func (panicHandlerTools) HandleToolCall(context.Context, MCPToolCall) ([]byte, *MCPError) {
+	panic("handler exploded")
+}
+
+func TestMCPHandlerPanicDoesNotBreakNextRequest(t *testing.T) {
+	srv := httptest.NewServer(NewMCPHandler(NewMCPDispatcher(&panicHandlerTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{}))
+	defer srv.Close()
+	for i := 0; i < 3; i++ {
+		resp, body := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
+		assert.Equal(t, 200, resp.StatusCode)
+		assert.Contains(t, body, `"code":-32603`)
+		resp, _ = post(t, srv.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		assert.Equal(t, 200, resp.StatusCode)
+	}
+}
+
+// newHTTPForDispatcher serves d on a loopback test server and returns its URL.
+func newHTTPForDispatcher(t *testing.T, d *MCPDispatcher) string {
+	srv := httptest.NewServer(NewMCPHandler(d, MCPHandlerOptions{}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestMCPPortOverHTTPBothEras(t *testing.T) {
+	d, _, _ := mcpShop(t, time.Second, nil)
+	srv := newHTTPForDispatcher(t, d)
+	resp, body := post(t, srv, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, 200, resp.StatusCode)
+	resp, body = post(t, srv, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shop.do_action","arguments":{"action":"cart.pay"}}}`, "MCP-Protocol-Version", "2025-11-25")
+	require.Equal(t, 200, resp.StatusCode)
+	assert.Contains(t, body, `needs-confirm`)
+	assert.NotContains(t, body, `"isError"`)
+
+	resp, body = post(t, srv, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shop.do_action","arguments":{"action":"cart.pay","confirm":true},`+statelessMeta+`}}`,
+		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "shop.do_action")
+	require.Equal(t, 200, resp.StatusCode, body)
+	var env struct {
+		Result struct {
+			ResultType        string         `json:"resultType"`
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &env))
+	assert.Equal(t, "complete", env.Result.ResultType)
+	assert.Equal(t, "performed", env.Result.StructuredContent["effectStatus"])
+}

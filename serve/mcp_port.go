@@ -1,0 +1,91 @@
+// The port as an MCP tool server: every port result becomes a CallToolResult
+// (text content and structuredContent, the same object), and a fire's result
+// is held up to a ceiling for its transition to settle (the settlement fold).
+
+package serve
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
+)
+
+// MCPServerOptions configure the MCP server of a port: the port options,
+// the serverInfo, and the settlement ceiling.
+type MCPServerOptions struct {
+	PortOptions
+	Name    string // serverInfo name [the graph id]
+	Version string // serverInfo version ["0.0.0"]
+	// SettleWithin is how long a tools/call that fired waits for the fire to
+	// settle before it answers pending [250 ms]; negative: never wait.
+	SettleWithin time.Duration
+	// Sessions makes initialize issue Mcp-Session-Id (session era).
+	Sessions bool
+	// Instructions, when set, is sent with initialize and server/discover.
+	Instructions string
+}
+
+// NewMCPServer builds a port over app and the MCP dispatcher that serves it.
+// Wrap the dispatcher with NewMCPHandler for Streamable HTTP.
+func NewMCPServer(app *App, opts MCPServerOptions) (*MCPDispatcher, *Port, error) {
+	p, err := NewPort(app, opts.PortOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := opts.Name
+	if name == "" && app != nil && app.Graph() != nil {
+		name = app.Graph().ID
+	}
+	within := opts.SettleWithin
+	switch {
+	case within == 0:
+		within = DefaultSettleWithin
+	case within < 0:
+		within = 0
+	}
+	d := NewMCPDispatcher(NewPortToolServer(p, within), MCPDispatcherOptions{
+		Name: name, Version: opts.Version, Sessions: opts.Sessions, Instructions: opts.Instructions,
+	})
+	return d, p, nil
+}
+
+// NewPortToolServer serves a port's tools over MCP. settleWithin is the
+// settlement ceiling: a result that fired (it carries a transitionId and is
+// pending) waits up to that long, or until the call's context ends, for the
+// transition to settle; a settled one gets the settled facts folded in and
+// loses its settleWith pointer, otherwise it is returned pending. 0 never
+// waits. Pauses and refusals carry no transitionId and return at once.
+func NewPortToolServer(p *Port, settleWithin time.Duration) ToolServer {
+	if settleWithin < 0 {
+		settleWithin = 0
+	}
+	return &portToolServer{p: p, within: settleWithin}
+}
+
+type portToolServer struct {
+	p      *Port
+	within time.Duration
+}
+
+// ListTools returns the port's tool array (byte-identical for its life).
+func (s *portToolServer) ListTools() []byte { return s.p.ToolsJSON() }
+
+// CallTool calls the port and wraps its result for MCP.
+func (s *portToolServer) CallTool(ctx context.Context, name string, args []byte) []byte {
+	return callToolResult(CallSettled(ctx, s.p, name, args, s.within))
+}
+
+// callToolResult writes a port result as an MCP CallToolResult: one text
+// block with the compact JSON, the same object as structuredContent, and
+// isError only when the port says so.
+func callToolResult(res Result) []byte {
+	obj := res.JSON()
+	out := append([]byte(`{"content":[{"type":"text","text":`), wire.EncodeString(string(obj))...)
+	out = append(out, `}],"structuredContent":`...)
+	out = append(out, obj...)
+	if res.IsError() {
+		out = append(out, `,"isError":true`...)
+	}
+	return append(out, '}')
+}

@@ -1,0 +1,179 @@
+// Firing through the port: decline, the confirm gate with its receipts
+// (needs-confirm with askId), finding the open ask on confirm:true, and the
+// rejected and fired results shared by the journey tools and do_action.
+
+package serve
+
+import "context"
+
+// fireAction fires act through the port's gates. extra (journey, step) is
+// added to every result; recent are the journey's recent steps for the
+// receipts.
+func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Obj, recent []Obj) Result {
+	input := f.input
+	if act.Input == nil {
+		input = nil
+	}
+	if f.refuse {
+		return p.decline(act, input, f.hasInput && act.Input != nil, extra)
+	}
+	if chk := p.app.Check(act.ID, input); !chk.OK {
+		return withExtra(rejected(act.ID, chk), extra)
+	}
+	if act.Confirm && p.confirm && !f.confirm {
+		return p.needsConfirm(act, input, extra, recent)
+	}
+	askID := ""
+	if act.Confirm && (f.confirm || p.gated) {
+		askID = p.useOpenAsk(act.ID, input)
+	}
+	fr := p.app.fire(ctx, act.ID, FireOptions{Source: p.source, Input: input, AskID: askID})
+	if !fr.OK {
+		if fr.Reason == ReasonApprovalRequired {
+			return p.needsConfirm(act, input, extra, recent)
+		}
+		return withExtra(rejected(act.ID, fr), extra)
+	}
+	r := newResult("ok", true, "did", act.ID, "does", act.Does, "transitionId", fr.TransitionID,
+		"effectStatus", fr.EffectStatus,
+		"settleWith", Obj{{"tool", p.names.didItWork}, {"arg", "transitionId"}})
+	if fr.UsedAsk != "" {
+		r = r.With("askId", fr.UsedAsk)
+	}
+	return withExtra(r, extra)
+}
+
+// useOpenAsk finds the open ask for action and input; outside enforcement
+// a pending one is approved as the person's relayed yes.
+func (p *Port) useOpenAsk(action string, input any) string {
+	a := p.app
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := a.findOpenAsk(action, input, false)
+	if k == nil {
+		return ""
+	}
+	if !a.Enforcing() && k.state == askPending {
+		k.state = askApproved
+		k.answeredBy = "relayed by " + string(p.source)
+		k.approvedAt = a.now()
+	}
+	return k.id
+}
+
+// decline closes the open ask for act (matching input when given).
+func (p *Port) decline(act *Action, input any, matchInput bool, extra Obj) Result {
+	a := p.app
+	a.mu.Lock()
+	var found *ask
+	for i := len(a.askOrder) - 1; i >= 0 && found == nil; i-- {
+		k := a.asks[a.askOrder[i]]
+		if k.action != act.ID || (matchInput && !EqualValues(k.input, input)) {
+			continue
+		}
+		if s := a.askState(k); s == askPending || s == askApproved {
+			found = k
+		}
+	}
+	if found != nil {
+		found.state = askDeclined
+		found.answeredBy = "relayed by " + string(p.source)
+	}
+	a.mu.Unlock()
+	r := newResult("ok", true, "judgment", JudgmentDeclined, "performed", false, "action", act.ID)
+	if found != nil {
+		r = r.With("askId", found.id).With("why", "The ask is closed as declined; nothing was performed.")
+	} else {
+		r = r.With("why", "There was no open ask for this; nothing was performed and nothing is pending.")
+	}
+	return withExtra(r, extra)
+}
+
+// needsConfirm returns the receipts of a high-effect fire that waits for a
+// yes, reusing a pending ask for the same action and input or minting one.
+func (p *Port) needsConfirm(act *Action, input any, extra Obj, recent []Obj) Result {
+	a := p.app
+	a.mu.Lock()
+	k := a.findOpenAsk(act.ID, input, false)
+	if k == nil {
+		k = a.mintAsk(act.ID, input, p.source)
+	}
+	kid, pending := k.id, k.state == askPending
+	_, heldWhen, _ := act.When.Eval(a.state)
+	_, heldEnabled, _ := act.EnabledWhen.Eval(a.state)
+	a.mu.Unlock()
+	willDo := Obj{{"does", act.Does}}
+	if len(act.Writes) > 0 {
+		willDo = append(willDo, Field{"writes", append([]string(nil), act.Writes...)})
+	}
+	if act.GoTo != "" {
+		willDo = append(willDo, Field{"navigatesTo", act.GoTo})
+	}
+	because := append(append([]Condition{}, heldWhen...), heldEnabled...)
+	willUse := Obj{}
+	if input != nil {
+		willUse = append(willUse, Field{"input", CloneValue(input)})
+	}
+	why := "This is high-effect, so nothing was done. Tell the person what it will do and ask them; call again with confirm:true if they say yes, decline:true if no."
+	if p.gated {
+		why = "This is high-effect and the app requires a person's approval, so nothing was done. The person approves or declines " + kid + " in the app; then call again with confirm:true."
+	}
+	r := newResult("ok", true, "judgment", JudgmentNeedsConfirm, "why", why, "performed", false,
+		"askId", kid, "action", act.ID, "willDo", willDo, "because", because, "willUse", willUse)
+	if len(recent) > 0 {
+		r = r.With("recentSteps", recent)
+	}
+	if p.gated && pending {
+		r = r.With("awaitingHuman", true)
+	}
+	return withExtra(r, extra)
+}
+
+// rejected is the result of a refused fire.
+func rejected(action string, fr FireResult) Result {
+	r := newResult("ok", false, "judgment", JudgmentRejected, "reason", fr.Reason, "why", fr.Why,
+		"performed", false, "action", action)
+	if len(fr.Evidence) > 0 {
+		r = r.With("evidence", fr.Evidence)
+		if fr.Reason == ReasonToolDisabled {
+			r = r.With("blockedBecause", conditionTexts(fr.Evidence))
+		}
+	}
+	if fr.Expects != nil {
+		r = r.With("expects", fr.Expects)
+	}
+	if len(fr.Errors) > 0 {
+		errs := make([]Obj, len(fr.Errors))
+		for i, e := range fr.Errors {
+			errs[i] = Obj{{"path", e.Path}, {"message", e.Message}}
+		}
+		r = r.With("errors", errs)
+	}
+	if fr.Retriable {
+		r = r.With("retriable", true)
+	}
+	if fr.Differs != "" {
+		r = r.With("differs", fr.Differs)
+	}
+	if fr.On != "" {
+		r = r.With("note", "The action is on page "+fr.On+".")
+	}
+	return r
+}
+
+// conditionTexts renders conditions as short human text.
+func conditionTexts(cs []Condition) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return out
+}
+
+// withExtra adds the fields of extra to r.
+func withExtra(r Result, extra Obj) Result {
+	for _, f := range extra {
+		r = r.With(f.Key, f.Value)
+	}
+	return r
+}
