@@ -7,17 +7,20 @@ import "encoding/json"
 
 // Reply is the module's answer to one command.
 type Reply struct {
-	OK        bool       `json:"ok"`
-	Version   string     `json:"version"`
-	ABI       int        `json:"abi"`
-	GoVersion string     `json:"goVersion"`
-	Session   int        `json:"session"`
-	Turn      *Turn      `json:"turn"`
-	Messages  []Message  `json:"messages"`
-	Report    *Report    `json:"report"`
-	Draft     *Draft     `json:"draft"`
-	Tools     []Tool     `json:"tools"`
-	Error     *ErrorBody `json:"error"`
+	OK        bool      `json:"ok"`
+	Version   string    `json:"version"`
+	ABI       int       `json:"abi"`
+	GoVersion string    `json:"goVersion"`
+	Session   int       `json:"session"`
+	Turn      *Turn     `json:"turn"`
+	Messages  []Message `json:"messages"`
+	Report    *Report   `json:"report"`
+	Draft     *Draft    `json:"draft"`
+	Tools     []Tool    `json:"tools"`
+	// Port is a new port's id; Value a port command's answer.
+	Port  int             `json:"port"`
+	Value json.RawMessage `json:"value"`
+	Error *ErrorBody      `json:"error"`
 }
 
 // ErrorBody says why a command failed.
@@ -64,6 +67,16 @@ type Event struct {
 	Report *Report         `json:"report,omitempty"`
 	Status string          `json:"status,omitempty"` // toolWatch
 	Detail string          `json:"detail,omitempty"` // toolWatch
+	// A port's events: "warning" with Warning, "change" with Version.
+	Warning *PortWarning `json:"warning,omitempty"`
+	Version int64        `json:"version,omitempty"`
+}
+
+// PortWarning is one of a port's once-only warnings.
+type PortWarning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Action  string `json:"action,omitempty"`
 }
 
 // Report is a tool discovery report.

@@ -5,7 +5,8 @@
 export interface AgentwasmError extends Error {
   /**
    * `load_failed`, `module_exited`, `bad_options`, `unsupported_option`,
-   * `bad_argument`, `closed`, `bad_command`, `unknown_session`, `internal`.
+   * `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`, `refused`,
+   * `internal`.
    */
   code: string;
 }
@@ -164,7 +165,11 @@ export interface SessionOptions {
    * Promise of one, throw or reject. Default: `globalThis.fetch`, called with `globalThis` as receiver.
    */
   fetchImpl?: (input: string, init: RequestInit) => Response | Promise<Response>;
-  kit?: Kit;
+  /**
+   * The page's local tool plane: a kit object, or a {@link Port} — the in-page agent then drives
+   * the app through its own journeys, and approval cards stay with the page.
+   */
+  kit?: Kit | Port;
   maxTokens?: number;
   /** Model requests per chat() before the loop stops. Default 8. */
   maxToolRounds?: number;
@@ -269,6 +274,184 @@ export interface Turn {
   rounds: number;
 }
 
+/** A declarative condition over state keys. */
+export type Guard =
+  | { key: string; op: 'eq' | 'ne' | 'in' | 'gt' | 'lt' | 'gte' | 'lte'; value: unknown }
+  | { key: string; op: 'truthy' | 'exists' | 'nonEmpty' }
+  | { all: Guard[] }
+  | { any: Guard[] }
+  | { not: Guard };
+
+/** A page of the app, with optional nested areas. */
+export interface GraphPage {
+  id: string;
+  areas?: GraphArea[];
+}
+
+/** An area inside a page; its path is `<page>.<area>[.<area>…]`. */
+export interface GraphArea {
+  id: string;
+  areas?: GraphArea[];
+}
+
+/** Something that can be done in the app. */
+export interface GraphAction {
+  /** `<page>.<name>` or `<page>.<area>.<name>`. */
+  id: string;
+  /** The authored sentence. */
+  does: string;
+  /** The page it is on. */
+  on: string;
+  /** The page it claims to lead to. */
+  goTo?: string;
+  writes?: string[];
+  reads?: string[];
+  /** A JSON Schema object for its input, or `"none"`. */
+  input?: object | 'none';
+  /** High-effect: needs confirm (and human approval where the app requires it). */
+  confirm?: boolean;
+  /** Is it offered at all. */
+  when?: Guard;
+  /** Is an offered action greyed out. */
+  enabledWhen?: Guard;
+}
+
+/** An ordered list of steps (action ids); step one is the entry. */
+export interface GraphJourney {
+  id: string;
+  does: string;
+  steps: string[];
+  precondition?: Guard;
+}
+
+/** What a person can do in an app. */
+export interface Graph {
+  id: string;
+  pages: GraphPage[];
+  actions: GraphAction[];
+  journeys?: GraphJourney[];
+}
+
+/** Who made a fire. */
+export type Principal = 'user' | 'agent' | 'system' | 'unknown';
+
+/** Runs one action for the app; its return value is the fire's data, a throw refuses it. */
+export type ActionHandler = (
+  input: unknown,
+  context: { action: string; source: Principal; transitionId: string; signal: AbortSignal },
+) => unknown | Promise<unknown>;
+
+/** A once-only warning of the port (an ungated port, an unguarded high-effect fire). */
+export interface PortWarning {
+  code: string;
+  message: string;
+  action?: string;
+}
+
+/**
+ * Options of {@link Runtime.createPort}: the seed's JourneyToolsOptions (confirmHighEffect,
+ * journeyTools, source), the separator, the app session's options, and the MCP server's.
+ */
+export interface PortOptions {
+  /** Require confirm:true before high-effect steps and actions. Default true. */
+  confirmHighEffect?: boolean;
+  /** How journeys are offered: one tool per journey (default) or one tool taking `journey`. */
+  journeyTools?: 'per-journey' | 'single';
+  /** Principal stamped on the port's fires. Default `agent`. */
+  source?: Principal;
+  /** Between graph, door and journey id in tool names. Default `.`; `__` for providers that reject dots. */
+  separator?: string;
+  /** Agent fires of high-effect actions need an ask a person approved. */
+  requireHumanApproval?: boolean;
+  /** The page the app starts on. Default: the first declared. */
+  page?: string;
+  /** The app's initial state. */
+  state?: Record<string, unknown>;
+  /** Action id → handler. An action without one is refused as NOT_MATERIALIZED. */
+  handlers?: Record<string, ActionHandler>;
+  /** Called once for each of the port's once-only warnings. */
+  onWarn?: (warning: PortWarning) => void;
+  /** Called after every change of the app session (for approval cards and views). */
+  onChange?: (change: { version: number }) => void;
+  /** MCP server: the server name. Default: the graph id. */
+  name?: string;
+  /** MCP server: the server version. */
+  version?: string;
+  /** MCP server: how long a tools/call waits for a fire to settle. Default 250. */
+  settleWithinMs?: number;
+}
+
+/** One of the port's tools, as offered to a model. */
+export interface PortTool {
+  name: string;
+  description: string;
+  inputSchema: object;
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; title?: string };
+}
+
+/** The closed set of judgments a port result carries. */
+export type Judgment =
+  | 'navigate-or-wait' | 'one-ready-step' | 'needs-choice' | 'done' | 'blocked' | 'error' | 'rejected'
+  | 'needs-confirm' | 'declined' | 'still-pending' | 'awaiting-human' | 'approved-not-yet-done'
+  | 'approval-no-longer-valid' | 'approval-withdrawn';
+
+/** A port result: plain JSON. See serve.md for the full vocabulary. */
+export interface PortResult {
+  ok?: boolean;
+  judgment?: Judgment;
+  reason?: string;
+  why?: string;
+  youAreOn?: string;
+  version?: number;
+  transitionId?: string;
+  effectStatus?: 'pending' | 'performed' | 'refused';
+  askId?: string;
+  performed?: boolean;
+  [key: string]: unknown;
+}
+
+/** An ask: a high-effect step the model wants, waiting for (or past) a person's answer. */
+export interface PortAsk {
+  askId: string;
+  action: string;
+  does?: string;
+  input?: unknown;
+  state: string;
+  [key: string]: unknown;
+}
+
+/** A serving port. */
+export declare class Port {
+  private constructor();
+  /** The port's id inside the module. */
+  readonly id: number;
+  /** The tools, in their fixed order; byte-identical for the port's life. */
+  tools(): PortTool[];
+  /** Calls a tool; refusals and pauses resolve as results. Rejects only for misuse (`closed`). */
+  call(name: string, args?: Record<string, unknown>): Promise<PortResult>;
+  /** Answers one MCP JSON-RPC message; resolves with the response, or null for a notification. */
+  mcp(message: object | string): Promise<object | null>;
+  /** Where the app session stands. */
+  state(): { page: string; version: number; state: Record<string, unknown> };
+  /** The person moved to a page. */
+  navigate(page: string, options?: { by?: Principal }): void;
+  /** Patches state keys; null deletes a key. */
+  patch(state: Record<string, unknown>, options?: { by?: Principal }): void;
+  /** The person did an action in the page; returns its transition id. */
+  report(action: string, options?: { input?: unknown; data?: unknown }): string;
+  /** The asks, for the page's approval cards. */
+  asks(): PortAsk[];
+  /** Human-side doors: the model cannot reach them. */
+  approveAsk(askId: string, options?: { by?: string }): void;
+  declineAsk(askId: string, options?: { by?: string }): void;
+  revokeAsk(askId: string, options?: { by?: string }): void;
+  alwaysApprove(action: string, options?: { by?: string; expiresInMs?: number }): void;
+  /** One transition's record. */
+  transition(id: string): Record<string, unknown>;
+  /** Ends the port; later calls throw with code `closed`. */
+  close(): void;
+}
+
 /** One loaded module instance. */
 export declare class Runtime {
   private constructor();
@@ -276,6 +459,12 @@ export declare class Runtime {
   version(): { version: string; abi: number; goVersion: string };
   /** Creates an agent session. Throws an {@link AgentwasmError} for bad options. */
   createSession(options?: SessionOptions): Session;
+  /**
+   * Builds a serving port over an app's graph (an object, or its JSON text). Throws an
+   * {@link AgentwasmError} with code `bad_options` for a bad graph or option; the message names
+   * the offending id.
+   */
+  createPort(graph: Graph | string, options?: PortOptions): Port;
 }
 
 /** One agent conversation. */

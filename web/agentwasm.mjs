@@ -174,6 +174,85 @@ export class Runtime {
     session.bind(reply.session);
     return session;
   }
+
+  /**
+   * Builds a serving port: the app's graph offered to a model as a small,
+   * byte-stable set of tools, with confirm gates and human approval.
+   * @param {object | string} graph the graph (an object, or its JSON text)
+   * @param {import('./agentwasm.d.ts').PortOptions} [options]
+   * @returns {Port}
+   */
+  createPort(graph, options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw agentError('bad_options', 'agentwasm: createPort takes a graph and an options object', TypeError);
+    }
+    let graphJSON = graph;
+    if (typeof graph === 'string') {
+      try {
+        JSON.parse(graph);
+      } catch (err) {
+        throw agentError('bad_options', `agentwasm: the graph is not JSON: ${err.message}`, TypeError);
+      }
+    } else {
+      if (!isObject(graph)) throw agentError('bad_options', 'agentwasm: createPort needs a graph object', TypeError);
+      graphJSON = JSON.stringify(graph);
+    }
+    const { handlers = {}, onWarn, onChange, ...rest } = options;
+    const json = {};
+    for (const [key, value] of Object.entries(rest)) {
+      if (value === undefined) continue;
+      if (!PORT_OPTIONS.has(key)) throw badOption(`unknown port option ${key}`);
+      json[key] = value;
+    }
+    if (!isObject(handlers)) throw badOption('handlers must be an object of action id → function');
+    for (const [action, fn] of Object.entries(handlers)) {
+      if (!isFunction(fn)) throw badOption(`handlers[${JSON.stringify(action)}] must be a function`);
+    }
+    for (const [name, value] of [['onWarn', onWarn], ['onChange', onChange]]) {
+      if (value !== undefined && !isFunction(value)) throw badOption(`${name} must be a function`);
+    }
+    json.handlers = Object.keys(handlers);
+    const port = new Port(this, { onWarn, onChange });
+    const hooks = { event: (id, text) => port.dispatch(text), call: portCallbacks(handlers) };
+    // The graph travels as raw JSON inside the command.
+    const command = `{"op":"port.create","graph":${graphJSON},"options":${JSON.stringify(json)}}`;
+    const reply = this.callSyncText(command, hooks);
+    if (!reply.ok) throw replyError(reply);
+    port.bind(reply.port, reply.value);
+    return port;
+  }
+
+  /** @internal Sends a command, already JSON, that never waits. */
+  callSyncText(text, hooks) {
+    this.#alive();
+    return JSON.parse(this.#api.callSync(text, hooks));
+  }
+}
+
+/** Port options that travel to the module as JSON, as given. */
+const PORT_OPTIONS = new Set([
+  'confirmHighEffect', 'journeyTools', 'source', 'separator', 'requireHumanApproval', 'page', 'state',
+  'name', 'version', 'settleWithinMs',
+]);
+
+/**
+ * The module's way to run the page's action handlers: the "handler" hook
+ * gets {action, input, source, transitionId}; the handler's return value
+ * (or what its Promise resolves to) is the fire's data, a throw refuses it.
+ */
+function portCallbacks(handlers) {
+  return (hook, payload, signal) => {
+    if (hook !== 'handler') return Promise.reject(new Error(`a port has no ${hook} callback`));
+    try {
+      const { action, input, source, transitionId } = JSON.parse(payload);
+      const fn = handlers[action];
+      if (!fn) return Promise.reject(new Error(`the page supplied no handler for ${action}`));
+      return Promise.resolve(fn(input, { action, source, transitionId, signal }))
+        .then((data) => JSON.stringify(data ?? null));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
 }
 
 /** Throws a coded TypeError for an option of the wrong type. */
@@ -217,8 +296,12 @@ function sessionOptionsJSON(options) {
     if (value !== undefined && !isFunction(value)) throw badOption(`${name} must be a function`);
   }
   if (execute) json.execute = true;
-  if (kit !== undefined) {
-    if (!isObject(kit)) throw badOption('kit must be an object with tools and execute()');
+  if (kit instanceof Port) {
+    // A serving port as the kit: its tools are the session's runtime tools,
+    // its approval doors stay with the page.
+    json.port = kit.id;
+  } else if (kit !== undefined) {
+    if (!isObject(kit)) throw badOption('kit must be an object with tools and execute(), or a Port');
     const kitTools = kit.tools ?? [];
     if (!Array.isArray(kitTools)) throw badOption('kit.tools must be an array');
     if (kit.execute !== undefined && !isFunction(kit.execute)) throw badOption('kit.execute must be a function');
@@ -488,5 +571,153 @@ export class Session {
     this.#closed = true;
     const reply = this.#runtime.callSync({ op: 'session.close', session: this.#id });
     if (!reply.ok && reply.error?.code !== 'unknown_session') throw replyError(reply);
+  }
+}
+
+/** A serving port: the app's journeys as tools, and the human-side doors. */
+export class Port {
+  #runtime;
+  #id = 0;
+  #tools = '[]';
+  #onWarn;
+  #onChange;
+  #closed = false;
+
+  /** @internal */
+  constructor(runtime, { onWarn, onChange }) {
+    this.#runtime = runtime;
+    this.#onWarn = onWarn;
+    this.#onChange = onChange;
+  }
+
+  /** @internal */
+  bind(id, tools) {
+    this.#id = id;
+    this.#tools = JSON.stringify(tools ?? []);
+  }
+
+  /** @internal Hands one port event to the page; nothing it does reaches the module. */
+  dispatch(text) {
+    try {
+      const event = JSON.parse(text);
+      const fn = event.type === 'warning' ? this.#onWarn : this.#onChange;
+      const result = fn?.(event.type === 'warning' ? event.warning : { version: event.version });
+      if (result && typeof result.then === 'function') result.then(undefined, () => {});
+    } catch {
+      // An observer that throws changes nothing.
+    }
+  }
+
+  /** The port's id inside the module. */
+  get id() {
+    return this.#id;
+  }
+
+  #open() {
+    if (this.#closed) throw agentError('closed', 'agentwasm: this port is closed; create a new one');
+  }
+
+  #sync(op, fields) {
+    this.#open();
+    const reply = this.#runtime.callSync({ op, port: this.#id, ...fields });
+    if (!reply.ok) throw replyError(reply);
+    return reply;
+  }
+
+  /** The port's tools, in their fixed order (a fresh copy each call). */
+  tools() {
+    this.#open();
+    return JSON.parse(this.#tools);
+  }
+
+  /**
+   * Calls one of the port's tools. Resolves with the port's result object;
+   * refusals and pauses are results too (`ok: false`, `judgment`), never throws
+   * for the model's mistakes.
+   * @param {string} name
+   * @param {object} [args]
+   * @returns {Promise<import('./agentwasm.d.ts').PortResult>}
+   */
+  async call(name, args = {}) {
+    if (typeof name !== 'string') throw agentError('bad_argument', 'agentwasm: call(name, args) takes a tool name', TypeError);
+    this.#open();
+    const command = { op: 'port.call', port: this.#id, name, args: args ?? {} };
+    const reply = await this.#runtime.call(command);
+    if (!reply.ok) throw replyError(reply);
+    return reply.value;
+  }
+
+  /**
+   * Answers one MCP JSON-RPC message (the transport-free MCP server); resolves
+   * with the response, or null for a notification.
+   * @param {object | string} message
+   */
+  async mcp(message) {
+    this.#open();
+    const text = typeof message === 'string' ? message : JSON.stringify(message);
+    const reply = await this.#runtime.call(JSON.parse(`{"op":"port.mcp","port":${this.#id},"message":${text}}`));
+    if (!reply.ok) throw replyError(reply);
+    return reply.value ?? null;
+  }
+
+  /** Where the app session stands: {page, version, state}. */
+  state() {
+    return this.#sync('port.state').value;
+  }
+
+  /** The person moved to `page` (a host report, stamped `user` unless `by` says otherwise). */
+  navigate(page, options = {}) {
+    this.#sync('port.navigate', { page: String(page), by: options?.by });
+  }
+
+  /** Patches state keys (null deletes one). */
+  patch(state, options = {}) {
+    if (!isObject(state)) throw agentError('bad_argument', 'agentwasm: patch(state) takes an object', TypeError);
+    this.#sync('port.patch', { state, by: options?.by });
+  }
+
+  /** The person did `action` in the page; returns the transition id. */
+  report(action, options = {}) {
+    const { input, data } = options ?? {};
+    return this.#sync('port.report', { action: String(action), input, data }).value.transitionId;
+  }
+
+  /** The asks a person may answer (the approval cards). */
+  asks() {
+    return this.#sync('port.asks').value ?? [];
+  }
+
+  /** Approves an ask (a human-side door; the model can't reach it). */
+  approveAsk(askId, options = {}) {
+    this.#sync('port.approveAsk', { askId: String(askId), by: options?.by });
+  }
+
+  /** Declines an ask. */
+  declineAsk(askId, options = {}) {
+    this.#sync('port.declineAsk', { askId: String(askId), by: options?.by });
+  }
+
+  /** Withdraws an approval not yet used. */
+  revokeAsk(askId, options = {}) {
+    this.#sync('port.revokeAsk', { askId: String(askId), by: options?.by });
+  }
+
+  /** A standing grant for one action, optionally expiring. */
+  alwaysApprove(action, options = {}) {
+    const { by, expiresInMs } = options ?? {};
+    this.#sync('port.alwaysApprove', { action: String(action), by, expiresInMs });
+  }
+
+  /** One transition's record, by id. */
+  transition(id) {
+    return this.#sync('port.transition', { id: String(id) }).value;
+  }
+
+  /** Ends the port; later calls throw with code `closed`. */
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    const reply = this.#runtime.callSync({ op: 'port.close', port: this.#id });
+    if (!reply.ok && reply.error?.code !== 'unknown_port') throw replyError(reply);
   }
 }

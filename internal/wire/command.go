@@ -19,6 +19,23 @@ type Command struct {
 	// ToolChoice overrides the session's toolChoice for one chat.
 	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
 	TimeoutMs  int64       `json:"timeoutMs,omitempty"`
+
+	// The serving port's commands (port.*; wasm/README.md).
+	Port        int        `json:"port,omitempty"`
+	Graph       RawMessage `json:"graph,omitempty"`
+	Name        string     `json:"name,omitempty"`
+	Args        RawMessage `json:"args,omitempty"`
+	AskID       string     `json:"askId,omitempty"`
+	By          string     `json:"by,omitempty"`
+	Action      string     `json:"action,omitempty"`
+	ExpiresInMs int64      `json:"expiresInMs,omitempty"`
+	Page        string     `json:"page,omitempty"`
+	State       RawMessage `json:"state,omitempty"`
+	Input       RawMessage `json:"input,omitempty"`
+	Data        RawMessage `json:"data,omitempty"`
+	ID          string     `json:"id,omitempty"`
+	// Message is one JSON-RPC message for port.mcp.
+	Message RawMessage `json:"message,omitempty"`
 }
 
 // Reply is the module's answer to one Command.
@@ -36,7 +53,11 @@ type Reply struct {
 	Report    *DiscoveryReport `json:"report,omitempty"`
 	Draft     *Draft           `json:"draft,omitempty"`
 	Tools     []ToolSpec       `json:"tools,omitempty"`
-	Error     *ErrorBody       `json:"error,omitempty"`
+	// Port is a new port's id (port.create).
+	Port int `json:"port,omitempty"`
+	// Value is a port command's answer, as JSON.
+	Value RawMessage `json:"value,omitempty"`
+	Error *ErrorBody `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine
@@ -56,12 +77,14 @@ type ErrorBody struct {
 //easyjson:json
 //agentwasm:decode-only
 type SessionOptions struct {
-	Auth                   bool          `json:"auth,omitempty"`
-	BaseURL                string        `json:"baseUrl,omitempty"`
-	DisableToolDiscovery   bool          `json:"disableToolDiscovery,omitempty"`
-	Draft                  *Draft        `json:"draft,omitempty"`
-	Execute                bool          `json:"execute,omitempty"`
-	Kit                    *Kit          `json:"kit,omitempty"`
+	Auth                 bool   `json:"auth,omitempty"`
+	BaseURL              string `json:"baseUrl,omitempty"`
+	DisableToolDiscovery bool   `json:"disableToolDiscovery,omitempty"`
+	Draft                *Draft `json:"draft,omitempty"`
+	Execute              bool   `json:"execute,omitempty"`
+	Kit                  *Kit   `json:"kit,omitempty"`
+	// Port makes an open port (port.create) the session's kit.
+	Port                   int           `json:"port,omitempty"`
 	MaxTokens              int           `json:"maxTokens,omitempty"`
 	MaxToolRounds          *int          `json:"maxToolRounds,omitempty"`
 	MCPClient              bool          `json:"mcpClient,omitempty"`

@@ -366,6 +366,12 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 					(*out.Kit).UnmarshalEasyJSON(in)
 				}
 			}
+		case "port":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Port = int(in.Int())
+			}
 		case "maxTokens":
 			if in.IsNull() {
 				in.Skip()
@@ -660,6 +666,16 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.W
 			}
 			out.RawByte(']')
 		}
+	}
+	if in.Port != 0 {
+		const prefix string = ",\"port\":"
+		out.RawString(prefix)
+		out.Int(int(in.Port))
+	}
+	if (in.Value).IsDefined() {
+		const prefix string = ",\"value\":"
+		out.RawString(prefix)
+		out.Raw((in.Value).MarshalJSON())
 	}
 	if in.Error != nil {
 		const prefix string = ",\"error\":"
@@ -1192,6 +1208,90 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.
 				in.Skip()
 			} else {
 				out.TimeoutMs = int64(in.Int64())
+			}
+		case "port":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Port = int(in.Int())
+			}
+		case "graph":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				(out.Graph).UnmarshalEasyJSON(in)
+			}
+		case "name":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Name = string(in.String())
+			}
+		case "args":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				(out.Args).UnmarshalEasyJSON(in)
+			}
+		case "askId":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.AskID = string(in.String())
+			}
+		case "by":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.By = string(in.String())
+			}
+		case "action":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Action = string(in.String())
+			}
+		case "expiresInMs":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.ExpiresInMs = int64(in.Int64())
+			}
+		case "page":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Page = string(in.String())
+			}
+		case "state":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				(out.State).UnmarshalEasyJSON(in)
+			}
+		case "input":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				(out.Input).UnmarshalEasyJSON(in)
+			}
+		case "data":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				(out.Data).UnmarshalEasyJSON(in)
+			}
+		case "id":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.ID = string(in.String())
+			}
+		case "message":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				(out.Message).UnmarshalEasyJSON(in)
 			}
 		default:
 			in.SkipRecursive()

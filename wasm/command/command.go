@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/portkit"
 	"github.com/agentwasm/agentwasm/session"
 )
 
@@ -37,6 +38,7 @@ const (
 	CodeUnknownSession = "unknown_session" // no open session has that id
 	CodeInternal       = "internal"        // a panic inside the module, recovered
 	CodeCancelled      = "cancelled"       // the host cancelled a command that waits
+	CodeUnknownPort    = "unknown_port"    // no open port has that id
 )
 
 // Hooks are what a host supplies for a new session.
@@ -61,13 +63,14 @@ type Runtime struct {
 
 	mu       sync.Mutex
 	sessions map[int]*session.Session
-	nextID   int
+	ports    map[int]*portEntry
+	nextID   int // sessions and ports share one id space, so hook calls name one of them
 }
 
 // New returns an empty Runtime. testHooks enables the debug.* commands that
 // tests use to reach otherwise unreachable paths (such as a panic).
 func New(testHooks bool) *Runtime {
-	return &Runtime{testHooks: testHooks, sessions: map[int]*session.Session{}}
+	return &Runtime{testHooks: testHooks, sessions: map[int]*session.Session{}, ports: map[int]*portEntry{}}
 }
 
 // Call runs one JSON command and returns the JSON reply. It never panics:
@@ -158,7 +161,10 @@ func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.R
 			m["boom"]++ // a genuine runtime panic: assignment to a nil map
 		}
 	}
-	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close, poll", c.Op))
+	if reply, ok := r.runPort(ctx, c, hooks); ok {
+		return reply
+	}
+	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close, poll, port.create, port.tools, port.call, port.mcp, port.state, port.navigate, port.patch, port.report, port.asks, port.approveAsk, port.declineAsk, port.revokeAsk, port.alwaysApprove, port.transition, port.close", c.Op))
 }
 
 func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
@@ -175,6 +181,18 @@ func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
 	opts, err := sessionOptions(&o, id, hooks)
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
+	}
+	if o.Port != 0 {
+		if o.Kit != nil {
+			return failure(CodeBadOptions, "agentwasm: a session takes a kit or a port as its kit, not both")
+		}
+		r.mu.Lock()
+		e := r.ports[o.Port]
+		r.mu.Unlock()
+		if e == nil {
+			return failure(CodeBadOptions, fmt.Sprintf("agentwasm: the session's port %d is not open; create it with port.create first", o.Port))
+		}
+		opts.Kit = portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
 	}
 	s, err := session.New(opts)
 	if err != nil {

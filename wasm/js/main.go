@@ -12,7 +12,7 @@
 // Both take a JSON command and answer a JSON reply (wasm/README.md).
 // callSync serves only the commands that never wait (version,
 // session.create, session.reset, session.messages, session.tools,
-// session.close). Nothing here blocks inside a JavaScript
+// session.close, and the port's commands but port.call and port.mcp). Nothing here blocks inside a JavaScript
 // callback: call runs the command on a goroutine and settles its Promise.
 package main
 
@@ -132,7 +132,10 @@ func run(cmd []byte, hooks command.Hooks, signal, resolve js.Value) {
 // syncOps are the commands callSync serves: none of them waits.
 var syncOps = map[string]bool{"version": true, "session.create": true, "session.close": true,
 	"session.reset": true, "session.messages": true, "session.tools": true, "session.toolDiscovery": true,
-	"session.draft": true, "session.attachDraft": true}
+	"session.draft": true, "session.attachDraft": true,
+	"port.create": true, "port.tools": true, "port.state": true, "port.navigate": true, "port.patch": true,
+	"port.report": true, "port.asks": true, "port.approveAsk": true, "port.declineAsk": true,
+	"port.revokeAsk": true, "port.alwaysApprove": true, "port.transition": true, "port.close": true}
 
 func callSync(_ js.Value, args []js.Value) (result any) {
 	defer func() {

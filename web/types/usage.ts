@@ -2,7 +2,10 @@
 // compiles this file. Each @ts-expect-error line must be an error, so the
 // declarations are checked in both directions: what the loader accepts
 // compiles, and what it rejects does not.
-import { load, type SessionOptions, type Turn, type SessionEvent, type Kit, type ChatTransport } from '../agentwasm.mjs';
+import {
+  load, type SessionOptions, type Turn, type SessionEvent, type Kit, type ChatTransport,
+  type Graph, type Guard, type Judgment, type Port, type PortOptions, type PortResult, type PortWarning,
+} from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
   const runtime = await load({ wasm: new URL('./agentwasm.wasm', import.meta.url) });
@@ -67,5 +70,37 @@ export async function usage(signal: AbortSignal): Promise<string> {
   // @ts-expect-error toolChoice modes are closed
   await session.chat('x', { toolChoice: { mode: 'sometimes' } });
 
-  return `${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
+  const graph: Graph = {
+    id: 'shop',
+    pages: [{ id: 'cart', areas: [{ id: 'summary' }] }, { id: 'checkout' }],
+    actions: [
+      { id: 'cart.checkout', does: 'Go to checkout', on: 'cart', goTo: 'checkout', enabledWhen: { key: 'cart.items', op: 'nonEmpty' } },
+      { id: 'checkout.pay', does: 'Pay', on: 'checkout', confirm: true, input: 'none', when: { all: [{ key: 'total', op: 'gt', value: 0 }] } },
+    ],
+    journeys: [{ id: 'buy', does: 'Buy the cart', steps: ['cart.checkout', 'checkout.pay'] }],
+  };
+  const portOptions: PortOptions = {
+    journeyTools: 'single',
+    requireHumanApproval: true,
+    handlers: { 'checkout.pay': async (input, { transitionId, signal }) => ({ input, transitionId, aborted: signal.aborted }) },
+    onWarn: (w: PortWarning) => w.code,
+    onChange: ({ version: v }) => v,
+  };
+  const port: Port = runtime.createPort(graph, portOptions);
+  const result: PortResult = await port.call('shop.whats_here', { sinceVersion: 0 });
+  const judgment: Judgment | undefined = result.judgment;
+  port.approveAsk('ask#1', { by: 'ana' });
+  port.alwaysApprove('checkout.pay', { expiresInMs: 60_000 });
+  const cards = port.asks().map((a) => a.askId);
+  const agent = runtime.createSession({ kit: port });
+  agent.close();
+  port.close();
+  // @ts-expect-error journeyTools modes are closed
+  runtime.createPort(graph, { journeyTools: 'many' });
+  // @ts-expect-error a guard needs an op
+  const badGuard: Guard = { key: 'x' };
+  // @ts-expect-error source is a principal
+  runtime.createPort(graph, { source: 'robot' });
+
+  return `${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
 }

@@ -1,0 +1,130 @@
+// Package portkit hands a serving port to an agent session as its kit: the
+// in-page agent drives the app it lives in through the app's own journeys.
+//
+// The port's tools are advertised as the session's runtime tools, each call
+// goes to Port.Call and comes back as the tool result, and a fire that
+// settles within SettleWithin comes back settled. The human-side doors
+// (approveAsk, declineAsk, revokeAsk, alwaysApprove) are not tools: the
+// approval cards stay with the page, and the model never approves.
+//
+// portkit is the only package that imports both session and serve; neither
+// of them knows the other.
+package portkit
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/session"
+)
+
+// DefaultSettleWithin is how long a call waits for a fire to settle before
+// answering it pending, as the MCP server does.
+const DefaultSettleWithin = 250 * time.Millisecond
+
+// Options configure a Kit.
+type Options struct {
+	// SettleWithin bounds the wait for a fire to settle
+	// [DefaultSettleWithin]; a negative value answers at once.
+	SettleWithin time.Duration
+	// SystemPrompt replaces the kit's system prompt; empty keeps the
+	// default, which tells the model how to use the port's tools.
+	SystemPrompt string
+}
+
+// Kit is a serve.Port as a session.Kit (and session.SystemPrompter). It is
+// safe for concurrent use.
+type Kit struct {
+	port   *serve.Port
+	opts   Options
+	tools  []session.ToolDefinition
+	prompt string
+}
+
+var (
+	_ session.Kit            = (*Kit)(nil)
+	_ session.SystemPrompter = (*Kit)(nil)
+)
+
+// New returns the kit of p.
+func New(p *serve.Port, opts Options) *Kit {
+	if opts.SettleWithin == 0 {
+		opts.SettleWithin = DefaultSettleWithin
+	}
+	k := &Kit{port: p, opts: opts}
+	for _, t := range p.Tools() {
+		def := session.ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		def.Annotations = annotationsJSON(t.Annotations)
+		k.tools = append(k.tools, def)
+	}
+	k.prompt = opts.SystemPrompt
+	if k.prompt == "" {
+		k.prompt = defaultPrompt(p)
+	}
+	return k
+}
+
+// Port returns the kit's port.
+func (k *Kit) Port() *serve.Port { return k.port }
+
+// Tools returns the port's tools, in the port's fixed order.
+func (k *Kit) Tools() []session.ToolDefinition {
+	return append([]session.ToolDefinition(nil), k.tools...)
+}
+
+// Execute calls the port. Every answer of the port, refusals and pauses
+// included, is a tool result the model reads: status ok, with the port's
+// result object as data; only an error the port itself reports (an unknown
+// tool, a failure inside the port) has status error.
+func (k *Kit) Execute(ctx context.Context, call session.ToolCall) (session.ToolResult, error) {
+	r := serve.CallSettled(ctx, k.port, call.Name, call.Args, k.opts.SettleWithin)
+	status := session.ToolOK
+	if r.IsError() {
+		status = session.ToolError
+	}
+	return session.ToolResult{Status: status, Data: r.JSON()}, nil
+}
+
+// SystemPrompt tells the model how to act in the app; it is used when the
+// session has no system option of its own.
+func (k *Kit) SystemPrompt(context.Context) (string, error) {
+	return k.prompt, nil
+}
+
+// defaultPrompt names the port's doors for the model.
+func defaultPrompt(p *serve.Port) string {
+	var whatsHere, didItWork string
+	for _, t := range p.Tools() {
+		switch {
+		case strings.HasSuffix(t.Name, "whats_here"):
+			whatsHere = t.Name
+		case strings.HasSuffix(t.Name, "did_it_work"):
+			didItWork = t.Name
+		}
+	}
+	return "You act inside the app \"" + p.App().Graph().ID + "\" through its own tools. " +
+		"Call " + whatsHere + " first to see where the person is and what can be done; its facts outrank the conversation. " +
+		"High-effect steps answer needs-confirm: tell the person what will happen and call again with confirm:true only after they agree; " +
+		"where the app asks for a person's approval, they give it in the page, never through you. " +
+		"A fire that is still pending is not done: check it with " + didItWork + " before you say it happened."
+}
+
+// annotationsJSON renders a tool's MCP annotations.
+func annotationsJSON(a serve.ToolAnnotations) []byte {
+	b := []byte(`{`)
+	sep := ""
+	if a.Title != "" {
+		b = serve.AppendValue(append(b, `"title":`...), a.Title)
+		sep = ","
+	}
+	if a.ReadOnlyHint {
+		b = append(b, sep+`"readOnlyHint":true`...)
+		sep = ","
+	}
+	if a.DestructiveHint {
+		b = append(b, sep+`"destructiveHint":true`...)
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,300 @@
+// The serving port's commands (port.*): build a port from a graph with the
+// host's action handlers behind the "handler" hook, call its tools, and
+// serve the human-side approval doors and host reports.
+
+package command
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/serve"
+)
+
+// portEntry is one open port.
+type portEntry struct {
+	port *serve.Port
+	opts wire.PortOptions
+	mcp  *serve.MCPDispatcher // built on first port.mcp
+}
+
+// runPort dispatches the port.* commands; ok is false for other ops.
+func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (reply *wire.Reply, ok bool) {
+	switch c.Op {
+	case "port.create":
+		return r.createPort(c, hooks), true
+	case "port.close":
+		r.mu.Lock()
+		_, found := r.ports[c.Port]
+		delete(r.ports, c.Port)
+		r.mu.Unlock()
+		if !found {
+			return unknownPort(c.Port), true
+		}
+		return &wire.Reply{OK: true}, true
+	case "port.tools":
+		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(e.port.ToolsJSON()) }), true
+	case "port.call":
+		return r.withPort(c, func(e *portEntry) *wire.Reply {
+			return value(e.port.Call(ctx, c.Name, c.Args).JSON())
+		}), true
+	case "port.mcp":
+		return r.withPort(c, func(e *portEntry) *wire.Reply { return r.portMCP(ctx, c, e) }), true
+	case "port.state":
+		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(stateJSON(e.port.App())) }), true
+	case "port.navigate":
+		return r.withPort(c, func(e *portEntry) *wire.Reply {
+			return done(e.port.App().Navigate(c.Page, principal(c.By)))
+		}), true
+	case "port.patch":
+		return r.withPort(c, func(e *portEntry) *wire.Reply {
+			st, err := stateArg(c.State, "port.patch's state")
+			if err != nil {
+				return failure(CodeBadCommand, err.Error())
+			}
+			return done(e.port.App().Patch(st, principal(c.By)))
+		}), true
+	case "port.report":
+		return r.withPort(c, func(e *portEntry) *wire.Reply {
+			input, err := optionalValue(c.Input, "port.report's input")
+			if err != nil {
+				return failure(CodeBadCommand, err.Error())
+			}
+			data, err := optionalValue(c.Data, "port.report's data")
+			if err != nil {
+				return failure(CodeBadCommand, err.Error())
+			}
+			id, err := e.port.App().Report(c.Action, input, data)
+			if err != nil {
+				return failure(CodeRefused, err.Error())
+			}
+			return value(append(strconv.AppendQuote([]byte(`{"transitionId":`), id), '}'))
+		}), true
+	case "port.approveAsk":
+		return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().ApproveAsk(c.AskID, c.By)) }), true
+	case "port.declineAsk":
+		return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().DeclineAsk(c.AskID, c.By)) }), true
+	case "port.revokeAsk":
+		return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().RevokeAsk(c.AskID, c.By)) }), true
+	case "port.alwaysApprove":
+		return r.withPort(c, func(e *portEntry) *wire.Reply {
+			if c.ExpiresInMs < 0 {
+				return failure(CodeBadCommand, "agentwasm: alwaysApprove's expiresInMs must be 0 (no expiry) or more")
+			}
+			return done(e.port.App().AlwaysApprove(c.Action, c.By, time.Duration(c.ExpiresInMs)*time.Millisecond))
+		}), true
+	case "port.asks":
+		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(asksJSON(e.port.App().Asks())) }), true
+	case "port.transition":
+		return r.withPort(c, func(e *portEntry) *wire.Reply {
+			t, found := e.port.App().Transition(c.ID)
+			if !found {
+				return failure(CodeBadCommand, fmt.Sprintf("agentwasm: no transition %q in this port's app session", c.ID))
+			}
+			return value(transitionJSON(t))
+		}), true
+	}
+	return nil, false
+}
+
+// CodeRefused answers a port command the app session refused (an unknown
+// ask, a page that is not declared): the message says which and why.
+const CodeRefused = "refused"
+
+func unknownPort(id int) *wire.Reply {
+	return failure(CodeUnknownPort, fmt.Sprintf("agentwasm: no open port has id %d; create one with port.create", id))
+}
+
+// withPort runs fn on the command's port.
+func (r *Runtime) withPort(c *wire.Command, fn func(*portEntry) *wire.Reply) *wire.Reply {
+	r.mu.Lock()
+	e := r.ports[c.Port]
+	r.mu.Unlock()
+	if e == nil {
+		return unknownPort(c.Port)
+	}
+	return fn(e)
+}
+
+// value is a successful reply carrying v.
+func value(v []byte) *wire.Reply { return &wire.Reply{OK: true, Value: v} }
+
+// done answers a door or report: ok, or the app session's refusal.
+func done(err error) *wire.Reply {
+	if err != nil {
+		return failure(CodeRefused, err.Error())
+	}
+	return &wire.Reply{OK: true}
+}
+
+// principal reads a "by" argument of a host report; the host speaks for the
+// person unless it says otherwise.
+func principal(by string) serve.Principal {
+	if by == "" {
+		return serve.Principal("user")
+	}
+	return serve.Principal(by)
+}
+
+func (r *Runtime) createPort(c *wire.Command, hooks Hooks) *wire.Reply {
+	if len(c.Graph) == 0 {
+		return failure(CodeBadOptions, "agentwasm: port.create needs a graph")
+	}
+	var o wire.PortOptions
+	if len(c.Options) > 0 {
+		if err := wire.Unmarshal(c.Options, &o); err != nil {
+			return failure(CodeBadOptions, "agentwasm: port options are malformed: "+err.Error())
+		}
+	}
+	g, err := serve.ParseGraph(c.Graph)
+	if err != nil {
+		return failure(CodeBadOptions, err.Error())
+	}
+	st, err := stateArg(o.State, "the port's state option")
+	if err != nil {
+		return failure(CodeBadOptions, err.Error())
+	}
+	r.mu.Lock()
+	r.nextID++
+	id := r.nextID
+	r.mu.Unlock()
+	emit := func(ev *wire.PortEvent) {
+		if hooks.OnEvent == nil {
+			return
+		}
+		b, err := wire.Marshal(ev)
+		if err == nil {
+			hooks.OnEvent(id, b)
+		}
+	}
+	handlers := make(map[string]serve.Handler, len(o.Handlers))
+	for _, action := range o.Handlers {
+		if g.Action(action) == nil {
+			return failure(CodeBadOptions, fmt.Sprintf("agentwasm: a handler is given for %q, which the graph does not declare", action))
+		}
+		if hooks.Call == nil {
+			return failure(CodeBadOptions, "agentwasm: the port has handlers but the host supplied no way to call them")
+		}
+		handlers[action] = hookHandler(hostHooks{call: hooks.Call, session: id})
+	}
+	app, err := serve.NewApp(g, serve.AppOptions{
+		Page:                 o.Page,
+		State:                st,
+		RequireHumanApproval: o.RequireHumanApproval,
+		Handlers:             handlers,
+		OnWarn: func(w serve.Warning) {
+			emit(&wire.PortEvent{Type: "warning", Warning: &wire.PortWarning{Code: w.Code, Message: w.Message, Action: w.Action}})
+		},
+	})
+	if err != nil {
+		return failure(CodeBadOptions, err.Error())
+	}
+	app.OnChange(func() { emit(&wire.PortEvent{Type: "change", Version: app.Version()}) })
+	p, err := serve.NewPort(app, serve.PortOptions{
+		ConfirmHighEffect: o.ConfirmHighEffect,
+		JourneyTools:      o.JourneyTools,
+		Source:            serve.Principal(o.Source),
+		Separator:         o.Separator,
+	})
+	if err != nil {
+		return failure(CodeBadOptions, err.Error())
+	}
+	r.mu.Lock()
+	r.ports[id] = &portEntry{port: p, opts: o}
+	r.mu.Unlock()
+	return &wire.Reply{OK: true, Port: id, Value: p.ToolsJSON()}
+}
+
+// hookHandler runs an action's handler through the host's "handler" hook:
+// the answer is the handler's result as JSON; a failed hook refuses the fire.
+func hookHandler(h hostHooks) serve.Handler {
+	return func(ctx context.Context, call serve.HandlerCall) (any, error) {
+		var input wire.RawMessage
+		if call.Input != nil {
+			input = serve.AppendValue(nil, call.Input)
+		}
+		p, err := wire.Marshal(&wire.HookHandler{Action: call.Action, Input: input, Source: string(call.Source), TransitionID: call.TransitionID})
+		if err != nil {
+			return nil, err
+		}
+		b, err := h.answer(ctx, "handler", p)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == 0 {
+			return nil, nil
+		}
+		v, err := serve.ParseValue(b)
+		if err != nil {
+			return nil, fmt.Errorf("the handler of %s answered malformed JSON: %v", call.Action, err)
+		}
+		return v, nil
+	}
+}
+
+// stateArg decodes a state object argument; absent is an empty state.
+func stateArg(raw wire.RawMessage, what string) (serve.State, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	v, err := serve.ParseValue(raw)
+	if err != nil {
+		return nil, fmt.Errorf("agentwasm: %s is malformed JSON: %v", what, err)
+	}
+	switch m := v.(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		return serve.State(m), nil
+	}
+	return nil, fmt.Errorf("agentwasm: %s must be an object of state keys", what)
+}
+
+// optionalValue decodes an optional JSON value argument.
+func optionalValue(raw wire.RawMessage, what string) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	v, err := serve.ParseValue(raw)
+	if err != nil {
+		return nil, fmt.Errorf("agentwasm: %s is malformed JSON: %v", what, err)
+	}
+	return v, nil
+}
+
+// portMCP answers one MCP JSON-RPC message with the port's transport-free
+// MCP server, built on first use from the port's MCP options.
+func (r *Runtime) portMCP(ctx context.Context, c *wire.Command, e *portEntry) *wire.Reply {
+	if len(c.Message) == 0 {
+		return failure(CodeBadCommand, "agentwasm: port.mcp needs a message (one JSON-RPC message)")
+	}
+	r.mu.Lock()
+	if e.mcp == nil {
+		settle := settleWithin(e.opts)
+		name := e.opts.Name
+		if name == "" {
+			name = e.port.App().Graph().ID
+		}
+		e.mcp = serve.NewMCPDispatcher(serve.NewPortToolServer(e.port, settle),
+			serve.MCPDispatcherOptions{Name: name, Version: e.opts.Version})
+	}
+	d := e.mcp
+	r.mu.Unlock()
+	resp := d.Handle(ctx, serve.MCPRequest{Body: c.Message})
+	return &wire.Reply{OK: true, Value: resp.Body}
+}
+
+// settleWithin is the port's settleWithinMs option [250 ms]; 0 answers at
+// once.
+func settleWithin(o wire.PortOptions) time.Duration {
+	if ms := o.SettleWithinMs; ms != nil {
+		if *ms <= 0 {
+			return -1
+		}
+		return time.Duration(*ms) * time.Millisecond
+	}
+	return serve.DefaultSettleWithin
+}

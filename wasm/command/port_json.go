@@ -1,0 +1,55 @@
+// JSON answers of the port's host commands: where the app session stands,
+// its asks (the approval cards) and one transition's record.
+
+package command
+
+import (
+	"time"
+
+	"github.com/agentwasm/agentwasm/serve"
+)
+
+// stateJSON is port.state's answer: {page, version, state}.
+func stateJSON(a *serve.App) []byte {
+	st := map[string]any(a.State())
+	if st == nil {
+		st = map[string]any{}
+	}
+	return serve.Obj{}.Set("page", a.Page()).Set("version", a.Version()).Set("state", st).AppendJSON(nil)
+}
+
+// asksJSON is port.asks's answer: the ask journal, oldest first.
+func asksJSON(asks []serve.AskInfo) []byte {
+	b := []byte{'['}
+	for i, k := range asks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		o := serve.Obj{}.Set("askId", k.ID).Set("action", k.Action).Set("does", k.Does).
+			Set("input", k.Input).Set("state", k.State).Set("askedBy", string(k.AskedBy))
+		if k.AnsweredBy != "" {
+			o = o.Set("answeredBy", k.AnsweredBy)
+		}
+		if !k.CreatedAt.IsZero() {
+			o = o.Set("createdAt", k.CreatedAt.UTC().Format(time.RFC3339Nano))
+		}
+		if k.Transition != "" {
+			o = o.Set("transitionId", k.Transition)
+		}
+		b = o.AppendJSON(b)
+	}
+	return append(b, ']')
+}
+
+// transitionJSON is port.transition's answer.
+func transitionJSON(t serve.TransitionInfo) []byte {
+	o := serve.Obj{}.Set("transitionId", t.ID).Set("action", t.Action).Set("source", string(t.Source)).
+		Set("input", t.Input).Set("effectStatus", t.Status).Set("settled", t.Settled()).Set("data", t.Data)
+	if t.Error != "" {
+		o = o.Set("error", t.Error)
+	}
+	if t.AskID != "" {
+		o = o.Set("askId", t.AskID)
+	}
+	return o.AppendJSON(nil)
+}
