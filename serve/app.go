@@ -61,7 +61,7 @@ type AppOptions struct {
 	Handlers map[string]Handler
 	// OnWarn receives the once-only warnings; it is called under recover.
 	OnWarn func(Warning)
-	// Now is the clock [time.Now].
+	// Now is the clock [time.Now]; if it panics, time.Now is read instead.
 	Now func() time.Time
 	// ApprovalTTL is how long an approved ask stays usable [15m].
 	ApprovalTTL time.Duration
@@ -155,9 +155,9 @@ func NewApp(g *Graph, opts AppOptions) (*App, error) {
 	if opts.ApprovalTTL <= 0 {
 		opts.ApprovalTTL = 15 * time.Minute
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
+	now := time.Now
+	if opts.Now != nil {
+		now = safeClock(opts.Now)
 	}
 	handlers := make(map[string]Handler, len(opts.Handlers))
 	for k, v := range opts.Handlers {
@@ -181,6 +181,20 @@ func NewApp(g *Graph, opts AppOptions) (*App, error) {
 		warned:      map[string]bool{},
 		settledCh:   make(chan struct{}),
 	}, nil
+}
+
+// safeClock wraps a host clock, which the session reads while holding its
+// lock: a clock that panics reads as time.Now instead, so the panic can
+// neither escape nor leave the session locked.
+func safeClock(now func() time.Time) func() time.Time {
+	return func() (t time.Time) {
+		defer func() {
+			if recover() != nil {
+				t = time.Now()
+			}
+		}()
+		return now()
+	}
 }
 
 // Close cancels the contexts of every running handler. Their transitions

@@ -95,7 +95,35 @@ func (a *App) mintAsk(action string, input any, by Principal) *ask {
 		state: askPending, askedBy: by, createdAt: a.now()}
 	a.asks[k.id] = k
 	a.askOrder = append(a.askOrder, k.id)
+	if len(a.askOrder) > 2*maxAsks {
+		a.pruneAsks()
+	}
 	return k
+}
+
+// maxAsks is how many asks the journal keeps at least; it holds at most
+// twice that, so a model that asks in a loop cannot grow it without bound.
+const maxAsks = 1024
+
+// pruneAsks forgets the oldest asks down to maxAsks: closed ones (declined,
+// revoked, used, expired) first, then the oldest open ones. Call it with
+// the lock.
+func (a *App) pruneAsks() {
+	excess := len(a.askOrder) - maxAsks
+	keep := make([]string, 0, maxAsks)
+	for _, id := range a.askOrder {
+		if st := a.askState(a.asks[id]); excess > 0 && st != askPending && st != askApproved {
+			delete(a.asks, id)
+			excess--
+			continue
+		}
+		keep = append(keep, id)
+	}
+	for ; excess > 0 && len(keep) > 0; excess-- {
+		delete(a.asks, keep[0])
+		keep = keep[1:]
+	}
+	a.askOrder = keep
 }
 
 // findOpenAsk returns the newest pending or approved (unexpired) ask for
@@ -142,7 +170,10 @@ func (a *App) verdict(act *Action, askID string, input any) FireResult {
 	// the action after granting it.
 	g := a.grants[act.ID]
 	if g != nil && a.lastNo[act.ID] < g.seq && (g.expires.IsZero() || a.now().Before(g.expires)) {
-		if k != nil && k.action == act.ID && (k.state == askPending || k.state == askApproved) {
+		// The grant allows the fire as called; the ask it points at is used
+		// up only when it is for this very input (using it would otherwise
+		// run the ask's input instead of the caller's).
+		if k != nil && k.action == act.ID && (k.state == askPending || k.state == askApproved) && EqualValues(k.input, input) {
 			return FireResult{OK: true, UsedAsk: k.id}
 		}
 		return FireResult{OK: true}

@@ -185,41 +185,11 @@ func (a *App) fire(ctx context.Context, action string, f FireOptions) (res FireR
 	}
 	by := principalOr(f.Source, PrincipalUnknown)
 	input := CloneValue(f.Input)
-	a.mu.Lock()
-	act, r := a.check(action, input)
-	if !r.OK {
-		a.mu.Unlock()
-		return r
+	act, t, h, used, unbacked, refusal := a.admit(action, by, input, f.AskID)
+	if refusal != nil {
+		return *refusal
 	}
-	used := ""
-	unbacked := false
-	if act.Confirm && by == PrincipalAgent {
-		if a.Enforcing() {
-			v := a.verdict(act, f.AskID, input)
-			if !v.OK {
-				a.mu.Unlock()
-				return v
-			}
-			if v.UsedAsk != "" {
-				used = v.UsedAsk
-				input = CloneValue(a.asks[used].input) // the approved copy is what runs
-			}
-		} else {
-			used = a.consumeAsk(act.ID, f.AskID)
-			unbacked = used == "" && a.opts.RequireHumanApproval == nil
-		}
-	} else if f.AskID != "" {
-		used = a.consumeAsk(act.ID, f.AskID)
-	}
-	t := a.newTransition(act, by, input, used)
-	if used != "" {
-		ak := a.asks[used]
-		ak.state = askUsed
-		ak.transition = t.id
-	}
-	a.record(event{kind: evFired, by: by, action: act.ID, transition: t.id})
-	h := a.opts.Handlers[act.ID]
-	a.mu.Unlock()
+	input = t.input
 	if unbacked {
 		a.warn(WarnUnguardedFire, act.ID, fmt.Sprintf(
 			"serve: high-effect action %q was fired by an agent with no ask behind it, and the app session never set RequireHumanApproval; set it to true to require a person's approval for such fires, or to false to say they need none", act.ID))
@@ -243,6 +213,13 @@ func (a *App) run(ctx context.Context, h Handler, call HandlerCall) {
 		data any
 		err  error
 	)
+	defer func() {
+		// Recording the result is host input too: a value that cannot be
+		// recorded refuses the fire instead of killing the module.
+		if p := recover(); p != nil {
+			a.settle(call.TransitionID, statusRefused, nil, capText(fmt.Sprintf("the handler's result could not be recorded: %v", p), maxErrorText))
+		}
+	}()
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -271,10 +248,20 @@ func (a *App) Settle(id string, performed bool, data any, errText string) bool {
 
 // settle records the first settlement of id.
 func (a *App) settle(id, status string, data any, errText string) bool {
+	if !a.settleLocked(id, status, data, errText) {
+		return false
+	}
+	a.changed()
+	return true
+}
+
+// settleLocked records the settlement under the session lock (released by
+// defer: the handler's data is host input).
+func (a *App) settleLocked(id, status string, data any, errText string) bool {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	t := a.transitions[id]
 	if t == nil || t.status != statusPending {
-		a.mu.Unlock()
 		return false
 	}
 	t.status = status
@@ -300,8 +287,6 @@ func (a *App) settle(id, status string, data any, errText string) bool {
 	a.record(e)
 	close(a.settledCh)
 	a.settledCh = make(chan struct{})
-	a.mu.Unlock()
-	a.changed()
 	return true
 }
 
@@ -361,4 +346,41 @@ func capText(s string, n int) string {
 		cut--
 	}
 	return s[:cut]
+}
+
+// admit runs the gates and records the transition, under the session lock
+// (released by defer, so even a bug that panics here cannot leave the
+// session locked). refusal is set when a gate refused.
+func (a *App) admit(action string, by Principal, input any, askID string) (act *Action, t *transition, h Handler, used string, unbacked bool, refusal *FireResult) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	act, r := a.check(action, input)
+	if !r.OK {
+		return nil, nil, nil, "", false, &r
+	}
+	if act.Confirm && by == PrincipalAgent {
+		if a.Enforcing() {
+			v := a.verdict(act, askID, input)
+			if !v.OK {
+				return nil, nil, nil, "", false, &v
+			}
+			if v.UsedAsk != "" {
+				used = v.UsedAsk
+				input = CloneValue(a.asks[used].input) // the approved copy is what runs
+			}
+		} else {
+			used = a.consumeAsk(act.ID, askID)
+			unbacked = used == "" && a.opts.RequireHumanApproval == nil
+		}
+	} else if askID != "" {
+		used = a.consumeAsk(act.ID, askID)
+	}
+	t = a.newTransition(act, by, input, used)
+	if used != "" {
+		ak := a.asks[used]
+		ak.state = askUsed
+		ak.transition = t.id
+	}
+	a.record(event{kind: evFired, by: by, action: act.ID, transition: t.id})
+	return act, t, a.opts.Handlers[act.ID], used, unbacked, nil
 }

@@ -98,7 +98,9 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 	if p.dupName != "" {
 		return nil, fmt.Errorf("serve: NewPort: separator %q makes two tools named %q; use \".\" or \"__\"", p.sep, p.dupName)
 	}
-	if app.Enforcing() && (p.source == PrincipalUser || p.source == PrincipalSystem) {
+	// Only agent fires are gated, so a port stamping any other principal
+	// (user, system, or unknown) on an enforcing session is ungated.
+	if app.Enforcing() && p.source != PrincipalAgent {
 		app.warn(WarnUngatedPort, "", fmt.Sprintf(
 			"serve: a port stamping source %q was built on an app session that requires human approval: its fires are not gated; leave source at agent for a port a model holds", p.source))
 		app.flushWarns()
@@ -209,10 +211,19 @@ func errorResult(reason string, kv ...any) Result {
 	r := newResult("ok", false, "judgment", JudgmentError, "reason", reason, "why", whyOf(reason))
 	for i := 0; i+1 < len(kv); i += 2 {
 		k, _ := kv[i].(string)
-		r = r.With(k, kv[i+1])
+		v := kv[i+1]
+		if text, ok := v.(string); ok {
+			// A name the model sent is echoed, but never more than a
+			// line of it: a refusal stays small whatever came in.
+			v = capText(text, maxEchoText)
+		}
+		r = r.With(k, v)
 	}
 	return r
 }
+
+// maxEchoText bounds an argument echoed back in an error result.
+const maxEchoText = 200
 
 // str returns the string argument key: "" when absent, null or empty; an
 // error result when it is not a string.

@@ -129,7 +129,10 @@ func (p *Port) doAction(ctx context.Context, a argMap) Result {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.fireAction(ctx, act, fa, nil, nil)
+	p.app.mu.Lock()
+	recent := p.app.recentFires()
+	p.app.mu.Unlock()
+	return p.fireAction(ctx, act, fa, nil, recent)
 }
 
 // actionsHere lists the ids of the actions offered on the current page.

@@ -7,8 +7,8 @@ package serve
 import "context"
 
 // fireAction fires act through the port's gates. extra (journey, step) is
-// added to every result; recent are the journey's recent steps for the
-// receipts.
+// added to every result; recent are the recent steps for the receipts (the
+// journey's, or the session's last fires for do_action).
 func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Obj, recent []Obj) Result {
 	input := f.input
 	if act.Input == nil {
@@ -120,9 +120,10 @@ func (p *Port) needsConfirm(act *Action, input any, extra Obj, recent []Obj) Res
 	}
 	r := newResult("ok", true, "judgment", JudgmentNeedsConfirm, "why", why, "performed", false,
 		"askId", kid, "action", act.ID, "willDo", willDo, "because", because, "willUse", willUse)
-	if len(recent) > 0 {
-		r = r.With("recentSteps", recent)
+	if recent == nil {
+		recent = []Obj{}
 	}
+	r = r.With("recentSteps", recent)
 	if p.gated && pending {
 		r = r.With("awaitingHuman", true)
 	}
@@ -176,4 +177,22 @@ func withExtra(r Result, extra Obj) Result {
 		r = r.With(f.Key, f.Value)
 	}
 	return r
+}
+
+// maxRecent is how many recent steps a needs-confirm receipt shows.
+const maxRecent = 3
+
+// recentFires lists the session's last fires as receipt rows {step,
+// effectStatus}, oldest first; call it with the app's lock.
+func (a *App) recentFires() []Obj {
+	order := a.order
+	if len(order) > maxRecent {
+		order = order[len(order)-maxRecent:]
+	}
+	out := make([]Obj, 0, len(order))
+	for _, id := range order {
+		t := a.transitions[id]
+		out = append(out, Obj{{"step", t.action}, {"effectStatus", t.status}})
+	}
+	return out
 }

@@ -101,8 +101,8 @@ func (p *Port) frameView(fr *frame) (view Obj, judgment string, recent []Obj, do
 			later = append(later, row)
 		}
 	}
-	if len(recent) > 3 {
-		recent = recent[len(recent)-3:]
+	if len(recent) > maxRecent {
+		recent = recent[len(recent)-maxRecent:]
 	}
 	if len(doneSteps) == len(j.Steps) {
 		return Obj{{"doneSteps", doneSteps}}, JudgmentDone, recent, true
@@ -285,4 +285,23 @@ func resolveStep(j *Journey, s string) (int, []string) {
 		return -1, matches
 	}
 	return idx, matches
+}
+
+// refreshJourney recomputes the frame view of a journey step's result after
+// its transition settled (the settlement fold): the judgment, the ready,
+// later and done steps, and the frame's completion, which closes it. A
+// result of another journey than the open frame's is returned as it is.
+func (p *Port) refreshJourney(r Result) Result {
+	jv, _ := r.Get("journey")
+	jid, _ := jv.(string)
+	if jid == "" {
+		return r
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.frame == nil || p.frame.journey != jid {
+		return r
+	}
+	r = r.With("readySteps", nil).With("laterSteps", nil).With("doneSteps", nil)
+	return p.journeyView(r, nil)
 }

@@ -103,10 +103,10 @@ func (p *Port) buildTools() {
 	switch {
 	case p.gated:
 		confirm = confirmGated
-	case p.app.Enforcing():
-		confirm = confirmNotGated
 	case !p.confirm:
 		confirm = confirmNotNeeded
+	case p.app.Enforcing():
+		confirm = confirmNotGated
 	}
 	stepProps := [][3]string{
 		{"step", "string", descStep},

@@ -53,5 +53,7 @@ func CallSettled(ctx context.Context, p *Port, name string, args []byte, within 
 			res = res.With(k, v)
 		}
 	}
-	return res.With("settleWith", nil)
+	// A journey step's frame view (judgment, ready and later steps) was
+	// taken while the step was in flight; show it as it stands now.
+	return p.refreshJourney(res).With("settleWith", nil)
 }

@@ -416,8 +416,15 @@ export interface PortAsk {
   action: string;
   does?: string;
   input?: unknown;
-  state: string;
-  [key: string]: unknown;
+  state: 'pending' | 'approved' | 'declined' | 'revoked' | 'used' | 'expired';
+  /** Who asked: the port's source. */
+  askedBy: Principal;
+  /** Who answered, through a human-side door. */
+  answeredBy?: string;
+  /** When it was asked, in milliseconds since the epoch. */
+  createdAtMs?: number;
+  /** The fire that used the approval. */
+  transitionId?: string;
 }
 
 /** A serving port. */

@@ -28,12 +28,15 @@ func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (re
 		return r.createPort(c, hooks), true
 	case "port.close":
 		r.mu.Lock()
-		_, found := r.ports[c.Port]
+		e := r.ports[c.Port]
 		delete(r.ports, c.Port)
 		r.mu.Unlock()
-		if !found {
+		if e == nil {
 			return unknownPort(c.Port), true
 		}
+		// Handlers still running are cancelled (their JS signal aborts);
+		// their fires settle as they return.
+		e.port.App().Close()
 		return &wire.Reply{OK: true}, true
 	case "port.tools":
 		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(e.port.ToolsJSON()) }), true

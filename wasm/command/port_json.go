@@ -3,11 +3,7 @@
 
 package command
 
-import (
-	"time"
-
-	"github.com/agentwasm/agentwasm/serve"
-)
+import "github.com/agentwasm/agentwasm/serve"
 
 // stateJSON is port.state's answer: {page, version, state}.
 func stateJSON(a *serve.App) []byte {
@@ -31,7 +27,7 @@ func asksJSON(asks []serve.AskInfo) []byte {
 			o = o.Set("answeredBy", k.AnsweredBy)
 		}
 		if !k.CreatedAt.IsZero() {
-			o = o.Set("createdAt", k.CreatedAt.UTC().Format(time.RFC3339Nano))
+			o = o.Set("createdAtMs", k.CreatedAt.UnixMilli())
 		}
 		if k.Transition != "" {
 			o = o.Set("transitionId", k.Transition)

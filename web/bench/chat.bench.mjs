@@ -39,3 +39,17 @@ console.log(`load (instantiate + start the Go runtime): ${loadMs.toFixed(1)} ms`
 console.log(`text turn, 50 deltas, ${body.length} B of SSE in 256 B chunks: ${turnUs.toFixed(1)} µs/turn over ${turns} turns`);
 console.log(`baseline, one JS→Go call (runtime.version()): ${crossingUs.toFixed(1)} µs`);
 console.log(`baseline, the same scripted Response read in plain JS: ${plainUs.toFixed(1)} µs`);
+
+// The serving port from JS: a read-only call, and a fire whose JS handler
+// settles before the next call.
+const graph = {
+  id: 'bench',
+  pages: [{ id: 'home' }],
+  actions: [{ id: 'home.add', does: 'Add one', on: 'home', input: { type: 'object', properties: { n: { type: 'integer' } } } }],
+  journeys: [{ id: 'count', does: 'Count up', steps: ['home.add'] }],
+};
+const port = runtime.createPort(graph, { handlers: { 'home.add': (input) => ({ n: input.n }) } });
+const whatsHereUs = await measure(turns, () => port.call('bench.whats_here'));
+const fireUs = await measure(turns, () => port.call('bench.do_action', { action: 'home.add', input: { n: 1 } }));
+console.log(`port.call('bench.whats_here'): ${whatsHereUs.toFixed(1)} µs/call over ${turns} calls`);
+console.log(`port.call('bench.do_action') through a JS handler: ${fireUs.toFixed(1)} µs/call over ${turns} calls`);

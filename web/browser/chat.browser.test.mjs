@@ -2,7 +2,9 @@
 // driven by playwright-core), loaded from dist/ with the loader's defaults
 // (instantiateStreaming), chatting through the page's real fetch against a
 // Studio AI proxy served by this test on 127.0.0.1 that streams SSE in
-// separate writes. Run with `make browsertest` after `make build`.
+// separate writes; and the join: an in-page agent whose kit is the page's
+// serving port meets needs-confirm, the person clicks the approval card, and
+// the payment fires. Run with `make browsertest` after `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -106,6 +108,31 @@ test('a proxy answering 500 ends the turn with an error', { skip: missing || fal
   const turn = await page.evaluate(() => window.agentwasmTest.serverError());
   assert.equal(turn.status, 'error');
   assert.equal(turn.errorMessage, 'Studio AI proxy responded 500 for the chat request.');
+});
+
+test('the in-page agent drives the app; the person approves the payment on a card in the page', { skip: missing || false }, async () => {
+  const first = await page.evaluate(() => window.agentwasmTest.agentAsks());
+  assert.equal(first.turn.status, 'completed', first.turn.errorMessage);
+  assert.equal(first.page, 'checkout', 'the agent took the first step of the journey');
+  assert.equal(first.cards, 1, 'one approval card');
+  const asked = JSON.parse(first.turn.toolCalls[2].content).data;
+  assert.equal(asked.judgment, 'needs-confirm');
+  assert.equal(asked.performed, false);
+  assert.equal(await page.textContent('#receipt'), '', 'nothing was paid yet');
+
+  await mkdir(path.join(root, 'dist'), { recursive: true });
+  await page.screenshot({ path: path.join(root, 'dist', 'browser-approval-card.png') });
+  await page.click('#cards .card button.approve'); // the person, not the model
+  assert.equal(await page.locator('#cards .card').count(), 0, 'the card is answered');
+
+  const second = await page.evaluate(() => window.agentwasmTest.agentContinues());
+  assert.equal(second.turn.status, 'completed', second.turn.errorMessage);
+  const paid = JSON.parse(second.turn.toolCalls[0].content).data;
+  assert.equal(paid.effectStatus, 'performed', JSON.stringify(paid));
+  assert.deepEqual(paid.data, { orderId: 'o-1' });
+  assert.equal(second.page, 'done');
+  assert.equal(second.receipt, '— paid, order o-1');
+  assert.equal(await page.textContent('#shop-page'), 'done');
   const shots = path.join(root, 'dist');
   await mkdir(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, 'browser-test.png') });

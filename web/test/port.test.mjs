@@ -240,3 +240,20 @@ test('the in-page agent drives its own app: a session whose kit is a port', asyn
   session.close();
   port.close();
 });
+
+test('closing a port aborts the signal of a handler still running', async () => {
+  let aborted;
+  const seen = new Promise((resolve) => { aborted = resolve; });
+  const port = runtime.createPort(shop, {
+    handlers: {
+      'catalog.add': (input, { signal }) => new Promise((_, reject) => {
+        signal.addEventListener('abort', () => { aborted(true); reject(new Error('aborted')); });
+      }),
+    },
+  });
+  const fired = await port.call('shop.do_action', { action: 'catalog.add', input: { sku: 'A1' } });
+  assert.equal(fired.effectStatus, 'pending');
+  await new Promise((r) => setTimeout(r, 5)); // the handler is running
+  port.close();
+  assert.equal(await seen, true);
+});
