@@ -9,7 +9,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"syscall/js"
 )
@@ -23,7 +22,7 @@ func CatchJS(fn func()) (err error) {
 				err = errors.New(JSErrorText(je.Value))
 				return
 			}
-			err = fmt.Errorf("%v", p)
+			err = errors.New(panicText(p))
 		}
 	}()
 	fn()

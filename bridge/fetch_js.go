@@ -10,7 +10,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -53,8 +52,8 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 	if ctx.Err() != nil {
 		return nil, ctxErr(ctx)
 	}
-	fail := func(format string, args ...any) (*Response, error) {
-		return nil, &FetchError{URL: req.URL, Err: fmt.Errorf(format, args...)}
+	fail := func(text string) (*Response, error) {
+		return nil, &FetchError{URL: req.URL, Err: errors.New(text)}
 	}
 	var controller, promise js.Value
 	err := CatchJS(func() {
@@ -79,7 +78,7 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 		}
 	})
 	if err != nil {
-		return fail("the fetch function threw: %v", err)
+		return fail("the fetch function threw: " + err.Error())
 	}
 	abort := func() { _ = CatchJS(func() { controller.Call("abort") }) }
 	v, err := AwaitJS(ctx, promise, abort)
@@ -87,12 +86,12 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
 		}
-		return fail("the fetch function rejected: %v", err)
+		return fail("the fetch function rejected: " + err.Error())
 	}
 	resp, err := toResponse(ctx, v, abort)
 	if err != nil {
 		abort()
-		return fail("%v", err)
+		return fail(err.Error())
 	}
 	return resp, nil
 }
@@ -101,23 +100,23 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 func toResponse(ctx context.Context, v js.Value, abort func()) (resp *Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			resp, err = nil, fmt.Errorf("the fetch function returned something that is not a Response (%v)", p)
+			resp, err = nil, errors.New("the fetch function returned something that is not a Response ("+panicText(p)+")")
 		}
 	}()
 	if v.Type() != js.TypeObject || v.Get("status").Type() != js.TypeNumber {
-		return nil, fmt.Errorf("the fetch function returned something that is not a Response (a %s)", describeType(v))
+		return nil, errors.New("the fetch function returned something that is not a Response (a " + describeType(v) + ")")
 	}
 	h := Header{}
 	if hv := v.Get("headers"); hv.Type() == js.TypeObject {
 		if err := CatchJS(func() { readHeaders(hv, h) }); err != nil {
-			return nil, fmt.Errorf("reading the response headers: %v", err)
+			return nil, errors.New("reading the response headers: " + err.Error())
 		}
 	}
 	b := &jsBody{ctx: ctx, abort: abort}
 	switch body := v.Get("body"); {
 	case body.Type() == js.TypeObject && body.Get("getReader").Type() == js.TypeFunction:
 		if err := CatchJS(func() { b.reader = body.Call("getReader") }); err != nil {
-			return nil, fmt.Errorf("opening the response body: %v", err)
+			return nil, errors.New("opening the response body: " + err.Error())
 		}
 	case v.Get("arrayBuffer").Type() == js.TypeFunction:
 		// A Response without a stream (some polyfills): read it whole.
@@ -197,7 +196,7 @@ func (b *jsBody) fill() error {
 	if b.whole.Type() == js.TypeObject {
 		var p js.Value
 		if err := CatchJS(func() { p = b.whole.Call("arrayBuffer") }); err != nil {
-			return fmt.Errorf("bridge: reading the response body: %v", err)
+			return errors.New("bridge: reading the response body: " + err.Error())
 		}
 		v, err := AwaitJS(b.ctx, p, onCancel)
 		if err != nil {
@@ -208,7 +207,7 @@ func (b *jsBody) fill() error {
 	}
 	var p js.Value
 	if err := CatchJS(func() { p = b.reader.Call("read") }); err != nil {
-		return fmt.Errorf("bridge: reading the response body: %v", err)
+		return errors.New("bridge: reading the response body: " + err.Error())
 	}
 	r, err := AwaitJS(b.ctx, p, onCancel)
 	if err != nil {
@@ -246,7 +245,7 @@ func (b *jsBody) readErr(err error) error {
 	if b.closing.Load() {
 		return ErrBodyClosed
 	}
-	return fmt.Errorf("bridge: reading the response body: %w", err)
+	return wrap("bridge: reading the response body", err)
 }
 
 // cancel stops the stream: the reader is cancelled and the request aborted.

@@ -9,9 +9,9 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -82,14 +82,14 @@ func HostCall(ctx context.Context, request []byte) (io.ReadCloser, error) {
 	h := hostHookStart(bufPtr(request), uint32(len(request)))
 	runtime.KeepAlive(request)
 	if h < 0 {
-		return nil, fmt.Errorf("bridge: the host refused to start the callback (code %d)", h)
+		return nil, errors.New("bridge: the host refused to start the callback (code " + strconv.Itoa(int(h)) + ")")
 	}
 	return &hostBody{ctx: ctx, h: h, imports: hookImports, what: "the host callback"}, nil
 }
 
 // ErrHostAborted is returned when the host asked the module to stop the
 // current call. errors.Is(err, context.Canceled) holds for it.
-var ErrHostAborted = fmt.Errorf("bridge: the host aborted the call: %w", context.Canceled)
+var ErrHostAborted = wrap("bridge: the host aborted the call", context.Canceled)
 
 // onHostAbort is called when any wait answers "aborted"; see SetHostAbort.
 var onHostAbort func()
@@ -127,7 +127,7 @@ func (hostFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	runtime.KeepAlive(head)
 	runtime.KeepAlive(req.Body)
 	if h < 0 {
-		return nil, &FetchError{URL: req.URL, Err: fmt.Errorf("the host refused to start the request (code %d)", h)}
+		return nil, &FetchError{URL: req.URL, Err: errors.New("the host refused to start the request (code " + strconv.Itoa(int(h)) + ")")}
 	}
 	buf := make([]byte, 4096)
 	for {
@@ -145,7 +145,7 @@ func (hostFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		var rh wire.FetchResponse
 		if err := wire.Unmarshal(buf[:n], &rh); err != nil {
 			hostFetchClose(h)
-			return nil, &FetchError{URL: req.URL, Err: fmt.Errorf("the host answered a malformed response head: %v", err)}
+			return nil, &FetchError{URL: req.URL, Err: errors.New("the host answered a malformed response head: " + err.Error())}
 		}
 		hdr := Header(rh.Headers)
 		if hdr == nil {
@@ -188,7 +188,7 @@ func (im *streamImports) wrap(h int32, what string, code int32, err error) error
 	if err != errHostCode {
 		return err
 	}
-	cause := fmt.Errorf("the host answered code %d", code)
+	cause := errors.New("the host answered code " + strconv.Itoa(int(code)))
 	if code == hostFailed {
 		cause = errors.New(im.reason(h))
 	}

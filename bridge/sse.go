@@ -7,9 +7,9 @@ package bridge
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"math"
+	"strconv"
 )
 
 // DefaultMaxFrameBytes is the frame bound used when NewSSEReader gets
@@ -259,7 +259,7 @@ func readFailure(err error) error {
 	if err == io.EOF {
 		return err
 	}
-	return fmt.Errorf("bridge: reading server-sent events: %w", err)
+	return wrap("bridge: reading server-sent events", err)
 }
 
 // fail makes err sticky, drops the reader's buffers and returns err.
@@ -274,7 +274,7 @@ func (r *SSEReader) fail(err error) error {
 
 // tooLarge returns the frame bound error for this reader.
 func (r *SSEReader) tooLarge() error {
-	return fmt.Errorf("%w of %d bytes", ErrFrameTooLarge, r.max)
+	return &wrapError{msg: ErrFrameTooLarge.Error() + " of " + strconv.Itoa(r.max) + " bytes", cause: ErrFrameTooLarge}
 }
 
 // processLine applies one complete line, without its terminator, to the

@@ -7,11 +7,13 @@ package serve
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // Principal says who made a fire or a change.
@@ -139,17 +141,17 @@ func NewApp(g *Graph, opts AppOptions) (*App, error) {
 		return nil, errors.New("serve: NewApp: the graph is nil; parse one with ParseGraph first")
 	}
 	if len(g.Pages) == 0 {
-		return nil, fmt.Errorf("serve: NewApp: graph %q declares no pages; declare at least one page", g.ID)
+		return nil, errs.New("serve: NewApp: graph ", strconv.Quote(g.ID), " declares no pages; declare at least one page")
 	}
 	page := opts.Page
 	if page == "" {
 		page = g.Pages[0].ID
 	} else if g.Page(page) == nil {
-		return nil, fmt.Errorf("serve: NewApp: start page %q is not declared in graph %q; use one of its pages", page, g.ID)
+		return nil, errs.New("serve: NewApp: start page ", strconv.Quote(page), " is not declared in graph ", strconv.Quote(g.ID), "; use one of its pages")
 	}
 	for id := range opts.Handlers {
 		if g.Action(id) == nil {
-			return nil, fmt.Errorf("serve: NewApp: handler for %q: no such action in graph %q", id, g.ID)
+			return nil, errs.New("serve: NewApp: handler for ", strconv.Quote(id), ": no such action in graph ", strconv.Quote(g.ID))
 		}
 	}
 	if opts.ApprovalTTL <= 0 {
@@ -284,7 +286,7 @@ const maxLog = 4096
 // Navigate reports that the app is now on page, moved by by.
 func (a *App) Navigate(page string, by Principal) error {
 	if a.g.Page(page) == nil {
-		return fmt.Errorf("serve: Navigate: page %q is not declared in graph %q; use one of its pages", page, a.g.ID)
+		return errs.New("serve: Navigate: page ", strconv.Quote(page), " is not declared in graph ", strconv.Quote(a.g.ID), "; use one of its pages")
 	}
 	by = principalOr(by, PrincipalUser)
 	a.mu.Lock()
@@ -330,7 +332,7 @@ func (a *App) Patch(state State, by Principal) error {
 func (a *App) Report(action string, input any, data any) (string, error) {
 	act := a.g.Action(action)
 	if act == nil {
-		return "", fmt.Errorf("serve: Report: action %q is not declared in graph %q", action, a.g.ID)
+		return "", errs.New("serve: Report: action ", strconv.Quote(action), " is not declared in graph ", strconv.Quote(a.g.ID))
 	}
 	a.mu.Lock()
 	t := a.newTransition(act, PrincipalUser, CloneValue(input), "")

@@ -5,9 +5,10 @@
 package serve
 
 import (
-	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // The states of an ask.
@@ -217,12 +218,12 @@ func (a *App) ApproveAsk(askID, by string) error {
 	k := a.asks[askID]
 	if k == nil {
 		a.mu.Unlock()
-		return fmt.Errorf("serve: ApproveAsk: no ask %q; use an id from Asks()", askID)
+		return errs.New("serve: ApproveAsk: no ask ", strconv.Quote(askID), "; use an id from Asks()")
 	}
 	if k.state != askPending {
 		st := a.askState(k)
 		a.mu.Unlock()
-		return fmt.Errorf("serve: ApproveAsk: ask %q is %s, not pending; only a pending ask can be approved", askID, st)
+		return errs.New("serve: ApproveAsk: ask ", strconv.Quote(askID), " is ", st, ", not pending; only a pending ask can be approved")
 	}
 	a.humanSeq++
 	k.state = askApproved
@@ -240,11 +241,11 @@ func (a *App) DeclineAsk(askID, by string) error {
 	k := a.asks[askID]
 	if k == nil {
 		a.mu.Unlock()
-		return fmt.Errorf("serve: DeclineAsk: no ask %q; use an id from Asks()", askID)
+		return errs.New("serve: DeclineAsk: no ask ", strconv.Quote(askID), "; use an id from Asks()")
 	}
 	if st := a.askState(k); st != askPending && st != askApproved && st != "expired" {
 		a.mu.Unlock()
-		return fmt.Errorf("serve: DeclineAsk: ask %q is already %s; nothing to decline", askID, st)
+		return errs.New("serve: DeclineAsk: ask ", strconv.Quote(askID), " is already ", st, "; nothing to decline")
 	}
 	a.humanSeq++
 	k.state = askDeclined
@@ -262,11 +263,11 @@ func (a *App) RevokeAsk(askID, by string) error {
 	k := a.asks[askID]
 	if k == nil {
 		a.mu.Unlock()
-		return fmt.Errorf("serve: RevokeAsk: no ask %q; use an id from Asks()", askID)
+		return errs.New("serve: RevokeAsk: no ask ", strconv.Quote(askID), "; use an id from Asks()")
 	}
 	if st := a.askState(k); st != askApproved && st != "expired" {
 		a.mu.Unlock()
-		return fmt.Errorf("serve: RevokeAsk: ask %q is %s; only an approved, unused ask can be revoked (decline a pending one)", askID, st)
+		return errs.New("serve: RevokeAsk: ask ", strconv.Quote(askID), " is ", st, "; only an approved, unused ask can be revoked (decline a pending one)")
 	}
 	a.humanSeq++
 	k.state = askRevoked
@@ -280,10 +281,10 @@ func (a *App) RevokeAsk(askID, by string) error {
 // action; expiresIn 0 means no expiry.
 func (a *App) AlwaysApprove(action, by string, expiresIn time.Duration) error {
 	if a.g.Action(action) == nil {
-		return fmt.Errorf("serve: AlwaysApprove: action %q is not declared in graph %q", action, a.g.ID)
+		return errs.New("serve: AlwaysApprove: action ", strconv.Quote(action), " is not declared in graph ", strconv.Quote(a.g.ID))
 	}
 	if expiresIn < 0 {
-		return fmt.Errorf("serve: AlwaysApprove: expiresIn %v is negative; pass 0 for no expiry", expiresIn)
+		return errs.New("serve: AlwaysApprove: expiresIn ", expiresIn.String(), " is negative; pass 0 for no expiry")
 	}
 	a.mu.Lock()
 	a.humanSeq++

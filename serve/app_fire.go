@@ -6,9 +6,10 @@ package serve
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // The statuses of a transition.
@@ -177,7 +178,7 @@ func (a *App) Fire(ctx context.Context, action string, f FireOptions) FireResult
 func (a *App) fire(ctx context.Context, action string, f FireOptions) (res FireResult) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = FireResult{Reason: ReasonInternal, Why: whyOf(ReasonInternal) + " (" + capText(fmt.Sprint(p), maxErrorText) + ")"}
+			res = FireResult{Reason: ReasonInternal, Why: whyOf(ReasonInternal) + " (" + capText(errs.Text(p), maxErrorText) + ")"}
 		}
 	}()
 	if ctx == nil {
@@ -191,8 +192,8 @@ func (a *App) fire(ctx context.Context, action string, f FireOptions) (res FireR
 	}
 	input = t.input
 	if unbacked {
-		a.warn(WarnUnguardedFire, act.ID, fmt.Sprintf(
-			"serve: high-effect action %q was fired by an agent with no ask behind it, and the app session never set RequireHumanApproval; set it to true to require a person's approval for such fires, or to false to say they need none", act.ID))
+		a.warn(WarnUnguardedFire, act.ID, "serve: high-effect action "+strconv.Quote(act.ID)+
+			" was fired by an agent with no ask behind it, and the app session never set RequireHumanApproval; set it to true to require a person's approval for such fires, or to false to say they need none")
 	}
 	call := HandlerCall{Action: act.ID, Input: CloneValue(input), Source: by, TransitionID: t.id}
 	// The fire outlives the call that made it: the handler keeps ctx's
@@ -217,13 +218,13 @@ func (a *App) run(ctx context.Context, h Handler, call HandlerCall) {
 		// Recording the result is host input too: a value that cannot be
 		// recorded refuses the fire instead of killing the module.
 		if p := recover(); p != nil {
-			a.settle(call.TransitionID, statusRefused, nil, capText(fmt.Sprintf("the handler's result could not be recorded: %v", p), maxErrorText))
+			a.settle(call.TransitionID, statusRefused, nil, capText("the handler's result could not be recorded: "+errs.Text(p), maxErrorText))
 		}
 	}()
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				err = fmt.Errorf("handler panicked: %v", p)
+				err = errs.New("handler panicked: ", errs.Text(p))
 			}
 		}()
 		data, err = h(ctx, call)
@@ -320,7 +321,7 @@ func (a *App) WaitSettled(ctx context.Context, id string) (TransitionInfo, error
 		t := a.transitions[id]
 		if t == nil {
 			a.mu.Unlock()
-			return TransitionInfo{}, fmt.Errorf("serve: WaitSettled: no transition %q; use the id a fire returned", id)
+			return TransitionInfo{}, errs.New("serve: WaitSettled: no transition ", strconv.Quote(id), "; use the id a fire returned")
 		}
 		info := t.info()
 		ch := a.settledCh

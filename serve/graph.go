@@ -5,9 +5,10 @@ package serve
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // MaxGraphSize is the largest graph document ParseGraph accepts, in bytes.
@@ -77,11 +78,11 @@ type Journey struct {
 func ParseGraph(data []byte) (g *Graph, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			g, err = nil, fmt.Errorf("serve: graph: internal error: %v", r)
+			g, err = nil, errs.New("serve: graph: internal error: ", errs.Text(r))
 		}
 	}()
 	if len(data) > MaxGraphSize {
-		return nil, fmt.Errorf("serve: graph: %d bytes is more than the %d allowed", len(data), MaxGraphSize)
+		return nil, errs.New("serve: graph: ", strconv.Itoa(len(data)), " bytes is more than the ", strconv.Itoa(MaxGraphSize), " allowed")
 	}
 	v, err := ParseValue(data)
 	if err != nil {
@@ -89,7 +90,7 @@ func ParseGraph(data []byte) (g *Graph, err error) {
 	}
 	top, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("serve: graph: must be a JSON object, got %s", jsonKind(v))
+		return nil, errs.New("serve: graph: must be a JSON object, got ", jsonKind(v))
 	}
 	g = &Graph{
 		pageIdx:    map[string]int{},
@@ -110,7 +111,7 @@ func ParseGraph(data []byte) (g *Graph, err error) {
 			return nil, err
 		}
 		if _, dup := g.pageIdx[p.ID]; dup {
-			return nil, fmt.Errorf("serve: page %q is declared twice", p.ID)
+			return nil, errs.New("serve: page ", strconv.Quote(p.ID), " is declared twice")
 		}
 		g.pageIdx[p.ID] = len(g.Pages)
 		g.Pages = append(g.Pages, p)
@@ -125,7 +126,7 @@ func ParseGraph(data []byte) (g *Graph, err error) {
 			return nil, err
 		}
 		if _, dup := g.actionIdx[a.ID]; dup {
-			return nil, fmt.Errorf("serve: action %q is declared twice", a.ID)
+			return nil, errs.New("serve: action ", strconv.Quote(a.ID), " is declared twice")
 		}
 		g.actionIdx[a.ID] = len(g.Actions)
 		g.Actions = append(g.Actions, a)
@@ -140,7 +141,7 @@ func ParseGraph(data []byte) (g *Graph, err error) {
 			return nil, err
 		}
 		if _, dup := g.journeyIdx[j.ID]; dup {
-			return nil, fmt.Errorf("serve: journey %q is declared twice", j.ID)
+			return nil, errs.New("serve: journey ", strconv.Quote(j.ID), " is declared twice")
 		}
 		g.journeyIdx[j.ID] = len(g.Journeys)
 		g.Journeys = append(g.Journeys, j)
@@ -166,7 +167,7 @@ func parsePage(m map[string]any, i int) (Page, error) {
 // collectAreas appends the area paths declared under f (depth first).
 func collectAreas(f fields, prefix string, out *[]string, seen map[string]bool, depth int) error {
 	if depth > 32 {
-		return fmt.Errorf("serve: %s: areas nest deeper than 32", f.who)
+		return errs.New("serve: ", f.who, ": areas nest deeper than 32")
 	}
 	areas, err := f.objects("areas")
 	if err != nil {
@@ -180,7 +181,7 @@ func collectAreas(f fields, prefix string, out *[]string, seen map[string]bool, 
 		}
 		path := prefix + "." + id
 		if seen[path] {
-			return fmt.Errorf("serve: %s: area %q is declared twice", f.who, path)
+			return errs.New("serve: ", f.who, ": area ", strconv.Quote(path), " is declared twice")
 		}
 		seen[path] = true
 		*out = append(*out, path)
@@ -207,20 +208,20 @@ func (g *Graph) parseAction(m map[string]any, i int) (Action, error) {
 		return Action{}, err
 	}
 	if a.On == "" {
-		return Action{}, fmt.Errorf("serve: %s: missing \"on\" (the page it is on)", f.who)
+		return Action{}, errs.New("serve: ", f.who, ": missing \"on\" (the page it is on)")
 	}
 	page := g.Page(a.On)
 	if page == nil {
-		return Action{}, fmt.Errorf("serve: %s: page %q is not declared", f.who, a.On)
+		return Action{}, errs.New("serve: ", f.who, ": page ", strconv.Quote(a.On), " is not declared")
 	}
 	if err := checkActionPrefix(a.ID, page); err != nil {
-		return Action{}, fmt.Errorf("serve: %s: %s", f.who, err)
+		return Action{}, errs.New("serve: ", f.who, ": ", err.Error())
 	}
 	if a.GoTo, err = f.str("goTo"); err != nil {
 		return Action{}, err
 	}
 	if a.GoTo != "" && g.Page(a.GoTo) == nil {
-		return Action{}, fmt.Errorf("serve: %s: goTo page %q is not declared", f.who, a.GoTo)
+		return Action{}, errs.New("serve: ", f.who, ": goTo page ", strconv.Quote(a.GoTo), " is not declared")
 	}
 	if a.Writes, err = f.strings("writes"); err != nil {
 		return Action{}, err
@@ -229,12 +230,12 @@ func (g *Graph) parseAction(m map[string]any, i int) (Action, error) {
 		return Action{}, err
 	}
 	if raw, ok := m["input"]; ok && raw != nil && raw != "none" {
-		if _, isStr := raw.(string); isStr {
-			return Action{}, fmt.Errorf("serve: %s: \"input\" must be a schema object or \"none\", got %q", f.who, raw)
+		if s, isStr := raw.(string); isStr {
+			return Action{}, errs.New("serve: ", f.who, ": \"input\" must be a schema object or \"none\", got ", strconv.Quote(s))
 		}
 		s, err := compileSchema(raw)
 		if err != nil {
-			return Action{}, fmt.Errorf("serve: %s: input schema: %s", f.who, err)
+			return Action{}, errs.New("serve: ", f.who, ": input schema: ", err.Error())
 		}
 		a.Input = s
 	}
@@ -255,7 +256,7 @@ func (g *Graph) parseAction(m map[string]any, i int) (Action, error) {
 func checkActionPrefix(id string, p *Page) error {
 	rest, ok := strings.CutPrefix(id, p.ID+".")
 	if !ok || rest == "" {
-		return fmt.Errorf("id must be %q followed by a name (it is on page %q)", p.ID+".", p.ID)
+		return errs.New("id must be ", strconv.Quote(p.ID+"."), " followed by a name (it is on page ", strconv.Quote(p.ID), ")")
 	}
 	dot := strings.LastIndexByte(rest, '.')
 	if dot < 0 {
@@ -270,7 +271,7 @@ func checkActionPrefix(id string, p *Page) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("id must be <page>.<name> or <page>.<area>.<name>, and %q is not an area of page %q", rest[:dot], p.ID)
+	return errs.New("id must be <page>.<name> or <page>.<area>.<name>, and ", strconv.Quote(rest[:dot]), " is not an area of page ", strconv.Quote(p.ID))
 }
 
 func (g *Graph) parseJourney(m map[string]any, i int) (Journey, error) {
@@ -288,15 +289,15 @@ func (g *Graph) parseJourney(m map[string]any, i int) (Journey, error) {
 		return Journey{}, err
 	}
 	if len(j.Steps) == 0 {
-		return Journey{}, fmt.Errorf("serve: %s: has no steps", f.who)
+		return Journey{}, errs.New("serve: ", f.who, ": has no steps")
 	}
 	seen := map[string]bool{}
 	for _, s := range j.Steps {
 		if g.Action(s) == nil {
-			return Journey{}, fmt.Errorf("serve: %s: step %q is not a declared action", f.who, s)
+			return Journey{}, errs.New("serve: ", f.who, ": step ", strconv.Quote(s), " is not a declared action")
 		}
 		if seen[s] {
-			return Journey{}, fmt.Errorf("serve: %s: step %q appears twice", f.who, s)
+			return Journey{}, errs.New("serve: ", f.who, ": step ", strconv.Quote(s), " appears twice")
 		}
 		seen[s] = true
 	}
@@ -315,14 +316,14 @@ type fields struct {
 func (f fields) id() (string, error) {
 	raw, ok := f.m["id"]
 	if !ok {
-		return "", fmt.Errorf("serve: %s: missing \"id\"", f.who)
+		return "", errs.New("serve: ", f.who, ": missing \"id\"")
 	}
 	s, ok := raw.(string)
 	if !ok {
-		return "", fmt.Errorf("serve: %s: \"id\" must be a string, got %s", f.who, jsonKind(raw))
+		return "", errs.New("serve: ", f.who, ": \"id\" must be a string, got ", jsonKind(raw))
 	}
 	if !ValidID(s) {
-		return "", fmt.Errorf("serve: %s: id %q must be non-empty and use only A-Z a-z 0-9 _ . -", f.who, s)
+		return "", errs.New("serve: ", f.who, ": id ", strconv.Quote(s), " must be non-empty and use only A-Z a-z 0-9 _ . -")
 	}
 	return s, nil
 }
@@ -334,7 +335,7 @@ func (f fields) str(name string) (string, error) {
 	}
 	s, ok := raw.(string)
 	if !ok {
-		return "", fmt.Errorf("serve: %s: %q must be a string, got %s", f.who, name, jsonKind(raw))
+		return "", errs.New("serve: ", f.who, ": ", strconv.Quote(name), " must be a string, got ", jsonKind(raw))
 	}
 	return s, nil
 }
@@ -346,7 +347,7 @@ func (f fields) boolean(name string) (bool, error) {
 	}
 	b, ok := raw.(bool)
 	if !ok {
-		return false, fmt.Errorf("serve: %s: %q must be true or false, got %s", f.who, name, jsonKind(raw))
+		return false, errs.New("serve: ", f.who, ": ", strconv.Quote(name), " must be true or false, got ", jsonKind(raw))
 	}
 	return b, nil
 }
@@ -358,13 +359,13 @@ func (f fields) strings(name string) ([]string, error) {
 	}
 	list, ok := raw.([]any)
 	if !ok {
-		return nil, fmt.Errorf("serve: %s: %q must be an array of strings, got %s", f.who, name, jsonKind(raw))
+		return nil, errs.New("serve: ", f.who, ": ", strconv.Quote(name), " must be an array of strings, got ", jsonKind(raw))
 	}
 	out := make([]string, 0, len(list))
 	for i, e := range list {
 		s, ok := e.(string)
 		if !ok || s == "" {
-			return nil, fmt.Errorf("serve: %s: %s[%d] must be a non-empty string, got %s", f.who, name, i, jsonKind(e))
+			return nil, errs.New("serve: ", f.who, ": ", name, "[", strconv.Itoa(i), "] must be a non-empty string, got ", jsonKind(e))
 		}
 		out = append(out, s)
 	}
@@ -378,13 +379,13 @@ func (f fields) objects(name string) ([]map[string]any, error) {
 	}
 	list, ok := raw.([]any)
 	if !ok {
-		return nil, fmt.Errorf("serve: %s: %q must be an array of objects, got %s", f.who, name, jsonKind(raw))
+		return nil, errs.New("serve: ", f.who, ": ", strconv.Quote(name), " must be an array of objects, got ", jsonKind(raw))
 	}
 	out := make([]map[string]any, 0, len(list))
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("serve: %s: %s[%d] must be an object, got %s", f.who, name, i, jsonKind(e))
+			return nil, errs.New("serve: ", f.who, ": ", name, "[", strconv.Itoa(i), "] must be an object, got ", jsonKind(e))
 		}
 		out = append(out, m)
 	}
@@ -398,7 +399,7 @@ func (f fields) guard(name string) (*Guard, error) {
 	}
 	g, err := parseGuard(raw)
 	if err != nil {
-		return nil, fmt.Errorf("serve: %s: %s: %s", f.who, name, err)
+		return nil, errs.New("serve: ", f.who, ": ", name, ": ", err.Error())
 	}
 	return g, nil
 }

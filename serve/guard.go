@@ -7,8 +7,11 @@ package serve
 
 import (
 	"errors"
-	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // Guard is a parsed condition tree. It is immutable and safe for
@@ -78,7 +81,7 @@ func ParseGuard(v any) (*Guard, error) {
 func parseGuard(v any) (g *Guard, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			g, err = nil, fmt.Errorf("internal error: %v", r)
+			g, err = nil, errs.New("internal error: ", errs.Text(r))
 		}
 	}()
 	if v == nil {
@@ -93,11 +96,11 @@ func parseGuard(v any) (g *Guard, err error) {
 
 func parseGuardNode(v any, depth int) (*guardNode, error) {
 	if depth > maxGuardDepth {
-		return nil, fmt.Errorf("nested deeper than %d", maxGuardDepth)
+		return nil, errs.New("nested deeper than ", strconv.Itoa(maxGuardDepth))
 	}
 	m, ok := objectOf(v)
 	if !ok {
-		return nil, fmt.Errorf("a condition must be an object, got %s", jsonKind(v))
+		return nil, errs.New("a condition must be an object, got ", jsonKind(v))
 	}
 	forms := 0
 	for _, f := range [...]string{"all", "any", "not", "key"} {
@@ -115,7 +118,7 @@ func parseGuardNode(v any, depth int) (*guardNode, error) {
 		}
 		list, ok := arrayOf(raw)
 		if !ok {
-			return nil, fmt.Errorf("%q must be an array of conditions, got %s", f, jsonKind(raw))
+			return nil, errs.New(strconv.Quote(f), " must be an array of conditions, got ", jsonKind(raw))
 		}
 		n := &guardNode{kind: guardAll}
 		if f == "any" {
@@ -124,7 +127,7 @@ func parseGuardNode(v any, depth int) (*guardNode, error) {
 		for i, e := range list {
 			k, err := parseGuardNode(e, depth+1)
 			if err != nil {
-				return nil, fmt.Errorf("%s[%d]: %w", f, i, err)
+				return nil, errs.Wrap(err, f, "[", strconv.Itoa(i), "]")
 			}
 			n.kids = append(n.kids, k)
 		}
@@ -133,7 +136,7 @@ func parseGuardNode(v any, depth int) (*guardNode, error) {
 	if raw, ok := m["not"]; ok {
 		k, err := parseGuardNode(raw, depth+1)
 		if err != nil {
-			return nil, fmt.Errorf("not: %w", err)
+			return nil, errs.Wrap(err, "not")
 		}
 		return &guardNode{kind: guardNot, kids: []*guardNode{k}}, nil
 	}
@@ -143,32 +146,32 @@ func parseGuardNode(v any, depth int) (*guardNode, error) {
 	}
 	key, ok := rawKey.(string)
 	if !ok || key == "" {
-		return nil, fmt.Errorf(`"key" must be a non-empty string, got %s`, jsonKind(rawKey))
+		return nil, errs.New(`"key" must be a non-empty string, got `, jsonKind(rawKey))
 	}
 	rawOp, ok := m["op"]
 	if !ok {
-		return nil, fmt.Errorf("condition on %q has no \"op\"", key)
+		return nil, errs.New("condition on ", strconv.Quote(key), " has no \"op\"")
 	}
 	op, ok := rawOp.(string)
 	if !ok {
-		return nil, fmt.Errorf("condition on %q: \"op\" must be a string, got %s", key, jsonKind(rawOp))
+		return nil, errs.New("condition on ", strconv.Quote(key), ": \"op\" must be a string, got ", jsonKind(rawOp))
 	}
 	if !guardOps[op] {
-		return nil, fmt.Errorf("condition on %q: unknown op %q (want eq, ne, truthy, exists, nonEmpty, in, gt, lt, gte or lte)", key, op)
+		return nil, errs.New("condition on ", strconv.Quote(key), ": unknown op ", strconv.Quote(op), " (want eq, ne, truthy, exists, nonEmpty, in, gt, lt, gte or lte)")
 	}
 	value, has := m["value"]
 	switch op {
 	case "eq", "ne":
 		if !has {
-			return nil, fmt.Errorf("condition on %q: op %q needs a \"value\"", key, op)
+			return nil, errs.New("condition on ", strconv.Quote(key), ": op ", strconv.Quote(op), " needs a \"value\"")
 		}
 	case "in":
 		if _, ok := arrayOf(value); !ok {
-			return nil, fmt.Errorf("condition on %q: op \"in\" needs an array \"value\", got %s", key, jsonKind(value))
+			return nil, errs.New("condition on ", strconv.Quote(key), ": op \"in\" needs an array \"value\", got ", jsonKind(value))
 		}
 	case "gt", "lt", "gte", "lte":
 		if _, ok := numberOf(value); !ok {
-			return nil, fmt.Errorf("condition on %q: op %q needs a number \"value\", got %s", key, op, jsonKind(value))
+			return nil, errs.New("condition on ", strconv.Quote(key), ": op ", strconv.Quote(op), " needs a number \"value\", got ", jsonKind(value))
 		}
 	default:
 		value = nil // truthy, exists, nonEmpty take none
@@ -196,7 +199,8 @@ func jsonKind(v any) string {
 	if _, ok := objectOf(v); ok {
 		return "an object"
 	}
-	return fmt.Sprintf("a %T", v)
+	// reflect names the type exactly as fmt's %T does.
+	return "a " + reflect.TypeOf(v).String()
 }
 
 // Eval evaluates the guard against state. When it holds, held lists the

@@ -9,7 +9,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
 
@@ -61,7 +60,7 @@ type MCPError struct {
 }
 
 // Error returns the code and message.
-func (e *MCPError) Error() string { return fmt.Sprintf("mcp error %d: %s", e.Code, e.Message) }
+func (e *MCPError) Error() string { return "mcp error " + strconv.Itoa(e.Code) + ": " + e.Message }
 
 // JSON-RPC and MCP error codes the dispatcher answers with.
 const (

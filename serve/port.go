@@ -5,8 +5,10 @@ package serve
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"sync"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // PortOptions configure a port.
@@ -71,7 +73,7 @@ type Port struct {
 // NewPort builds a port over app. Its tools are fixed here.
 func NewPort(app *App, opts PortOptions) (*Port, error) {
 	if app == nil {
-		return nil, fmt.Errorf("serve: NewPort: the app session is nil; make one with NewApp")
+		return nil, errs.New("serve: NewPort: the app session is nil; make one with NewApp")
 	}
 	p := &Port{app: app, confirm: true, source: PrincipalAgent, sep: "."}
 	if opts.ConfirmHighEffect != nil {
@@ -82,11 +84,11 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 	case JourneyToolsSingle:
 		p.single = true
 	default:
-		return nil, fmt.Errorf("serve: NewPort: journeyTools %q is not a mode; use %q or %q", opts.JourneyTools, JourneyToolsPerJourney, JourneyToolsSingle)
+		return nil, errs.New("serve: NewPort: journeyTools ", strconv.Quote(opts.JourneyTools), " is not a mode; use ", strconv.Quote(JourneyToolsPerJourney), " or ", strconv.Quote(JourneyToolsSingle))
 	}
 	if opts.Source != "" {
 		if !validPrincipal(opts.Source) {
-			return nil, fmt.Errorf("serve: NewPort: source %q is not a principal; use user, agent, system or unknown", opts.Source)
+			return nil, errs.New("serve: NewPort: source ", strconv.Quote(string(opts.Source)), " is not a principal; use user, agent, system or unknown")
 		}
 		p.source = opts.Source
 	}
@@ -96,13 +98,13 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 	p.gated = app.Enforcing() && p.source == PrincipalAgent
 	p.buildTools()
 	if p.dupName != "" {
-		return nil, fmt.Errorf("serve: NewPort: separator %q makes two tools named %q; use \".\" or \"__\"", p.sep, p.dupName)
+		return nil, errs.New("serve: NewPort: separator ", strconv.Quote(p.sep), " makes two tools named ", strconv.Quote(p.dupName), "; use \".\" or \"__\"")
 	}
 	// Only agent fires are gated, so a port stamping any other principal
 	// (user, system, or unknown) on an enforcing session is ungated.
 	if app.Enforcing() && p.source != PrincipalAgent {
-		app.warn(WarnUngatedPort, "", fmt.Sprintf(
-			"serve: a port stamping source %q was built on an app session that requires human approval: its fires are not gated; leave source at agent for a port a model holds", p.source))
+		app.warn(WarnUngatedPort, "", "serve: a port stamping source "+strconv.Quote(string(p.source))+
+			" was built on an app session that requires human approval: its fires are not gated; leave source at agent for a port a model holds")
 		app.flushWarns()
 	}
 	return p, nil
@@ -134,7 +136,7 @@ func (p *Port) Call(ctx context.Context, name string, args []byte) (res Result) 
 	defer func() {
 		if r := recover(); r != nil {
 			res = newResult("ok", false, "judgment", JudgmentError, "reason", ReasonInternal,
-				"why", whyOf(ReasonInternal), "error", capText(fmt.Sprint(r), maxErrorText)).withError()
+				"why", whyOf(ReasonInternal), "error", capText(errs.Text(r), maxErrorText)).withError()
 		}
 	}()
 	if ctx == nil {
@@ -181,7 +183,7 @@ type argMap map[string]any
 // parseArgs parses raw arguments, or returns an error result.
 func parseArgs(raw []byte) (argMap, Result) {
 	if len(raw) > maxArgs {
-		return nil, errorResult(ReasonArgumentsTooLarge, "error", fmt.Sprintf("the arguments are %d bytes; the limit is %d", len(raw), maxArgs))
+		return nil, errorResult(ReasonArgumentsTooLarge, "error", "the arguments are "+strconv.Itoa(len(raw))+" bytes; the limit is "+strconv.Itoa(maxArgs))
 	}
 	blank := true
 	for _, c := range raw {
@@ -234,7 +236,7 @@ func (a argMap) str(key string) (string, Result) {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		return "", errorResult(ReasonInvalidArguments, "error", fmt.Sprintf("%s must be a string, not %s", key, jsonType(v)))
+		return "", errorResult(ReasonInvalidArguments, "error", key+" must be a string, not "+jsonType(v))
 	}
 	return s, Result{}
 }
@@ -247,7 +249,7 @@ func (a argMap) flag(key string) (bool, Result) {
 	}
 	b, isBool := v.(bool)
 	if !isBool {
-		return false, errorResult(ReasonInvalidArguments, "error", fmt.Sprintf("%s must be true or false, not %s", key, jsonType(v)))
+		return false, errorResult(ReasonInvalidArguments, "error", key+" must be true or false, not "+jsonType(v))
 	}
 	return b, Result{}
 }

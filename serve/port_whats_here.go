@@ -5,7 +5,6 @@
 package serve
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 )
@@ -86,7 +85,7 @@ func (p *Port) whatsHere(a argMap) Result {
 	if happened == nil {
 		happened = []string{}
 	}
-	brief := Obj{{"position", fmt.Sprintf("On page %s at version %d.", app.page, app.version)}}
+	brief := Obj{{"position", "On page " + app.page + " at version " + strconv.FormatInt(app.version, 10) + "."}}
 	if since >= 0 {
 		brief = append(brief, Field{"sinceVersion", since})
 	}

@@ -9,12 +9,13 @@ package serve
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // Schema is a compiled JSON Schema. It is immutable and safe for
@@ -120,7 +121,7 @@ func CompileSchema(v any) (*Schema, error) {
 func compileSchema(v any) (s *Schema, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s, err = nil, fmt.Errorf("internal error: %v", r)
+			s, err = nil, errs.New("internal error: ", errs.Text(r))
 		}
 	}()
 	c := &schemaCompiler{refs: map[string]*schemaNode{}}
@@ -146,7 +147,7 @@ func (c *schemaCompiler) compile(v any, at string, depth int) (*schemaNode, erro
 func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error {
 	n.minLength, n.maxLength, n.minItems, n.maxItems = -1, -1, -1, -1
 	if depth > maxSchemaDepth {
-		return fmt.Errorf("%snested deeper than %d", where(at), maxSchemaDepth)
+		return errs.New(where(at), "nested deeper than ", strconv.Itoa(maxSchemaDepth))
 	}
 	if b, ok := v.(bool); ok {
 		n.never = !b
@@ -154,7 +155,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 	}
 	m, ok := objectOf(v)
 	if !ok {
-		return fmt.Errorf("%sa schema must be an object or a boolean, got %s", where(at), jsonKind(v))
+		return errs.New(where(at), "a schema must be an object or a boolean, got ", jsonKind(v))
 	}
 	// Keywords in a fixed order so the first error is deterministic.
 	if raw, ok := m["type"]; ok {
@@ -165,12 +166,12 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 			for _, e := range list {
 				s, ok := e.(string)
 				if !ok {
-					return fmt.Errorf("%s\"type\" must be a string or an array of strings", where(at))
+					return errs.New(where(at), "\"type\" must be a string or an array of strings")
 				}
 				names = append(names, s)
 			}
 		} else {
-			return fmt.Errorf("%s\"type\" must be a string or an array of strings", where(at))
+			return errs.New(where(at), "\"type\" must be a string or an array of strings")
 		}
 		for _, name := range names {
 			bit := uint8(0)
@@ -180,7 +181,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 				}
 			}
 			if bit == 0 {
-				return fmt.Errorf("%sunknown type %q", where(at), name)
+				return errs.New(where(at), "unknown type ", strconv.Quote(name))
 			}
 			n.types |= bit
 		}
@@ -189,7 +190,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 	if raw, ok := m["properties"]; ok {
 		pm, ok := objectOf(raw)
 		if !ok {
-			return fmt.Errorf("%s\"properties\" must be an object", where(at))
+			return errs.New(where(at), "\"properties\" must be an object")
 		}
 		n.props = make(map[string]*schemaNode, len(pm))
 		for _, k := range sortedKeys(pm) {
@@ -203,12 +204,12 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 	if raw, ok := m["required"]; ok {
 		list, ok := arrayOf(raw)
 		if !ok {
-			return fmt.Errorf("%s\"required\" must be an array of strings", where(at))
+			return errs.New(where(at), "\"required\" must be an array of strings")
 		}
 		for _, e := range list {
 			s, ok := e.(string)
 			if !ok {
-				return fmt.Errorf("%s\"required\" must be an array of strings", where(at))
+				return errs.New(where(at), "\"required\" must be an array of strings")
 			}
 			n.required = append(n.required, s)
 		}
@@ -219,7 +220,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 			continue
 		}
 		if _, isArr := arrayOf(raw); isArr && kw == "items" {
-			return fmt.Errorf("%s\"items\" must be a schema (tuple form is not supported)", where(at))
+			return errs.New(where(at), "\"items\" must be a schema (tuple form is not supported)")
 		}
 		sub, err := c.compile(raw, at+"/"+kw, depth+1)
 		if err != nil {
@@ -234,7 +235,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 	if raw, ok := m["enum"]; ok {
 		list, ok := arrayOf(raw)
 		if !ok {
-			return fmt.Errorf("%s\"enum\" must be an array", where(at))
+			return errs.New(where(at), "\"enum\" must be an array")
 		}
 		n.enum, n.hasEnum = CloneValue(list).([]any), true
 	}
@@ -257,7 +258,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 			if _, isBool := raw.(bool); isBool && kw.name[0] == 'e' {
 				continue // draft-4 boolean form: ignored
 			}
-			return fmt.Errorf("%s%q must be a number", where(at), kw.name)
+			return errs.New(where(at), strconv.Quote(kw.name), " must be a number")
 		}
 		*kw.dst = &f
 	}
@@ -274,7 +275,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 		}
 		f, ok := numberOf(raw)
 		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
-			return fmt.Errorf("%s%q must be a non-negative integer", where(at), kw.name)
+			return errs.New(where(at), strconv.Quote(kw.name), " must be a non-negative integer")
 		}
 		*kw.dst = int(f)
 	}
@@ -290,7 +291,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 		}
 		list, ok := arrayOf(raw)
 		if !ok || len(list) == 0 {
-			return fmt.Errorf("%s%q must be a non-empty array of schemas", where(at), kw.name)
+			return errs.New(where(at), strconv.Quote(kw.name), " must be a non-empty array of schemas")
 		}
 		for i, e := range list {
 			sub, err := c.compile(e, at+"/"+kw.name+"/"+strconv.Itoa(i), depth+1)
@@ -303,7 +304,7 @@ func (c *schemaCompiler) fill(n *schemaNode, v any, at string, depth int) error 
 	if raw, ok := m["$ref"]; ok {
 		ref, ok := raw.(string)
 		if !ok {
-			return fmt.Errorf("%s\"$ref\" must be a string", where(at))
+			return errs.New(where(at), "\"$ref\" must be a string")
 		}
 		target, err := c.resolve(ref, at, depth)
 		if err != nil {
@@ -327,16 +328,16 @@ func (c *schemaCompiler) resolve(ref, at string, depth int) (*schemaNode, error)
 	case strings.HasPrefix(ref, "#/definitions/"):
 		section, name = "definitions", ref[len("#/definitions/"):]
 	default:
-		return nil, fmt.Errorf("%sunsupported $ref %q (only \"#\", \"#/$defs/<name>\" and \"#/definitions/<name>\")", where(at), ref)
+		return nil, errs.New(where(at), "unsupported $ref ", strconv.Quote(ref), " (only \"#\", \"#/$defs/<name>\" and \"#/definitions/<name>\")")
 	}
 	if strings.Contains(name, "/") || name == "" {
-		return nil, fmt.Errorf("%sunsupported $ref %q (only \"#\", \"#/$defs/<name>\" and \"#/definitions/<name>\")", where(at), ref)
+		return nil, errs.New(where(at), "unsupported $ref ", strconv.Quote(ref), " (only \"#\", \"#/$defs/<name>\" and \"#/definitions/<name>\")")
 	}
 	name = unescapePointer(name)
 	defs, _ := objectOf(c.rootSrc[section])
 	target, ok := defs[name]
 	if !ok {
-		return nil, fmt.Errorf("%s$ref %q does not resolve", where(at), ref)
+		return nil, errs.New(where(at), "$ref ", strconv.Quote(ref), " does not resolve")
 	}
 	n := &schemaNode{}
 	c.refs[ref] = n
@@ -391,13 +392,13 @@ func (s *Schema) Source() any {
 // means v is valid. The work is bounded: $ref cycles that do not consume
 // the value, and schemas too costly to check, end in an error rather than
 // a hang. A nil *Schema accepts everything.
-func (s *Schema) Validate(v any) (errs []SchemaError) {
+func (s *Schema) Validate(v any) (found []SchemaError) {
 	if s == nil || s.root == nil {
 		return nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			errs = []SchemaError{{Message: fmt.Sprintf("internal error: %v", r)}}
+			found = []SchemaError{{Message: "internal error: " + errs.Text(r)}}
 		}
 	}()
 	vs := &validator{budget: maxValidateBudget}
@@ -414,8 +415,8 @@ type validator struct {
 	overrun bool
 }
 
-func (vs *validator) add(path, format string, args ...any) {
-	vs.errs = append(vs.errs, SchemaError{Path: path, Message: fmt.Sprintf(format, args...)})
+func (vs *validator) add(path, msg string) {
+	vs.errs = append(vs.errs, SchemaError{Path: path, Message: msg})
 }
 
 // matches reports whether v matches n, without recording errors.
@@ -446,11 +447,11 @@ func (vs *validator) check(n *schemaNode, v any, path string, depth int) {
 		vs.check(n.ref, v, path, depth+1)
 	}
 	if n.types != 0 && n.types&typeBits(v) == 0 {
-		vs.add(path, "must be %s", n.typeText)
+		vs.add(path, "must be "+n.typeText)
 		return // the other keywords would only repeat the point
 	}
 	if n.hasConst && !EqualValues(v, n.constV) {
-		vs.add(path, "must be %s", AppendValue(nil, n.constV))
+		vs.add(path, "must be "+string(AppendValue(nil, n.constV)))
 	}
 	if n.hasEnum {
 		found := false
@@ -461,38 +462,38 @@ func (vs *validator) check(n *schemaNode, v any, path string, depth int) {
 			}
 		}
 		if !found {
-			vs.add(path, "must be one of %s", AppendValue(nil, n.enum))
+			vs.add(path, "must be one of "+string(AppendValue(nil, n.enum)))
 		}
 	}
 	if f, ok := numberOf(v); ok {
 		if n.minimum != nil && f < *n.minimum {
-			vs.add(path, "must be >= %s", AppendValue(nil, *n.minimum))
+			vs.add(path, "must be >= "+string(AppendValue(nil, *n.minimum)))
 		}
 		if n.maximum != nil && f > *n.maximum {
-			vs.add(path, "must be <= %s", AppendValue(nil, *n.maximum))
+			vs.add(path, "must be <= "+string(AppendValue(nil, *n.maximum)))
 		}
 		if n.exclMinimum != nil && f <= *n.exclMinimum {
-			vs.add(path, "must be > %s", AppendValue(nil, *n.exclMinimum))
+			vs.add(path, "must be > "+string(AppendValue(nil, *n.exclMinimum)))
 		}
 		if n.exclMaximum != nil && f >= *n.exclMaximum {
-			vs.add(path, "must be < %s", AppendValue(nil, *n.exclMaximum))
+			vs.add(path, "must be < "+string(AppendValue(nil, *n.exclMaximum)))
 		}
 	}
 	if s, ok := v.(string); ok && (n.minLength >= 0 || n.maxLength >= 0) {
 		l := utf8.RuneCountInString(s)
 		if n.minLength >= 0 && l < n.minLength {
-			vs.add(path, "must be at least %d characters", n.minLength)
+			vs.add(path, "must be at least "+strconv.Itoa(n.minLength)+" characters")
 		}
 		if n.maxLength >= 0 && l > n.maxLength {
-			vs.add(path, "must be at most %d characters", n.maxLength)
+			vs.add(path, "must be at most "+strconv.Itoa(n.maxLength)+" characters")
 		}
 	}
 	if a, ok := arrayOf(v); ok {
 		if n.minItems >= 0 && len(a) < n.minItems {
-			vs.add(path, "must have at least %d items", n.minItems)
+			vs.add(path, "must have at least "+strconv.Itoa(n.minItems)+" items")
 		}
 		if n.maxItems >= 0 && len(a) > n.maxItems {
-			vs.add(path, "must have at most %d items", n.maxItems)
+			vs.add(path, "must have at most "+strconv.Itoa(n.maxItems)+" items")
 		}
 		if n.items != nil {
 			for i, e := range a {
@@ -503,7 +504,7 @@ func (vs *validator) check(n *schemaNode, v any, path string, depth int) {
 	if m, ok := objectOf(v); ok {
 		for _, k := range n.required {
 			if _, ok := m[k]; !ok {
-				vs.add(path, "missing required property %q", k)
+				vs.add(path, "missing required property "+strconv.Quote(k))
 			}
 		}
 		if n.props != nil || n.additional != nil {
@@ -516,7 +517,7 @@ func (vs *validator) check(n *schemaNode, v any, path string, depth int) {
 					continue
 				}
 				if sub.never && n.props[k] == nil {
-					vs.add(path, "unexpected property %q", k)
+					vs.add(path, "unexpected property "+strconv.Quote(k))
 					continue
 				}
 				vs.check(sub, m[k], path+"/"+escapePointer(k), depth+1)
@@ -546,7 +547,7 @@ func (vs *validator) check(n *schemaNode, v any, path string, depth int) {
 			}
 		}
 		if count != 1 && !vs.overrun {
-			vs.add(path, "must match exactly one of the allowed schemas (matched %d)", count)
+			vs.add(path, "must match exactly one of the allowed schemas (matched "+strconv.Itoa(count)+")")
 		}
 	}
 }

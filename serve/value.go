@@ -7,12 +7,13 @@ package serve
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // MaxValueDepth is how deeply arrays and objects may nest in a document
@@ -37,7 +38,7 @@ const walkDepthCap = 10000
 func ParseValue(data []byte) (v any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = nil, fmt.Errorf("serve: json: internal error: %v", r)
+			v, err = nil, errs.New("serve: json: internal error: ", errs.Text(r))
 		}
 	}()
 	p := parser{data: data}
@@ -48,7 +49,7 @@ func ParseValue(data []byte) (v any, err error) {
 	}
 	p.skipSpace()
 	if p.pos < len(p.data) {
-		return nil, p.errf("unexpected %s after the value", p.describe())
+		return nil, p.errf("unexpected " + p.describe() + " after the value")
 	}
 	return v, nil
 }
@@ -58,8 +59,8 @@ type parser struct {
 	pos  int
 }
 
-func (p *parser) errf(format string, args ...any) error {
-	return fmt.Errorf("serve: json: at byte %d: %s", p.pos, fmt.Sprintf(format, args...))
+func (p *parser) errf(msg string) error {
+	return errs.New("serve: json: at byte ", strconv.Itoa(p.pos), ": ", msg)
 }
 
 // describe names the byte at the current position for an error message.
@@ -71,7 +72,7 @@ func (p *parser) describe() string {
 	if c >= 0x20 && c < 0x7f {
 		return strconv.QuoteRune(rune(c))
 	}
-	return fmt.Sprintf("byte 0x%02x", c)
+	return "byte 0x" + hex2(c)
 }
 
 func (p *parser) skipSpace() {
@@ -105,7 +106,7 @@ func (p *parser) value(depth int) (any, error) {
 	case c == 'n':
 		return nil, p.literal("null")
 	default:
-		return nil, p.errf("unexpected %s, want a value", p.describe())
+		return nil, p.errf("unexpected " + p.describe() + ", want a value")
 	}
 }
 
@@ -116,7 +117,7 @@ func (p *parser) literal(word string) error {
 	}
 	for i := 0; i < len(word); i++ {
 		if p.pos >= len(p.data) || p.data[p.pos] != word[i] {
-			return p.errf("unexpected %s in literal %s", p.describe(), word)
+			return p.errf("unexpected " + p.describe() + " in literal " + word)
 		}
 		p.pos++
 	}
@@ -125,7 +126,7 @@ func (p *parser) literal(word string) error {
 
 func (p *parser) object(depth int) (any, error) {
 	if depth > MaxValueDepth {
-		return nil, p.errf("nesting deeper than %d", MaxValueDepth)
+		return nil, p.errf("nesting deeper than " + strconv.Itoa(MaxValueDepth))
 	}
 	p.pos++ // '{'
 	m := map[string]any{}
@@ -136,7 +137,7 @@ func (p *parser) object(depth int) (any, error) {
 	}
 	for {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.errf("unexpected %s, want an object key", p.describe())
+			return nil, p.errf("unexpected " + p.describe() + ", want an object key")
 		}
 		k, err := p.str()
 		if err != nil {
@@ -144,7 +145,7 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.errf("unexpected %s, want ':' after an object key", p.describe())
+			return nil, p.errf("unexpected " + p.describe() + ", want ':' after an object key")
 		}
 		p.pos++
 		p.skipSpace()
@@ -165,14 +166,14 @@ func (p *parser) object(depth int) (any, error) {
 			p.pos++
 			return m, nil
 		default:
-			return nil, p.errf("unexpected %s, want ',' or '}' in an object", p.describe())
+			return nil, p.errf("unexpected " + p.describe() + ", want ',' or '}' in an object")
 		}
 	}
 }
 
 func (p *parser) array(depth int) (any, error) {
 	if depth > MaxValueDepth {
-		return nil, p.errf("nesting deeper than %d", MaxValueDepth)
+		return nil, p.errf("nesting deeper than " + strconv.Itoa(MaxValueDepth))
 	}
 	p.pos++ // '['
 	a := []any{}
@@ -199,7 +200,7 @@ func (p *parser) array(depth int) (any, error) {
 			p.pos++
 			return a, nil
 		default:
-			return nil, p.errf("unexpected %s, want ',' or ']' in an array", p.describe())
+			return nil, p.errf("unexpected " + p.describe() + ", want ',' or ']' in an array")
 		}
 	}
 }
@@ -218,12 +219,12 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 	default:
-		return nil, p.errf("unexpected %s in a number, want a digit", p.describe())
+		return nil, p.errf("unexpected " + p.describe() + " in a number, want a digit")
 	}
 	if p.pos < len(d) && d[p.pos] == '.' {
 		p.pos++
 		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
-			return nil, p.errf("unexpected %s in a number, want a digit after '.'", p.describe())
+			return nil, p.errf("unexpected " + p.describe() + " in a number, want a digit after '.'")
 		}
 		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
 			p.pos++
@@ -235,7 +236,7 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
-			return nil, p.errf("unexpected %s in a number, want a digit in the exponent", p.describe())
+			return nil, p.errf("unexpected " + p.describe() + " in a number, want a digit in the exponent")
 		}
 		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
 			p.pos++
@@ -244,7 +245,7 @@ func (p *parser) number() (any, error) {
 	f, err := strconv.ParseFloat(string(d[start:p.pos]), 64)
 	if err != nil && (math.IsInf(f, 0) || math.IsNaN(f)) {
 		p.pos = start
-		return nil, p.errf("number %s is out of range", d[start:start+min(len(d)-start, 40)])
+		return nil, p.errf("number " + string(d[start:start+min(len(d)-start, 40)]) + " is out of range")
 	}
 	return f, nil
 }
@@ -284,7 +285,7 @@ func (p *parser) str() (string, error) {
 			}
 			return string(buf), nil
 		case c < 0x20:
-			return "", p.errf("control character 0x%02x in a string must be escaped", c)
+			return "", p.errf("control character 0x" + hex2(c) + " in a string must be escaped")
 		case c != '\\':
 			buf = append(buf, c)
 			p.pos++
@@ -331,7 +332,7 @@ func (p *parser) str() (string, error) {
 			continue
 		default:
 			p.pos++
-			return "", p.errf("invalid escape %s in a string", p.describe())
+			return "", p.errf("invalid escape " + p.describe() + " in a string")
 		}
 		p.pos += 2
 	}
@@ -765,4 +766,10 @@ func cloneValue(v any, depth int) any {
 		return c
 	}
 	return v
+}
+
+// hex2 writes c as two lowercase hex digits (fmt's %02x of a byte).
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&0xf]})
 }

@@ -6,9 +6,10 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -59,9 +60,9 @@ func (s *Session) readCapabilities(ctx context.Context) (c Capabilities, err err
 	defer func() {
 		if p := recover(); p != nil {
 			if isSource {
-				err = fmt.Errorf("the transport's Capabilities panicked: %v", p)
+				err = errs.New("the transport's Capabilities panicked: ", errs.Text(p))
 			} else {
-				err = fmt.Errorf("reading the capabilities panicked: %v", p)
+				err = errs.New("reading the capabilities panicked: ", errs.Text(p))
 			}
 		}
 	}()
@@ -75,18 +76,18 @@ func (s *Session) readCapabilities(ctx context.Context) (c Capabilities, err err
 	}
 	defer resp.Body.Close()
 	if resp.Status < 200 || resp.Status > 299 {
-		return Capabilities{}, fmt.Errorf("Studio AI proxy responded %d for the capabilities request.", resp.Status)
+		return Capabilities{}, errs.New("Studio AI proxy responded ", strconv.Itoa(resp.Status), " for the capabilities request.")
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCapabilitiesBytes+1))
 	if err != nil {
-		return Capabilities{}, fmt.Errorf("reading the capabilities: %w", err)
+		return Capabilities{}, errs.Wrap(err, "reading the capabilities")
 	}
 	if len(body) > maxCapabilitiesBytes {
-		return Capabilities{}, fmt.Errorf("the capabilities answer is larger than %d bytes", maxCapabilitiesBytes)
+		return Capabilities{}, errs.New("the capabilities answer is larger than ", strconv.Itoa(maxCapabilitiesBytes), " bytes")
 	}
 	var w wire.Capabilities
 	if err := wire.Unmarshal(body, &w); err != nil {
-		return Capabilities{}, fmt.Errorf("the capabilities answer is not the expected JSON: %v", err)
+		return Capabilities{}, errors.New("the capabilities answer is not the expected JSON: " + err.Error())
 	}
 	c = Capabilities{Enabled: w.Enabled == nil || *w.Enabled, DefaultProvider: w.DefaultProvider}
 	for _, p := range w.Providers {
@@ -178,5 +179,5 @@ func (s *Session) refusal(ctx context.Context) string {
 	if model == "" {
 		model = "its default model"
 	}
-	return fmt.Sprintf("Provider %s with model %s does not support tool calls, and this session advertises tools; no chat request was sent.", p.Name, model)
+	return "Provider " + p.Name + " with model " + model + " does not support tool calls, and this session advertises tools; no chat request was sent."
 }

@@ -6,10 +6,11 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // Chat sends text as the person's next message and runs the loop: stream the
@@ -208,7 +209,7 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 func (s *Session) openStream(ctx context.Context, req *ChatRequest) (st EventStream, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			st, err = nil, &errTransport{fmt.Sprintf("The chat transport panicked: %v", p)}
+			st, err = nil, &errTransport{"The chat transport panicked: " + errs.Text(p)}
 		}
 	}()
 	if s.opts.Transport != nil {
@@ -225,7 +226,7 @@ func (s *Session) openStream(ctx context.Context, req *ChatRequest) (st EventStr
 func nextEvent(st EventStream) (ev StreamEvent, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &errTransport{fmt.Sprintf("The chat stream panicked: %v", p)}
+			err = &errTransport{"The chat stream panicked: " + errs.Text(p)}
 		}
 	}()
 	return st.Next()
@@ -265,7 +266,7 @@ func (t *turnState) record(ev StreamEvent) {
 func (s *Session) systemPrompt(ctx context.Context) (sys string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the system prompt function panicked: %v", p)
+			err = errs.New("the system prompt function panicked: ", errs.Text(p))
 		}
 	}()
 	switch {

@@ -9,10 +9,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -76,7 +76,7 @@ func (s *Session) compositionFailure(ctx context.Context, rec DispatchRecord, er
 	var te *MCPToolError
 	switch {
 	case ctx.Err() != nil:
-		return s.reject(rec, CodeCancelled, fmt.Sprintf("The turn was cancelled while %s ran.", rec.ToolName))
+		return s.reject(rec, CodeCancelled, "The turn was cancelled while "+rec.ToolName+" ran.")
 	case errors.As(err, &te):
 		msg := te.Message
 		if rec.RetriedAfterConflict && !strings.Contains(msg, "reloading the draft failed") {
@@ -92,7 +92,7 @@ func (s *Session) compositionFailure(ctx context.Context, rec DispatchRecord, er
 func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage) (res MCPToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the MCP client panicked: %v", p)
+			err = errs.New("the MCP client panicked: ", errs.Text(p))
 		}
 	}()
 	return s.opts.MCPClient.CallTool(ctx, name, args)
@@ -107,7 +107,7 @@ func (s *Session) reloadDraft(ctx context.Context, draftID string) (*DraftBindin
 	}
 	d := draftIn(res)
 	if d == nil {
-		return nil, fmt.Errorf("%s returned no draft", GetDraftTool)
+		return nil, errors.New(GetDraftTool + " returned no draft")
 	}
 	return d, nil
 }

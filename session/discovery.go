@@ -7,9 +7,11 @@ package session
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // MCPPageLister is implemented by MCP clients that can say how many
@@ -151,7 +153,7 @@ func (s *Session) runPass(p *discoveryPass) {
 	var c *catalog
 	if err != nil {
 		if timedOut.Load() {
-			err = fmt.Errorf("tools/list did not respond within %dms.", s.opts.ToolDiscoveryTimeout.Milliseconds())
+			err = errs.New("tools/list did not respond within ", strconv.FormatInt(s.opts.ToolDiscoveryTimeout.Milliseconds(), 10), "ms.")
 		}
 		p.err = err
 		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(err.Error())}
@@ -183,7 +185,7 @@ func (s *Session) runPass(p *discoveryPass) {
 func (s *Session) listTools(ctx context.Context) (list []MCPTool, pages int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			list, pages, err = nil, 0, fmt.Errorf("the MCP client panicked: %v", p)
+			list, pages, err = nil, 0, errs.New("the MCP client panicked: ", errs.Text(p))
 		}
 	}()
 	if pl, ok := s.opts.MCPClient.(MCPPageLister); ok {

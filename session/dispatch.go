@@ -7,8 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -26,7 +26,7 @@ func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[str
 			return t.s.reject(rec, CodeNotRoutable, "not routable by this session: "+why)
 		}
 		rec.Plane = PlaneUnknown
-		return t.s.reject(rec, CodeUnknownTool, fmt.Sprintf("No tool named %s is available to this session.", call.Name))
+		return t.s.reject(rec, CodeUnknownTool, "No tool named "+call.Name+" is available to this session.")
 	}
 	rec.Plane = PlaneRuntime
 	var exec Executor = t.s.opts.Execute
@@ -34,15 +34,15 @@ func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[str
 		exec = t.s.opts.Kit
 	}
 	if exec == nil {
-		return t.s.reject(rec, CodeNoExecutor, fmt.Sprintf(
-			"The runtime tool %s has no executor: supply a kit or an execute function to the session.", call.Name))
+		return t.s.reject(rec, CodeNoExecutor,
+			"The runtime tool "+call.Name+" has no executor: supply a kit or an execute function to the session.")
 	}
 	res, err := execute(ctx, exec, ToolCall{ID: call.ID, Name: call.Name, Args: objectOrEmpty(call.Args)})
 	if err != nil {
 		if ctx.Err() != nil {
-			return t.s.reject(rec, CodeCancelled, fmt.Sprintf("The turn was cancelled while %s ran.", call.Name))
+			return t.s.reject(rec, CodeCancelled, "The turn was cancelled while "+call.Name+" ran.")
 		}
-		return t.s.reject(rec, CodeExecutionFailed, fmt.Sprintf("%s failed: %v", call.Name, err))
+		return t.s.reject(rec, CodeExecutionFailed, call.Name+" failed: "+err.Error())
 	}
 	t.s.mu.Lock()
 	rec.Content = resultContent(res, t.s.secrets.scrub)
@@ -59,7 +59,7 @@ func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[str
 			rec.ErrorCode = "invalid_result"
 			rec.ErrorMessage = call.Name + " returned a result without a status."
 		default:
-			rec.ErrorMessage = fmt.Sprintf("%s returned %s.", call.Name, res.Status)
+			rec.ErrorMessage = call.Name + " returned " + string(res.Status) + "."
 		}
 		t.s.mu.Lock()
 		rec.ErrorMessage = t.s.secrets.scrub(rec.ErrorMessage)
@@ -80,7 +80,7 @@ func execute(ctx context.Context, exec Executor, call ToolCall) (ToolResult, err
 		returned := false
 		defer func() {
 			if p := recover(); p != nil {
-				done <- result{err: fmt.Errorf("the executor panicked: %v", p)}
+				done <- result{err: errs.New("the executor panicked: ", errs.Text(p))}
 			} else if !returned {
 				// runtime.Goexit (t.FailNow in a test executor, say) ends
 				// the goroutine without a result: don't wait for one.

@@ -12,12 +12,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -134,7 +135,7 @@ func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
 		cfg.Era = MCPEraAuto
 	case MCPEraAuto, MCPEraSession, MCPEraStateless:
 	default:
-		return nil, fmt.Errorf("session: HTTPMCPConfig.Era is %q; give \"auto\", \"session\" or \"stateless\"", cfg.Era)
+		return nil, errs.New("session: HTTPMCPConfig.Era is ", strconv.Quote(string(cfg.Era)), `; give "auto", "session" or "stateless"`)
 	}
 	if cfg.MaxPages < 0 || cfg.MaxResponseBytes < 0 || cfg.CloseTimeout < 0 {
 		return nil, errors.New("session: HTTPMCPConfig bounds must not be negative")
@@ -232,10 +233,10 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 			return c.checkParamHeaders(tools), page, nil
 		case seen[r.NextCursor] || r.NextCursor == cursor:
 			return nil, 0, &MCPProtocolError{Method: "tools/list", Code: RPCInternalError,
-				Message: fmt.Sprintf("the server repeated the cursor %q on page %d", r.NextCursor, page)}
+				Message: "the server repeated the cursor " + strconv.Quote(r.NextCursor) + " on page " + strconv.Itoa(page)}
 		case page >= c.cfg.MaxPages:
 			return nil, 0, &MCPProtocolError{Method: "tools/list", Code: RPCInternalError,
-				Message: fmt.Sprintf("the catalog has more than %d pages", c.cfg.MaxPages)}
+				Message: "the catalog has more than " + strconv.Itoa(c.cfg.MaxPages) + " pages"}
 		}
 		seen[r.NextCursor] = true
 		cursor = r.NextCursor
@@ -254,7 +255,7 @@ func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args json.Raw
 	}
 	a, err := toolArguments(args)
 	if err != nil {
-		return MCPToolResult{}, fmt.Errorf("mcp: tools/call %s: %w", name, err)
+		return MCPToolResult{}, errs.Wrap(err, "mcp: tools/call ", name)
 	}
 	c.mu.Lock()
 	extra := paramHeaderValues(c.params[name], a)
@@ -483,6 +484,6 @@ func errorBody(data []byte) (code, msg string, ok bool) {
 // recoverMCP turns a panic in an exported method into a transport error.
 func recoverMCP(err *error, method string) {
 	if p := recover(); p != nil {
-		*err = &MCPTransportError{Method: method, Msg: fmt.Sprintf("the MCP client panicked: %v", p)}
+		*err = &MCPTransportError{Method: method, Msg: "the MCP client panicked: " + errs.Text(p)}
 	}
 }

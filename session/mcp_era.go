@@ -5,8 +5,9 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -144,7 +145,7 @@ func eraOfVersions(versions []string, cause error) (MCPEra, error) {
 		return "", cause
 	}
 	return "", &MCPProtocolError{Method: "server/discover", Code: MCPUnsupportedProtocolVersion,
-		Message: fmt.Sprintf("the server supports none of the client's protocol versions (it supports %v)", versions)}
+		Message: "the server supports none of the client's protocol versions (it supports [" + strings.Join(versions, " ") + "])"}
 }
 
 // initialize runs the session-era handshake from st (era session, not
@@ -168,7 +169,7 @@ func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, 
 	}
 	if !slices.Contains(mcpSessionVersions, r.ProtocolVersion) {
 		return mcpState{}, &MCPProtocolError{Method: "initialize", Code: MCPUnsupportedProtocolVersion,
-			Message: fmt.Sprintf("the server answered protocol version %q, which this client does not speak", r.ProtocolVersion)}
+			Message: "the server answered protocol version " + strconv.Quote(r.ProtocolVersion) + ", which this client does not speak"}
 	}
 	st.sessionID, st.version = sid, r.ProtocolVersion
 	if err := c.notify(ctx, st, "notifications/initialized"); err != nil {

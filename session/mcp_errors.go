@@ -4,7 +4,7 @@ package session
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 )
 
 // JSON-RPC and MCP error codes the MCP client reads or reports.
@@ -38,7 +38,7 @@ type MCPTransportError struct {
 func (e *MCPTransportError) Error() string {
 	s := "mcp: " + e.Method + ": " + e.Msg
 	if e.Status != 0 {
-		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+		s += " (HTTP " + strconv.Itoa(e.Status) + ")"
 	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
@@ -62,7 +62,7 @@ type MCPProtocolError struct {
 
 // Error says which request failed, with the code and message.
 func (e *MCPProtocolError) Error() string {
-	return fmt.Sprintf("mcp: %s: error %d: %s", e.Method, e.Code, e.Message)
+	return "mcp: " + e.Method + ": error " + strconv.Itoa(e.Code) + ": " + e.Message
 }
 
 // MCPToolError is a tools/call result with isError set. Code and Message
@@ -78,5 +78,5 @@ type MCPToolError struct {
 
 // Error says which tool failed, with the code and message.
 func (e *MCPToolError) Error() string {
-	return fmt.Sprintf("mcp: tool %s failed: %s: %s", e.Tool, e.Code, e.Message)
+	return "mcp: tool " + e.Tool + " failed: " + e.Code + ": " + e.Message
 }

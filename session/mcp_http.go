@@ -7,12 +7,12 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -161,7 +161,7 @@ func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr
 func (c *HTTPMCPClient) token(ctx context.Context, method string, forceRefresh bool) (tok string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &MCPTransportError{Method: method, Msg: fmt.Sprintf("could not get an access token: the token source panicked: %v", p)}
+			err = &MCPTransportError{Method: method, Msg: "could not get an access token: the token source panicked: " + errs.Text(p)}
 		}
 	}()
 	tok, err = c.cfg.Auth.AccessToken(ctx, forceRefresh)
@@ -176,7 +176,7 @@ func (c *HTTPMCPClient) token(ctx context.Context, method string, forceRefresh b
 
 // ctxError is the error of a request whose ctx ended.
 func ctxError(ctx context.Context, method string) error {
-	return fmt.Errorf("mcp: %s: %w", method, ctx.Err())
+	return errs.Wrap(ctx.Err(), "mcp: ", method)
 }
 
 func ok2xx(status int) bool { return status >= 200 && status <= 299 }
@@ -290,7 +290,7 @@ func readError(method string, err error) error {
 	case errors.Is(err, errBodyTooLarge), errors.Is(err, bridge.ErrFrameTooLarge):
 		return &MCPTransportError{Method: method, Msg: "the answer is too large", Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("mcp: %s: %w", method, err)
+		return errs.Wrap(err, "mcp: ", method)
 	}
 	return &MCPTransportError{Method: method, Msg: "reading the answer failed", Err: err}
 }

@@ -7,8 +7,11 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
+	"strconv"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // DefaultToolDiscoveryTimeout bounds one tool discovery pass when
@@ -120,16 +123,16 @@ type MCPClient interface {
 // validateMCPOptions checks the MCP-side options.
 func (o *Options) validateMCPOptions() error {
 	if d := o.Draft; d != nil && d.DraftID == "" {
-		return fmt.Errorf("session: Draft has no DraftID; give the draft's id, or no Draft")
+		return errors.New("session: Draft has no DraftID; give the draft's id, or no Draft")
 	}
 	if d := o.Draft; d != nil && d.Generation < 0 {
-		return fmt.Errorf("session: Draft.Generation is %d; generations are 0 or more", d.Generation)
+		return errs.New("session: Draft.Generation is ", strconv.FormatInt(d.Generation, 10), "; generations are 0 or more")
 	}
 	if p := o.StudioTools; p != nil {
 		for _, list := range [][]string{p.Families, p.Views, p.Allowlist, p.Required} {
 			for _, name := range list {
 				if name == "" {
-					return fmt.Errorf("session: StudioTools has an empty name in a list; remove it")
+					return errors.New("session: StudioTools has an empty name in a list; remove it")
 				}
 			}
 		}
@@ -137,11 +140,11 @@ func (o *Options) validateMCPOptions() error {
 	if w := o.ToolListChangedWatch; w != nil {
 		switch {
 		case w.InitialDelay < 0 || w.MaxDelay < 0 || w.StableStream < 0:
-			return fmt.Errorf("session: ToolListChangedWatch delays must not be negative")
+			return errors.New("session: ToolListChangedWatch delays must not be negative")
 		case w.Factor != 0 && w.Factor < 1:
-			return fmt.Errorf("session: ToolListChangedWatch.Factor is %g; give 1 or more, or 0 for the default 2", w.Factor)
+			return errs.New("session: ToolListChangedWatch.Factor is ", strconv.FormatFloat(w.Factor, 'g', -1, 64), "; give 1 or more, or 0 for the default 2")
 		case w.MaxReconnectAttempts != nil && *w.MaxReconnectAttempts < 0:
-			return fmt.Errorf("session: ToolListChangedWatch.MaxReconnectAttempts is %d; give 0 or more", *w.MaxReconnectAttempts)
+			return errs.New("session: ToolListChangedWatch.MaxReconnectAttempts is ", strconv.Itoa(*w.MaxReconnectAttempts), "; give 0 or more")
 		}
 	}
 	return nil

@@ -6,11 +6,12 @@
 package session
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -44,7 +45,7 @@ func paramHeaders(schema []byte) ([]paramHeader, error) {
 	for _, h := range out {
 		k := strings.ToLower(h.name)
 		if seen[k] {
-			return nil, fmt.Errorf("%s %q is used twice", xMCPHeader, h.name)
+			return nil, errs.New(xMCPHeader, " ", strconv.Quote(h.name), " is used twice")
 		}
 		seen[k] = true
 	}
@@ -55,27 +56,27 @@ func paramHeaders(schema []byte) ([]paramHeader, error) {
 func walkSchema(schema []byte, path []string, out *[]paramHeader) error {
 	fields, err := wire.ObjectFields(trimJSONSpace(schema))
 	if err != nil {
-		return fmt.Errorf("the schema at %s is not an object", pathText(path))
+		return errs.New("the schema at ", pathText(path), " is not an object")
 	}
 	for _, f := range fields {
 		switch f.Key {
 		case xMCPHeader:
 			if len(path) == 0 {
-				return fmt.Errorf("%s on the schema root", xMCPHeader)
+				return errors.New(xMCPHeader + " on the schema root")
 			}
 			name, err := wire.DecodeString(trimJSONSpace(f.Value))
 			if err != nil || !isToken(name) {
-				return fmt.Errorf("%s at %s is not an HTTP token", xMCPHeader, pathText(path))
+				return errs.New(xMCPHeader, " at ", pathText(path), " is not an HTTP token")
 			}
 			if !primitiveType(wire.GetField(fields, "type")) {
-				return fmt.Errorf("%s at %s is on a property that is not a string, integer or boolean", xMCPHeader, pathText(path))
+				return errs.New(xMCPHeader, " at ", pathText(path), " is on a property that is not a string, integer or boolean")
 			}
 			*out = append(*out, paramHeader{path: path, name: name})
 		case "properties":
 			props, err := wire.ObjectFields(trimJSONSpace(f.Value))
 			if err != nil {
 				if hasKey(f.Value, xMCPHeader) {
-					return fmt.Errorf("%s under a malformed properties at %s", xMCPHeader, pathText(path))
+					return errs.New(xMCPHeader, " under a malformed properties at ", pathText(path))
 				}
 				continue
 			}
@@ -86,7 +87,7 @@ func walkSchema(schema []byte, path []string, out *[]paramHeader) error {
 			}
 		default:
 			if hasKey(f.Value, xMCPHeader) {
-				return fmt.Errorf("%s under %q at %s is not reachable through properties alone", xMCPHeader, f.Key, pathText(path))
+				return errs.New(xMCPHeader, " under ", strconv.Quote(f.Key), " at ", pathText(path), " is not reachable through properties alone")
 			}
 		}
 	}

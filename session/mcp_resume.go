@@ -10,13 +10,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -148,13 +149,13 @@ func (b *resumeBody) note(ev bridge.SSEEvent) {
 		b.answered = true
 	}
 	if ev.Event != "" {
-		fmt.Fprintf(&b.pending, "event: %s\n", ev.Event)
+		b.pending.WriteString("event: " + ev.Event + "\n")
 	}
 	if ev.ID != "" {
-		fmt.Fprintf(&b.pending, "id: %s\n", ev.ID)
+		b.pending.WriteString("id: " + ev.ID + "\n")
 	}
 	for _, line := range strings.Split(ev.Data, "\n") {
-		fmt.Fprintf(&b.pending, "data: %s\n", line)
+		b.pending.WriteString("data: " + line + "\n")
 	}
 	b.pending.WriteByte('\n')
 }
@@ -186,14 +187,14 @@ func (b *resumeBody) resume() error {
 	}
 	resp, err := b.fetcher.Fetch(b.ctx, &bridge.Request{Method: "GET", URL: b.req.URL, Header: hdr})
 	if err != nil {
-		return fmt.Errorf("resuming the event stream after event %q: %w", b.lastID, err)
+		return errs.Wrap(err, "resuming the event stream after event ", strconv.Quote(b.lastID))
 	}
 	if resp == nil || resp.Body == nil {
-		return fmt.Errorf("resuming the event stream after event %q: the fetcher returned no response", b.lastID)
+		return errs.New("resuming the event stream after event ", strconv.Quote(b.lastID), ": the fetcher returned no response")
 	}
 	if !ok2xx(resp.Status) || resp.Header == nil || !isEventStream(resp.Header.Get("content-type")) {
 		resp.Body.Close()
-		return fmt.Errorf("resuming the event stream after event %q: the server answered the GET with HTTP %d and no event stream", b.lastID, resp.Status)
+		return errs.New("resuming the event stream after event ", strconv.Quote(b.lastID), ": the server answered the GET with HTTP ", strconv.Itoa(resp.Status), " and no event stream")
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -6,11 +6,12 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // DefaultBaseURL is the base of the Studio API used when Options.BaseURL is empty.
@@ -130,10 +131,10 @@ func (tc *ToolChoice) validate(where string) error {
 	case "auto", "none", "required":
 	case "specific":
 		if tc.ToolName == "" {
-			return fmt.Errorf(`session: %s mode "specific" needs a ToolName`, where)
+			return errs.New("session: ", where, ` mode "specific" needs a ToolName`)
 		}
 	default:
-		return fmt.Errorf(`session: %s mode %q is not one of "auto", "none", "required", "specific"`, where, tc.Mode)
+		return errs.New("session: ", where, " mode ", strconv.Quote(tc.Mode), ` is not one of "auto", "none", "required", "specific"`)
 	}
 	return nil
 }
@@ -149,11 +150,11 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	switch {
 	case o.MaxTokens < 0:
-		return o, fmt.Errorf("session: MaxTokens is %d; give a positive number, or 0 to let the proxy choose", o.MaxTokens)
+		return o, errs.New("session: MaxTokens is ", strconv.Itoa(o.MaxTokens), "; give a positive number, or 0 to let the proxy choose")
 	case o.MaxFrameBytes < 0:
-		return o, fmt.Errorf("session: MaxFrameBytes is %d; give a positive number, or 0 for the 4 MiB default", o.MaxFrameBytes)
+		return o, errs.New("session: MaxFrameBytes is ", strconv.Itoa(o.MaxFrameBytes), "; give a positive number, or 0 for the 4 MiB default")
 	case o.MaxToolRounds < 0:
-		return o, fmt.Errorf("session: MaxToolRounds is %d; give a positive number, or 0 for the default %d", o.MaxToolRounds, DefaultMaxToolRounds)
+		return o, errs.New("session: MaxToolRounds is ", strconv.Itoa(o.MaxToolRounds), "; give a positive number, or 0 for the default ", strconv.Itoa(DefaultMaxToolRounds))
 	case o.System != "" && o.SystemFunc != nil:
 		return o, errors.New("session: give System or SystemFunc, not both")
 	}
@@ -178,7 +179,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	for i, t := range o.Tools {
 		if t.Name == "" {
-			return o, fmt.Errorf("session: Tools[%d] has no name", i)
+			return o, errs.New("session: Tools[", strconv.Itoa(i), "] has no name")
 		}
 	}
 	return o, o.validateMCPOptions()

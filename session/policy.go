@@ -8,7 +8,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -122,9 +122,9 @@ func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDisc
 				reason, detail = RejectUnclassified, "no honua.studio classification with a family, and not on the allowlist"
 			}
 		case !famSet[cl.Family]:
-			reason, detail = RejectFamily, fmt.Sprintf("family %s is not one of %s", cl.Family, strings.Join(families, ", "))
+			reason, detail = RejectFamily, "family "+cl.Family+" is not one of "+strings.Join(families, ", ")
 		case views != nil && (cl.View == "" || !viewSet[cl.View]):
-			reason, detail = RejectView, fmt.Sprintf("view %q is not one of %s", cl.View, strings.Join(views, ", "))
+			reason, detail = RejectView, "view "+strconv.Quote(cl.View)+" is not one of "+strings.Join(views, ", ")
 		}
 		if reason == "" && approve != nil && !safeApprove(approve, entry) {
 			reason, detail = RejectPolicy, "the policy's approve function vetoed it"
@@ -143,7 +143,7 @@ func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDisc
 		case c.routed[name]:
 		case refused:
 			rep.MissingRequired = append(rep.MissingRequired, name)
-			rep.Diagnostics = append(rep.Diagnostics, fmt.Sprintf("%s: discovered but not routed: %s", name, why))
+			rep.Diagnostics = append(rep.Diagnostics, name+": discovered but not routed: "+why)
 		default:
 			rep.MissingRequired = append(rep.MissingRequired, name)
 			rep.Diagnostics = append(rep.Diagnostics, name+": not advertised by the server's tools/list catalog")

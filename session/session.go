@@ -4,9 +4,10 @@
 package session
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // Session is one agent conversation. Its methods are safe for concurrent
@@ -42,7 +43,7 @@ func New(opts Options) (*Session, error) {
 			Auth:    o.Auth,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("session: the default MCP client on %s/mcp: %w", o.BaseURL, err)
+			return nil, errs.Wrap(err, "session: the default MCP client on ", o.BaseURL, "/mcp")
 		}
 		o.MCPClient = c
 	}

@@ -7,11 +7,12 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -53,7 +54,7 @@ func (t sseTransport) Stream(ctx context.Context, req *ChatRequest) (EventStream
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		resp.Body.Close()
-		return nil, &errTransport{fmt.Sprintf("Studio AI proxy responded %d for the chat request.", resp.Status)}
+		return nil, &errTransport{"Studio AI proxy responded " + strconv.Itoa(resp.Status) + " for the chat request."}
 	}
 	return &sseStream{body: resp.Body, r: bridge.NewSSEReader(resp.Body, t.s.opts.MaxFrameBytes)}, nil
 }
@@ -81,10 +82,10 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.Join(context.Canceled, err)
 			}
-			return nil, &errTransport{fmt.Sprintf("Could not reach the Studio AI proxy at %s: %v", url, unwrapFetch(err))}
+			return nil, &errTransport{"Could not reach the Studio AI proxy at " + url + ": " + errs.Text(unwrapFetch(err))}
 		}
 		if resp == nil {
-			return nil, &errTransport{fmt.Sprintf("Could not reach the Studio AI proxy at %s: the fetcher returned no response and no error", url)}
+			return nil, &errTransport{"Could not reach the Studio AI proxy at " + url + ": the fetcher returned no response and no error"}
 		}
 		if resp.Body == nil {
 			resp.Body = io.NopCloser(strings.NewReader(""))
@@ -101,7 +102,7 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 func (s *Session) token(ctx context.Context, forceRefresh bool) (tok string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &errTransport{fmt.Sprintf("Could not get an access token: the token source panicked: %v", p)}
+			err = &errTransport{"Could not get an access token: the token source panicked: " + errs.Text(p)}
 		}
 	}()
 	tok, err = s.opts.Auth.AccessToken(ctx, forceRefresh)

@@ -8,10 +8,12 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // MCPListener is implemented by MCP clients that can stream the server's
@@ -239,7 +241,7 @@ func (s *Session) runWatch(ctx context.Context, l MCPListener, run int) {
 			if err != nil {
 				detail = err.Error()
 			}
-			s.setWatchStatus(WatchFailed, fmt.Sprintf("%s; gave up after %d reconnects", detail, attempt))
+			s.setWatchStatus(WatchFailed, detail+"; gave up after "+strconv.Itoa(attempt)+" reconnects")
 			return
 		}
 		wait := p.delay(attempt)
@@ -248,7 +250,7 @@ func (s *Session) runWatch(ctx context.Context, l MCPListener, run int) {
 		if err != nil {
 			detail = err.Error()
 		}
-		s.setWatchStatus(WatchReconnecting, fmt.Sprintf("%s; reconnect %d in %s", detail, attempt, wait))
+		s.setWatchStatus(WatchReconnecting, detail+"; reconnect "+strconv.Itoa(attempt)+" in "+wait.String())
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -264,7 +266,7 @@ func (s *Session) runWatch(ctx context.Context, l MCPListener, run int) {
 func (s *Session) listenOnce(ctx context.Context, l MCPListener, lastID *string, stable time.Duration) (healthy bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the MCP client's listen panicked: %v", p)
+			err = errs.New("the MCP client's listen panicked: ", errs.Text(p))
 		}
 	}()
 	stream, err := l.Listen(ctx, *lastID)

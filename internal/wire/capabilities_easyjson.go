@@ -3,19 +3,17 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
-func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *ProviderInfo) {
+func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *ProviderInfo) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -106,10 +104,10 @@ func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ProviderInfo) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *ProviderInfo) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
-func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *Capabilities) {
+func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *Capabilities) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -182,6 +180,6 @@ func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *Capabilities) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *Capabilities) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }

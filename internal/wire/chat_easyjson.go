@@ -3,19 +3,17 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *ToolSpec) {
+func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *ToolSpec) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -45,19 +43,25 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.InputSchema).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.InputSchema).UnmarshalJSON(data))
+				}
 			}
 		case "annotations":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Annotations).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Annotations).UnmarshalJSON(data))
+				}
 			}
 		case "outputSchema":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.OutputSchema).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.OutputSchema).UnmarshalJSON(data))
+				}
 			}
 		default:
 			in.SkipRecursive()
@@ -107,10 +111,10 @@ func (v ToolSpec) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ToolSpec) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *ToolSpec) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *ToolChoice) {
+func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *ToolChoice) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -169,7 +173,7 @@ func (v ToolChoice) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ToolChoice) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *ToolChoice) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
 
@@ -200,7 +204,7 @@ func (v ToolCall) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.Lexer, out *StreamEvent) {
+func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *StreamEvent) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -254,7 +258,9 @@ func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.ToolArguments).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.ToolArguments).UnmarshalJSON(data))
+				}
 			}
 		case "stopReason":
 			if in.IsNull() {
@@ -380,7 +386,7 @@ func (v StreamEvent) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *StreamEvent) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *StreamEvent) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
 }
 

@@ -1,14 +1,16 @@
-// Codec helpers over easyjson's lexer and our own writer (internal/jsonw).
-// Neither the easyjson root package (it pulls net/http into the wasm builds)
-// nor its jwriter (its buffer pulls net) is linked.
+// Codec helpers over our own reader (internal/jsonr) and writer
+// (internal/jsonw), which the generated easyjson code is pointed at.
+// Neither the easyjson root package (it pulls net/http into the wasm builds),
+// nor its jwriter (its buffer pulls net), nor its jlexer (fmt, encoding/json,
+// reflect) is linked.
 
 package wire
 
 import (
 	"errors"
 
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/jsonw"
-	"github.com/mailru/easyjson/jlexer"
 )
 
 // Marshaler is implemented by every generated wire type.
@@ -18,7 +20,7 @@ type Marshaler interface {
 
 // Unmarshaler is implemented by pointers to every generated wire type.
 type Unmarshaler interface {
-	UnmarshalEasyJSON(l *jlexer.Lexer)
+	UnmarshalEasyJSON(l *jsonr.Lexer)
 }
 
 // Marshal encodes v as compact JSON. It is generic rather than taking a
@@ -34,7 +36,7 @@ func Marshal[T Marshaler](v T) ([]byte, error) {
 // space after the value is an error. It is generic for the same reason as
 // Marshal: a type only ever decoded keeps no encoder.
 func Unmarshal[T Unmarshaler](data []byte, v T) error {
-	l := jlexer.Lexer{Data: data}
+	l := jsonr.Lexer{Data: data}
 	v.UnmarshalEasyJSON(&l)
 	l.Consumed()
 	if err := l.Error(); err != nil {
@@ -60,8 +62,17 @@ func (m RawMessage) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalEasyJSON copies the next JSON value's bytes into m.
-func (m *RawMessage) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (m *RawMessage) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	*m = append((*m)[:0], l.Raw()...)
+}
+
+// UnmarshalJSON copies data, one JSON value checked by the caller, into m.
+// The generated decoders call it (after jsonr.Lexer.Raw): the easyjson
+// generator only recognises the UnmarshalEasyJSON of its own lexer, and
+// without a json.Unmarshaler it would decode RawMessage as base64 bytes.
+func (m *RawMessage) UnmarshalJSON(data []byte) error {
+	*m = append((*m)[:0], data...)
+	return nil
 }
 
 // IsDefined reports whether m holds a value; omitempty fields use it.
@@ -79,7 +90,7 @@ func EncodeString(s string) []byte {
 // gives ""). It avoids encoding/json, whose reflection costs the wasm
 // modules most of a megabyte.
 func DecodeString(data []byte) (string, error) {
-	l := jlexer.Lexer{Data: data}
+	l := jsonr.Lexer{Data: data}
 	var s string
 	if l.IsNull() {
 		l.Skip()

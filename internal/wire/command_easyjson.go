@@ -3,19 +3,17 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *WatchOptions) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *WatchOptions) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -79,7 +77,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *WatchOptions) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *WatchOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
 
@@ -157,7 +155,7 @@ func (v Turn) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *ToolPolicy) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Lexer, out *ToolPolicy) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -297,10 +295,10 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ToolPolicy) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *ToolPolicy) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.Lexer, out *SessionOptions) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *SessionOptions) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -549,7 +547,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *SessionOptions) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *SessionOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
 }
 
@@ -690,7 +688,7 @@ func (v Reply) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.Lexer, out *Kit) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Lexer, out *Kit) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -755,7 +753,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *Kit) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *Kit) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
 }
 
@@ -781,7 +779,7 @@ func (v ErrorBody) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.Lexer, out *Draft) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jsonr.Lexer, out *Draft) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -840,7 +838,7 @@ func (v Draft) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *Draft) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *Draft) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(l, v)
 }
 
@@ -1137,7 +1135,7 @@ func (v DiscoveryClassCounts) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.Lexer, out *Command) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jsonr.Lexer, out *Command) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1173,7 +1171,9 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Options).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Options).UnmarshalJSON(data))
+				}
 			}
 		case "draft":
 			if in.IsNull() {
@@ -1219,7 +1219,9 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Graph).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Graph).UnmarshalJSON(data))
+				}
 			}
 		case "name":
 			if in.IsNull() {
@@ -1231,7 +1233,9 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Args).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Args).UnmarshalJSON(data))
+				}
 			}
 		case "askId":
 			if in.IsNull() {
@@ -1267,19 +1271,25 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.State).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.State).UnmarshalJSON(data))
+				}
 			}
 		case "input":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Input).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Input).UnmarshalJSON(data))
+				}
 			}
 		case "data":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Data).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Data).UnmarshalJSON(data))
+				}
 			}
 		case "id":
 			if in.IsNull() {
@@ -1291,7 +1301,9 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Message).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Message).UnmarshalJSON(data))
+				}
 			}
 		default:
 			in.SkipRecursive()
@@ -1305,6 +1317,6 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jlexer.
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *Command) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *Command) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(l, v)
 }

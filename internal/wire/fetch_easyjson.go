@@ -3,19 +3,17 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
-func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *FetchResponse) {
+func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *FetchResponse) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -71,7 +69,7 @@ func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *FetchResponse) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *FetchResponse) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
 

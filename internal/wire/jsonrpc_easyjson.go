@@ -3,19 +3,17 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *StringList) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *StringList) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		in.Skip()
@@ -68,10 +66,10 @@ func (v StringList) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *StringList) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *StringList) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *RawList) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *RawList) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		in.Skip()
@@ -92,7 +90,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(v4).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((v4).UnmarshalJSON(data))
+				}
 			}
 			*out = append(*out, v4)
 			in.WantComma()
@@ -124,7 +124,7 @@ func (v RawList) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *RawList) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *RawList) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
 
@@ -187,7 +187,7 @@ func (v RPCNotification) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.Lexer, out *RPCMessage) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jsonr.Lexer, out *RPCMessage) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -211,7 +211,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.ID).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.ID).UnmarshalJSON(data))
+				}
 			}
 		case "method":
 			if in.IsNull() {
@@ -223,13 +225,17 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Params).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Params).UnmarshalJSON(data))
+				}
 			}
 		case "result":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Result).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Result).UnmarshalJSON(data))
+				}
 			}
 		case "error":
 			if in.IsNull() {
@@ -257,10 +263,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *RPCMessage) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *RPCMessage) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.Lexer, out *RPCError) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jsonr.Lexer, out *RPCError) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -290,7 +296,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Data).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Data).UnmarshalJSON(data))
+				}
 			}
 		default:
 			in.SkipRecursive()
@@ -304,10 +312,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *RPCError) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *RPCError) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.Lexer, out *MCPUnsupportedVersionData) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Lexer, out *MCPUnsupportedVersionData) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -366,10 +374,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPUnsupportedVersionData) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPUnsupportedVersionData) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jlexer.Lexer, out *MCPToolErrorBody) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jsonr.Lexer, out *MCPToolErrorBody) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -387,7 +395,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Code).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Code).UnmarshalJSON(data))
+				}
 			}
 		case "message":
 			if in.IsNull() {
@@ -407,10 +417,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPToolErrorBody) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPToolErrorBody) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.Lexer, out *MCPToolDescriptor) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jsonr.Lexer, out *MCPToolDescriptor) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -446,25 +456,33 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.InputSchema).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.InputSchema).UnmarshalJSON(data))
+				}
 			}
 		case "outputSchema":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.OutputSchema).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.OutputSchema).UnmarshalJSON(data))
+				}
 			}
 		case "annotations":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Annotations).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Annotations).UnmarshalJSON(data))
+				}
 			}
 		case "_meta":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Meta).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Meta).UnmarshalJSON(data))
+				}
 			}
 		default:
 			in.SkipRecursive()
@@ -478,7 +496,7 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPToolDescriptor) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPToolDescriptor) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(l, v)
 }
 
@@ -567,7 +585,7 @@ func (v MCPListenFilter) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jlexer.Lexer, out *MCPListToolsResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jsonr.Lexer, out *MCPListToolsResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -632,7 +650,7 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jlexer.
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPListToolsResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPListToolsResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(l, v)
 }
 
@@ -664,7 +682,7 @@ func (v MCPListToolsParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jlexer.Lexer, out *MCPInitializeResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jsonr.Lexer, out *MCPInitializeResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -688,7 +706,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Capabilities).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Capabilities).UnmarshalJSON(data))
+				}
 			}
 		case "serverInfo":
 			if in.IsNull() {
@@ -722,7 +742,7 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jlexer.
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPInitializeResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPInitializeResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(l, v)
 }
 
@@ -776,7 +796,7 @@ func (v MCPInitializeMeta) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire17(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jlexer.Lexer, out *MCPImplementation) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jsonr.Lexer, out *MCPImplementation) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -835,10 +855,10 @@ func (v MCPImplementation) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPImplementation) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPImplementation) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jlexer.Lexer, out *MCPDiscoverResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jsonr.Lexer, out *MCPDiscoverResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -889,7 +909,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Capabilities).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Capabilities).UnmarshalJSON(data))
+				}
 			}
 		case "instructions":
 			if in.IsNull() {
@@ -901,7 +923,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Meta).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Meta).UnmarshalJSON(data))
+				}
 			}
 		default:
 			in.SkipRecursive()
@@ -915,10 +939,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jlexer.
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPDiscoverResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPDiscoverResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jlexer.Lexer, out *MCPContentBlocks) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jsonr.Lexer, out *MCPContentBlocks) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		in.Skip()
@@ -952,10 +976,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jlexer.
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPContentBlocks) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPContentBlocks) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(in *jlexer.Lexer, out *MCPContentBlock) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(in *jsonr.Lexer, out *MCPContentBlock) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -993,10 +1017,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(in *jlexer.
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPContentBlock) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPContentBlock) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(in *jlexer.Lexer, out *MCPCallToolResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(in *jsonr.Lexer, out *MCPCallToolResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1020,13 +1044,17 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(in *jlexer.
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Content).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Content).UnmarshalJSON(data))
+				}
 			}
 		case "structuredContent":
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.StructuredContent).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.StructuredContent).UnmarshalJSON(data))
+				}
 			}
 		case "isError":
 			if in.IsNull() {
@@ -1046,7 +1074,7 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(in *jlexer.
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *MCPCallToolResult) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *MCPCallToolResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(l, v)
 }
 

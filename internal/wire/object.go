@@ -6,8 +6,8 @@ package wire
 import (
 	"errors"
 
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/jsonw"
-	"github.com/mailru/easyjson/jlexer"
 )
 
 // Field is one member of a JSON object.
@@ -18,7 +18,7 @@ type Field struct {
 
 // ObjectFields returns the members of the JSON object in data, in order.
 func ObjectFields(data []byte) ([]Field, error) {
-	l := jlexer.Lexer{Data: data}
+	l := jsonr.Lexer{Data: data}
 	if l.IsNull() {
 		return nil, errors.New("wire: null is not an object")
 	}

@@ -3,15 +3,13 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
@@ -42,7 +40,7 @@ func (v PortWarning) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
 }
 
-func easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *PortOptions) {
+func easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *PortOptions) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -112,7 +110,9 @@ func easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Le
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.State).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.State).UnmarshalJSON(data))
+				}
 			}
 		case "handlers":
 			if in.IsNull() {
@@ -179,7 +179,7 @@ func easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Le
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *PortOptions) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *PortOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
 

@@ -3,19 +3,17 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
-func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *StudioMeta) {
+func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *StudioMeta) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -55,10 +53,10 @@ func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *StudioMeta) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *StudioMeta) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
-func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.Lexer, out *StudioClassification) {
+func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *StudioClassification) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -88,7 +86,9 @@ func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jlexer.L
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Revision).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Revision).UnmarshalJSON(data))
+				}
 			}
 		default:
 			in.SkipRecursive()
@@ -139,10 +139,10 @@ func (v StudioClassification) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *StudioClassification) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *StudioClassification) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
-func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.Lexer, out *DraftCarrier) {
+func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Lexer, out *DraftCarrier) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -202,6 +202,6 @@ func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire2(in *jlexer.L
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *DraftCarrier) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *DraftCarrier) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
 }

@@ -3,19 +3,17 @@
 package wire
 
 import (
-	json "encoding/json"
+	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
-	jlexer "github.com/mailru/easyjson/jlexer"
 )
 
 // suppress unused package warning
 var (
-	_ *json.RawMessage
-	_ *jlexer.Lexer
+	_ *jsonr.Lexer
 	_ *jsonw.Writer
 )
 
-func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Lexer, out *ToolContent) {
+func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *ToolContent) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -39,7 +37,9 @@ func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(in *jlexer.Le
 			if in.IsNull() {
 				in.Skip()
 			} else {
-				(out.Data).UnmarshalEasyJSON(in)
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Data).UnmarshalJSON(data))
+				}
 			}
 		case "deniedReason":
 			if in.IsNull() {
@@ -85,7 +85,7 @@ func (v ToolContent) MarshalEasyJSON(w *jsonw.Writer) {
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ToolContent) UnmarshalEasyJSON(l *jlexer.Lexer) {
+func (v *ToolContent) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
 

@@ -10,10 +10,11 @@ package command
 
 import (
 	"context"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
+	"os"
 	"runtime"
-	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
@@ -79,10 +80,11 @@ func New(testHooks bool) *Runtime {
 func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []byte) {
 	defer func() {
 		if p := recover(); p != nil {
-			reply = encode(failure(CodeInternal, fmt.Sprintf(
-				"agentwasm: internal error (recovered panic: %v); the module is still serving, but report this with the command that caused it", p)))
+			reply = encode(failure(CodeInternal, "agentwasm: internal error (recovered panic: "+errs.Text(p)+
+				"); the module is still serving, but report this with the command that caused it"))
 			if r.testHooks {
-				debug.PrintStack()
+				buf := make([]byte, 64<<10)
+				os.Stderr.Write(buf[:runtime.Stack(buf, false)])
 			}
 		}
 	}()
@@ -164,7 +166,7 @@ func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.R
 	if reply, ok := r.runPort(ctx, c, hooks); ok {
 		return reply
 	}
-	return failure(CodeBadCommand, fmt.Sprintf("agentwasm: unknown op %q; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close, poll, port.create, port.tools, port.call, port.mcp, port.state, port.navigate, port.patch, port.report, port.asks, port.approveAsk, port.declineAsk, port.revokeAsk, port.alwaysApprove, port.transition, port.close", c.Op))
+	return failure(CodeBadCommand, "agentwasm: unknown op "+strconv.Quote(c.Op)+"; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close, poll, port.create, port.tools, port.call, port.mcp, port.state, port.navigate, port.patch, port.report, port.asks, port.approveAsk, port.declineAsk, port.revokeAsk, port.alwaysApprove, port.transition, port.close")
 }
 
 func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
@@ -190,7 +192,7 @@ func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
 		e := r.ports[o.Port]
 		r.mu.Unlock()
 		if e == nil {
-			return failure(CodeBadOptions, fmt.Sprintf("agentwasm: the session's port %d is not open; create it with port.create first", o.Port))
+			return failure(CodeBadOptions, "agentwasm: the session's port "+strconv.Itoa(o.Port)+" is not open; create it with port.create first")
 		}
 		opts.Kit = portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
 	}
@@ -218,7 +220,7 @@ func (r *Runtime) lookup(id int) (*session.Session, *wire.Reply) {
 	s := r.sessions[id]
 	r.mu.Unlock()
 	if s == nil {
-		return nil, failure(CodeUnknownSession, fmt.Sprintf("agentwasm: no open session %d; create one with session.create", id))
+		return nil, failure(CodeUnknownSession, "agentwasm: no open session "+strconv.Itoa(id)+"; create one with session.create")
 	}
 	return s, nil
 }

@@ -10,8 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
+	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
@@ -38,7 +39,7 @@ func (h hostHooks) answer(ctx context.Context, hook string, payload []byte) ([]b
 		return nil, err
 	}
 	if len(b) > maxHookAnswer {
-		return nil, fmt.Errorf("the %s callback answered more than %d bytes", hook, maxHookAnswer)
+		return nil, errs.New("the ", hook, " callback answered more than ", strconv.Itoa(maxHookAnswer), " bytes")
 	}
 	return b, nil
 }
@@ -66,11 +67,11 @@ func (h hostHooks) system(ctx context.Context) (string, error) {
 func jsonString(b []byte, hook string) (string, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || (b[0] != '"' && string(b) != "null") {
-		return "", fmt.Errorf("the %s callback must answer a string, not %.40s", hook, b)
+		return "", errs.New("the ", hook, " callback must answer a string, not ", errs.Trunc(string(b), 40))
 	}
 	s, err := wire.DecodeString(b)
 	if err != nil {
-		return "", fmt.Errorf("the %s callback must answer a string: %v", hook, err)
+		return "", errs.New("the ", hook, " callback must answer a string: ", err.Error())
 	}
 	return s, nil
 }
@@ -89,7 +90,7 @@ func (e hookExecutor) Execute(ctx context.Context, call session.ToolCall) (sessi
 	}
 	var c wire.ToolContent
 	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' || wire.Unmarshal(t, &c) != nil {
-		return session.ToolResult{}, fmt.Errorf("the %s callback answered %.60s, not a result object {status, data?, deniedReason?}", e.hook, b)
+		return session.ToolResult{}, errs.New("the ", e.hook, " callback answered ", errs.Trunc(string(b), 60), ", not a result object {status, data?, deniedReason?}")
 	}
 	return session.ToolResult{Status: session.ToolStatus(c.Status), Data: json.RawMessage(c.Data), DeniedReason: c.DeniedReason}, nil
 }
@@ -168,7 +169,7 @@ func (l *lineStream) Next() (session.StreamEvent, error) {
 		return ev, nil
 	}
 	if err := l.sc.Err(); err != nil {
-		return session.StreamEvent{}, fmt.Errorf("the transport callback's stream failed: %w", err)
+		return session.StreamEvent{}, errs.Wrap(err, "the transport callback's stream failed")
 	}
 	return session.StreamEvent{}, io.EOF
 }

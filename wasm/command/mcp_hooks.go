@@ -9,7 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -26,7 +26,7 @@ func (m hookMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
 	}
 	var r wire.MCPListToolsResult
 	if err := wire.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("the mcpClient's listTools answered %.60s, not {tools: [...]}: %v", b, err)
+		return nil, errs.New("the mcpClient's listTools answered ", errs.Trunc(string(b), 60), ", not {tools: [...]}: ", err.Error())
 	}
 	out := make([]session.MCPTool, len(r.Tools))
 	for i, t := range r.Tools {
@@ -45,7 +45,7 @@ func (m hookMCP) CallTool(ctx context.Context, name string, args json.RawMessage
 	}
 	var r wire.MCPCallToolResult
 	if err := wire.Unmarshal(b, &r); err != nil {
-		return session.MCPToolResult{}, fmt.Errorf("the mcpClient's callTool answered %.60s, not a tool result: %v", b, err)
+		return session.MCPToolResult{}, errs.New("the mcpClient's callTool answered ", errs.Trunc(string(b), 60), ", not a tool result: ", err.Error())
 	}
 	res := session.MCPToolResult{Content: json.RawMessage(r.Content), StructuredContent: json.RawMessage(r.StructuredContent), IsError: r.IsError}
 	if te := session.NewMCPToolError(name, res); te != nil {

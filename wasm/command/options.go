@@ -6,7 +6,8 @@ package command
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
+	"strconv"
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -31,13 +32,13 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 	h := hostHooks{call: hooks.Call, session: id}
 	needs := func(name string) error {
 		if hooks.Call == nil {
-			return fmt.Errorf("agentwasm: the option %s needs host callbacks, and this host supplies none", name)
+			return errs.New("agentwasm: the option ", name, " needs host callbacks, and this host supplies none")
 		}
 		return nil
 	}
 	if o.MaxToolRounds != nil {
 		if *o.MaxToolRounds < 1 {
-			return opts, fmt.Errorf("agentwasm: maxToolRounds is %d; give 1 or more", *o.MaxToolRounds)
+			return opts, errs.New("agentwasm: maxToolRounds is ", strconv.Itoa(*o.MaxToolRounds), "; give 1 or more")
 		}
 		opts.MaxToolRounds = *o.MaxToolRounds
 	}
@@ -97,7 +98,7 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 	if ms := o.ToolDiscoveryTimeoutMs; ms != nil {
 		switch {
 		case *ms < 0:
-			return opts, fmt.Errorf("agentwasm: toolDiscoveryTimeoutMs is %d; give 0 (no bound) or more", *ms)
+			return opts, errs.New("agentwasm: toolDiscoveryTimeoutMs is ", strconv.FormatInt(*ms, 10), "; give 0 (no bound) or more")
 		case *ms == 0:
 			opts.ToolDiscoveryTimeout = -1
 		default:

@@ -6,7 +6,7 @@ package command
 
 import (
 	"context"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"strconv"
 	"time"
 
@@ -95,7 +95,7 @@ func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (re
 		return r.withPort(c, func(e *portEntry) *wire.Reply {
 			t, found := e.port.App().Transition(c.ID)
 			if !found {
-				return failure(CodeBadCommand, fmt.Sprintf("agentwasm: no transition %q in this port's app session", c.ID))
+				return failure(CodeBadCommand, "agentwasm: no transition "+strconv.Quote(c.ID)+" in this port's app session")
 			}
 			return value(transitionJSON(t))
 		}), true
@@ -108,7 +108,7 @@ func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (re
 const CodeRefused = "refused"
 
 func unknownPort(id int) *wire.Reply {
-	return failure(CodeUnknownPort, fmt.Sprintf("agentwasm: no open port has id %d; create one with port.create", id))
+	return failure(CodeUnknownPort, "agentwasm: no open port has id "+strconv.Itoa(id)+"; create one with port.create")
 }
 
 // withPort runs fn on the command's port.
@@ -176,7 +176,7 @@ func (r *Runtime) createPort(c *wire.Command, hooks Hooks) *wire.Reply {
 	handlers := make(map[string]serve.Handler, len(o.Handlers))
 	for _, action := range o.Handlers {
 		if g.Action(action) == nil {
-			return failure(CodeBadOptions, fmt.Sprintf("agentwasm: a handler is given for %q, which the graph does not declare", action))
+			return failure(CodeBadOptions, "agentwasm: a handler is given for "+strconv.Quote(action)+", which the graph does not declare")
 		}
 		if hooks.Call == nil {
 			return failure(CodeBadOptions, "agentwasm: the port has handlers but the host supplied no way to call them")
@@ -232,7 +232,7 @@ func hookHandler(h hostHooks) serve.Handler {
 		}
 		v, err := serve.ParseValue(b)
 		if err != nil {
-			return nil, fmt.Errorf("the handler of %s answered malformed JSON: %v", call.Action, err)
+			return nil, errs.New("the handler of ", call.Action, " answered malformed JSON: ", err.Error())
 		}
 		return v, nil
 	}
@@ -245,7 +245,7 @@ func stateArg(raw wire.RawMessage, what string) (serve.State, error) {
 	}
 	v, err := serve.ParseValue(raw)
 	if err != nil {
-		return nil, fmt.Errorf("agentwasm: %s is malformed JSON: %v", what, err)
+		return nil, errs.New("agentwasm: ", what, " is malformed JSON: ", err.Error())
 	}
 	switch m := v.(type) {
 	case nil:
@@ -253,7 +253,7 @@ func stateArg(raw wire.RawMessage, what string) (serve.State, error) {
 	case map[string]any:
 		return serve.State(m), nil
 	}
-	return nil, fmt.Errorf("agentwasm: %s must be an object of state keys", what)
+	return nil, errs.New("agentwasm: ", what, " must be an object of state keys")
 }
 
 // optionalValue decodes an optional JSON value argument.
@@ -263,7 +263,7 @@ func optionalValue(raw wire.RawMessage, what string) (any, error) {
 	}
 	v, err := serve.ParseValue(raw)
 	if err != nil {
-		return nil, fmt.Errorf("agentwasm: %s is malformed JSON: %v", what, err)
+		return nil, errs.New("agentwasm: ", what, " is malformed JSON: ", err.Error())
 	}
 	return v, nil
 }

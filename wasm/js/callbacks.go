@@ -10,7 +10,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
 	"strings"
 	"syscall/js"
@@ -30,7 +30,7 @@ func (c jsCallbacks) call(ctx context.Context, session int, hook string, payload
 		v = c.fn.Invoke(hook, string(payload), controller.Get("signal"))
 	})
 	if err != nil {
-		return nil, fmt.Errorf("the %s callback threw: %v", hook, err)
+		return nil, errs.New("the ", hook, " callback threw: ", err.Error())
 	}
 	abort := func() { _ = bridge.CatchJS(func() { controller.Call("abort") }) }
 	if v.Type() == js.TypeObject && v.Get("next").Type() == js.TypeFunction {
@@ -41,10 +41,10 @@ func (c jsCallbacks) call(ctx context.Context, session int, hook string, payload
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("the %s callback failed: %v", hook, err)
+		return nil, errs.New("the ", hook, " callback failed: ", err.Error())
 	}
 	if r.Type() != js.TypeString {
-		return nil, fmt.Errorf("the %s callback answered a %s, not a JSON string", hook, r.Type())
+		return nil, errs.New("the ", hook, " callback answered a ", r.Type().String(), ", not a JSON string")
 	}
 	return io.NopCloser(strings.NewReader(r.String())), nil
 }
@@ -66,14 +66,14 @@ func (j *jsChunks) Read(p []byte) (int, error) {
 		}
 		var v js.Value
 		if err := bridge.CatchJS(func() { v = j.it.Call("next") }); err != nil {
-			return 0, fmt.Errorf("the %s callback's stream threw: %v", j.hook, err)
+			return 0, errs.New("the ", j.hook, " callback's stream threw: ", err.Error())
 		}
 		r, err := bridge.AwaitJS(j.ctx, v, j.abort)
 		if err != nil {
 			if j.ctx.Err() != nil {
 				return 0, err
 			}
-			return 0, fmt.Errorf("the %s callback's stream failed: %v", j.hook, err)
+			return 0, errs.New("the ", j.hook, " callback's stream failed: ", err.Error())
 		}
 		switch r.Type() {
 		case js.TypeNull, js.TypeUndefined:
@@ -81,7 +81,7 @@ func (j *jsChunks) Read(p []byte) (int, error) {
 		case js.TypeString:
 			j.buf = r.String()
 		default:
-			return 0, fmt.Errorf("the %s callback's stream gave a %s, not a string", j.hook, r.Type())
+			return 0, errs.New("the ", j.hook, " callback's stream gave a ", r.Type().String(), ", not a string")
 		}
 	}
 	n := copy(p, j.buf)

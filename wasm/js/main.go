@@ -18,8 +18,9 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"os"
+	"strconv"
 	"syscall/js"
 
 	"github.com/agentwasm/agentwasm/bridge"
@@ -80,7 +81,7 @@ func hooksFrom(v js.Value) command.Hooks {
 // internalError is the reply for a panic outside the command layer.
 func internalError(p any) string {
 	b, _ := wire.Marshal(&wire.Reply{Error: &wire.ErrorBody{Code: command.CodeInternal,
-		Message: fmt.Sprintf("agentwasm: internal error (recovered panic: %v); the module is still serving", p)}})
+		Message: "agentwasm: internal error (recovered panic: " + errs.Text(p) + "); the module is still serving"}})
 	return string(b)
 }
 
@@ -147,7 +148,7 @@ func callSync(_ js.Value, args []js.Value) (result any) {
 	var c wire.Command
 	if wire.Unmarshal(cmd, &c) == nil && !syncOps[c.Op] {
 		b, _ := wire.Marshal(&wire.Reply{Error: &wire.ErrorBody{Code: command.CodeBadCommand,
-			Message: fmt.Sprintf("agentwasm: op %q waits, so it must go through call(), not callSync()", c.Op)}})
+			Message: "agentwasm: op " + strconv.Quote(c.Op) + " waits, so it must go through call(), not callSync()"}})
 		return string(b)
 	}
 	return string(rt.Call(context.Background(), cmd, hooksFrom(arg(args, 1))))

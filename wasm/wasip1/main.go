@@ -10,7 +10,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
 	"os"
 	"unsafe"
@@ -95,7 +95,7 @@ func callHook(ctx context.Context, session int, hook string, payload []byte) (io
 	}
 	rc, err := bridge.HostCall(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("the %s callback failed: %w", hook, err)
+		return nil, errs.Wrap(err, "the ", hook, " callback failed")
 	}
 	return &hookAnswer{rc: rc, hook: hook}, nil
 }
@@ -109,7 +109,7 @@ type hookAnswer struct {
 func (a *hookAnswer) Read(p []byte) (int, error) {
 	n, err := a.rc.Read(p)
 	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("the %s callback failed: %w", a.hook, err)
+		err = errs.Wrap(err, "the ", a.hook, " callback failed")
 	}
 	return n, err
 }

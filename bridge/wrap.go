@@ -1,0 +1,34 @@
+// Error wrapping without fmt: bridge imports nothing of ours, and fmt costs
+// the wasm builds about 400 KB, so its messages are built by concatenation.
+
+package bridge
+
+// wrapError is an error with its own text that unwraps to a cause (the
+// fmt.Errorf("…%w…") pattern).
+type wrapError struct {
+	msg   string
+	cause error
+}
+
+func (e *wrapError) Error() string { return e.msg }
+func (e *wrapError) Unwrap() error { return e.cause }
+
+// wrap returns an error reading prefix + ": " + err's text that unwraps to
+// err.
+func wrap(prefix string, err error) error {
+	return &wrapError{msg: prefix + ": " + err.Error(), cause: err}
+}
+
+// panicText renders a recovered panic value as fmt's %v would for the
+// values panics carry: errors, strings and values with a String method.
+func panicText(p any) string {
+	switch x := p.(type) {
+	case error:
+		return x.Error()
+	case string:
+		return x
+	case interface{ String() string }:
+		return x.String()
+	}
+	return "a panic with a value of an unexpected type"
+}
