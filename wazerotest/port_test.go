@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentwasm/agentwasm/wazerotest"
 	"github.com/stretchr/testify/assert"
@@ -210,4 +211,38 @@ func TestSessionDrivesPortThroughTheModule(t *testing.T) {
 	assert.Equal(t, "performed", paid["effectStatus"], turn.ToolCalls[0].Content)
 	assert.Equal(t, "Paid.", turn.Text)
 	assert.Len(t, rec.hooks("handler"), 2)
+}
+
+// A handler hook that never answers: the fire stays pending and the module
+// serves on; the MCP server's settlement fold gives up at its default
+// 250 ms ceiling on a virtual clock and answers pending.
+func TestPortHandlerThatNeverAnswers(t *testing.T) {
+	clock := wazerotest.NewVirtualClock(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+	never := func(ctx context.Context, call wazerotest.HookCall) ([]byte, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	inst := wazerotest.New(t, wazerotest.Options{Hook: never, Clock: clock})
+	ctx := context.Background()
+	port, _ := inst.CreatePort(ctx, shopGraph, map[string]any{"handlers": []string{"cart.checkout"}})
+	before := clock.Now()
+	resp, err := inst.PortDo(ctx, port, "port.mcp", map[string]any{"message": map[string]any{
+		"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "shop.do_action", "arguments": map[string]any{"action": "cart.checkout"}},
+	}})
+	require.NoError(t, err)
+	require.True(t, resp.OK, resp.Error)
+	var mcp struct {
+		Result struct {
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(resp.Value, &mcp), string(resp.Value))
+	assert.Equal(t, "pending", mcp.Result.StructuredContent["effectStatus"], string(resp.Value))
+	assert.Contains(t, mcp.Result.StructuredContent, "settleWith")
+	assert.GreaterOrEqual(t, clock.Now().Sub(before), 250*time.Millisecond, "the fold waited its ceiling")
+
+	facts := inst.PortCall(ctx, port, "shop.did_it_work", map[string]any{"transitionId": "cart.checkout#1"})
+	assert.Equal(t, "still-pending", facts["judgment"], facts)
+	assert.True(t, inst.Version(ctx).OK, "the module still serves")
 }

@@ -654,8 +654,10 @@ export class Port {
    */
   async mcp(message) {
     this.#open();
-    const text = typeof message === 'string' ? message : JSON.stringify(message);
-    const reply = await this.#runtime.call(JSON.parse(`{"op":"port.mcp","port":${this.#id},"message":${text}}`));
+    const command = typeof message === 'string'
+      ? { op: 'port.mcp', port: this.#id, text: message } // malformed text is answered -32700
+      : { op: 'port.mcp', port: this.#id, message };
+    const reply = await this.#runtime.call(command);
     if (!reply.ok) throw replyError(reply);
     return reply.value ?? null;
   }

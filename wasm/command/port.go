@@ -134,10 +134,11 @@ func done(err error) *wire.Reply {
 }
 
 // principal reads a "by" argument of a host report; the host speaks for the
-// person unless it says otherwise.
+// person unless it says otherwise (a name that is no principal reads
+// "unknown").
 func principal(by string) serve.Principal {
 	if by == "" {
-		return serve.Principal("user")
+		return serve.PrincipalUser
 	}
 	return serve.Principal(by)
 }
@@ -271,8 +272,14 @@ func optionalValue(raw wire.RawMessage, what string) (any, error) {
 // portMCP answers one MCP JSON-RPC message with the port's transport-free
 // MCP server, built on first use from the port's MCP options.
 func (r *Runtime) portMCP(ctx context.Context, c *wire.Command, e *portEntry) *wire.Reply {
-	if len(c.Message) == 0 {
-		return failure(CodeBadCommand, "agentwasm: port.mcp needs a message (one JSON-RPC message)")
+	body := []byte(c.Message)
+	if len(body) == 0 {
+		// The message as text: malformed JSON reaches the dispatcher, which
+		// answers it as JSON-RPC does (-32700).
+		body = []byte(c.Text)
+	}
+	if len(body) == 0 {
+		return failure(CodeBadCommand, "agentwasm: port.mcp needs a message (one JSON-RPC message, or its text)")
 	}
 	r.mu.Lock()
 	if e.mcp == nil {
@@ -286,7 +293,7 @@ func (r *Runtime) portMCP(ctx context.Context, c *wire.Command, e *portEntry) *w
 	}
 	d := e.mcp
 	r.mu.Unlock()
-	resp := d.Handle(ctx, serve.MCPRequest{Body: c.Message})
+	resp := d.Handle(ctx, serve.MCPRequest{Body: body})
 	return &wire.Reply{OK: true, Value: resp.Body}
 }
 

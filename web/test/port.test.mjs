@@ -192,6 +192,8 @@ test('the port over MCP, in the page: tools/list and a call', async () => {
   assert.equal(res.result.isError, undefined);
   const bad = await port.mcp('{"jsonrpc":"2.0","id":4,"method":"nope"}');
   assert.equal(bad.error.code, -32601);
+  const garbled = await port.mcp('{"jsonrpc":"2.0","id":5,');
+  assert.equal(garbled.error.code, -32700);
   port.close();
 });
 
@@ -256,4 +258,20 @@ test('closing a port aborts the signal of a handler still running', async () => 
   await new Promise((r) => setTimeout(r, 5)); // the handler is running
   port.close();
   assert.equal(await seen, true);
+});
+
+test('a handler that never settles: the call returns pending at once, the MCP fold gives up at its ceiling', async () => {
+  const port = runtime.createPort(shop, {
+    handlers: { 'catalog.add': () => new Promise(() => {}) },
+    settleWithinMs: 30,
+  });
+  const fired = await port.call('shop.do_action', { action: 'catalog.add', input: { sku: 'A1' } });
+  assert.equal(fired.effectStatus, 'pending');
+  assert.deepEqual(fired.settleWith, { tool: 'shop.did_it_work', arg: 'transitionId' });
+  const later = await port.call('shop.did_it_work', { transitionId: fired.transitionId });
+  assert.equal(later.judgment, 'still-pending', JSON.stringify(later));
+  const res = await port.mcp({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shop.do_action', arguments: { action: 'catalog.add', input: { sku: 'B2' } } } });
+  assert.equal(res.result.structuredContent.effectStatus, 'pending', JSON.stringify(res.result));
+  assert.ok(res.result.structuredContent.settleWith, 'still pending: the pointer stays');
+  port.close();
 });
