@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
 // pendingCall is a tool call being streamed.
@@ -64,7 +66,7 @@ func (r *round) add(ev StreamEvent) {
 			switch d := strings.TrimSpace(c.deltas.String()); {
 			case len(ev.ToolArguments) > 0:
 				c.args = ev.ToolArguments
-			case d != "" && json.Valid([]byte(d)):
+			case d != "" && wire.Valid([]byte(d)):
 				c.args = json.RawMessage(d)
 			default:
 				c.args = json.RawMessage(`{}`)

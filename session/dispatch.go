@@ -5,7 +5,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -106,7 +105,7 @@ func resultContent(res ToolResult, scrub func(string) string) string {
 	var data wire.RawMessage
 	if len(res.Data) > 0 {
 		d := scrub(string(res.Data))
-		if json.Valid([]byte(d)) {
+		if wire.Valid([]byte(d)) {
 			data = wire.RawMessage(d)
 		} else {
 			data = wire.EncodeString(d)

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
 // ChatRequest is one model request: the whole history and what the model
@@ -71,7 +73,7 @@ func cloneRequest(r *ChatRequest) ChatRequest {
 // objectOrEmpty returns raw if it is one JSON object, else {}.
 func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 	t := bytes.TrimSpace(raw)
-	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+	if len(t) > 0 && t[0] == '{' && wire.Valid(t) {
 		return t
 	}
 	return json.RawMessage(`{}`)

@@ -103,3 +103,14 @@ func DecodeString(data []byte) (string, error) {
 	}
 	return s, nil
 }
+
+// Valid reports whether data is exactly one JSON value (surrounding
+// whitespace allowed), by the strict rules of the lexer that reads every
+// wire type. It stands in for encoding/json.Valid, which the wasm builds
+// would otherwise link.
+func Valid(data []byte) bool {
+	l := jsonr.Lexer{Data: data}
+	l.SkipRecursive()
+	l.Consumed()
+	return l.Error() == nil
+}

@@ -97,3 +97,21 @@ func FuzzUnmarshal(f *testing.F) {
 		_, _ = wire.DecodeString(data)
 	})
 }
+
+// Valid agrees with encoding/json.Valid.
+func TestValid(t *testing.T) {
+	for _, s := range []string{``, ` `, `{}`, ` {"a":[1,2,{"b":null}]} `, `{"a":1}{}`, `[1,]`, `"\u12"`, `01`, `-0.5e+3`, `tru`, `true`, `"x"`, `{"a" 1}`, `[`, `nul`, "\"\x01\""} {
+		assert.Equal(t, json.Valid([]byte(s)), wire.Valid([]byte(s)), "%q", s)
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,{"a":"b"}]`, `01`, `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if json.Valid(b) != wire.Valid(b) {
+			t.Fatalf("encoding/json.Valid %v, wire.Valid %v for %q", json.Valid(b), wire.Valid(b), b)
+		}
+	})
+}
