@@ -203,3 +203,33 @@ func TestAskJournalIsBounded(t *testing.T) {
 	assert.Equal(t, last, asks[len(asks)-1].ID, "the newest ask is kept")
 	require.NoError(t, app.ApproveAsk(last, "ana"), "and can still be answered")
 }
+
+// A closed port performs nothing more and says so as an error result; a
+// fire already running still settles truthfully when its handler answers.
+func TestClosedPort(t *testing.T) {
+	release := make(chan struct{})
+	slow := func(context.Context, HandlerCall) (any, error) {
+		<-release
+		return map[string]any{"charged": true}, nil
+	}
+	app, err := NewApp(mustGraph(t, appShopGraph), AppOptions{Page: "home", Handlers: map[string]Handler{"home.browse": slow}})
+	require.NoError(t, err)
+	p, err := NewPort(app, PortOptions{})
+	require.NoError(t, err)
+	fired := p.Call(context.Background(), "shop.do_action", []byte(`{"action":"home.browse"}`))
+	require.True(t, fired.OK(), fired.String())
+	p.Close()
+	p.Close() // idempotent
+	assert.True(t, p.Closed())
+	for _, name := range []string{"shop.whats_here", "shop.do_action", "shop.nope"} {
+		r := p.Call(context.Background(), name, []byte(`{"action":"home.search","input":{"q":"x"}}`))
+		assert.Equal(t, ReasonPortClosed, r.Reason(), name)
+		assert.True(t, r.IsError(), name)
+		assert.Empty(t, r.TransitionID(), name)
+	}
+	close(release)
+	info, err := app.WaitSettled(context.Background(), fired.TransitionID())
+	require.NoError(t, err)
+	assert.Equal(t, "performed", info.Status, "the running fire settled as it really ended")
+	assert.Equal(t, map[string]any{"charged": true}, info.Data)
+}

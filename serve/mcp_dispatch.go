@@ -257,11 +257,6 @@ func (d *MCPDispatcher) Handle(ctx context.Context, req MCPRequest) (resp MCPRes
 		ctx = context.Background()
 	}
 	body := bytes.TrimSpace(req.Body)
-	if req.SessionID != "" && d.opts.Sessions {
-		if _, ok := d.sessionVersion(req.SessionID); !ok && !isInitialize(body) {
-			return MCPResponse{Body: errorBody(nil, MCPSessionNotFound, "session not found: it ended or never existed", nil), Status: 404}
-		}
-	}
 	if len(body) > 0 && body[0] == '[' {
 		return d.handleBatch(ctx, req, body)
 	}
@@ -272,15 +267,19 @@ func (d *MCPDispatcher) Handle(ctx context.Context, req MCPRequest) (resp MCPRes
 	return MCPResponse{Body: out, Status: status, SessionID: sid}
 }
 
-// isInitialize reports whether body looks like an initialize request (which
-// may carry a stale session id: it starts a new session).
-func isInitialize(body []byte) bool {
-	fields, err := wire.ObjectFields(body)
-	if err != nil {
+// sessionGone reports whether a session-era request carries a session id
+// this dispatcher does not know (it ended, or never existed).
+func (d *MCPDispatcher) sessionGone(req MCPRequest) bool {
+	if req.SessionID == "" || !d.opts.Sessions {
 		return false
 	}
-	m, _ := wire.DecodeString(wire.GetField(fields, "method"))
-	return m == "initialize"
+	_, ok := d.sessionVersion(req.SessionID)
+	return !ok
+}
+
+// sessionGoneBody is the answer to a request of an ended session.
+func sessionGoneBody() []byte {
+	return errorBody(nil, MCPSessionNotFound, "session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one", nil)
 }
 
 // handleBatch answers a JSON array of messages: per message in the
@@ -295,6 +294,9 @@ func (d *MCPDispatcher) handleBatch(ctx context.Context, req MCPRequest, body []
 	}
 	if len(items) == 0 {
 		return MCPResponse{Body: errorBody(nil, MCPInvalidRequest, "invalid request: an empty batch", nil), Status: 400}
+	}
+	if d.sessionGone(req) {
+		return MCPResponse{Body: sessionGoneBody(), Status: 404}
 	}
 	if d.requestVersion(req) != "2025-03-26" {
 		return MCPResponse{Body: errorBody(nil, MCPInvalidRequest, "invalid request: JSON-RPC batches are not part of this protocol revision", nil), Status: 400}
@@ -386,6 +388,11 @@ func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byt
 		}
 		return resultBody(id, res), 200, ""
 	}
+	// The session era's session check; initialize may carry a stale id (it
+	// starts a new session), and the stateless era ignores the header.
+	if msg.method != "initialize" && d.sessionGone(req) {
+		return sessionGoneBody(), 404, ""
+	}
 	if msg.id == nil {
 		return nil, 202, "" // notifications/initialized, cancelled, …: nothing to answer
 	}
@@ -428,6 +435,12 @@ func decodeMessage(raw []byte) (rpcMessage, *MCPError) {
 			return m, &MCPError{Code: MCPInvalidRequest, Message: "invalid request: id must be a string or a number"}
 		}
 	}
+	if k, dup := duplicateMember(fields); dup {
+		if k == "id" {
+			m.id = nil // which one the client meant is unknown
+		}
+		return m, &MCPError{Code: MCPInvalidRequest, Message: "invalid request: the member " + quote(k) + " appears twice; send each member once"}
+	}
 	if v, err := wire.DecodeString(bytes.TrimSpace(wire.GetField(fields, "jsonrpc"))); err != nil || v != "2.0" {
 		return m, &MCPError{Code: MCPInvalidRequest, Message: `invalid request: jsonrpc must be "2.0"`}
 	}
@@ -447,9 +460,97 @@ func decodeMessage(raw []byte) (rpcMessage, *MCPError) {
 		if p[0] != '{' {
 			return m, &MCPError{Code: MCPInvalidParams, Message: "invalid params: params must be an object"}
 		}
+		if k, dup := duplicateKey(p); dup {
+			// Header checks read one copy, a tool may read the other.
+			return m, &MCPError{Code: MCPInvalidParams, Message: "invalid params: the member " + quote(k) + " appears twice in one object; send each member once"}
+		}
 		m.params, m.hasParam = p, true
 	}
 	return m, nil
+}
+
+// duplicateMember returns a member name that occurs twice among fields.
+func duplicateMember(fields []wire.Field) (string, bool) {
+	for i := range fields {
+		for j := 0; j < i; j++ {
+			if fields[i].Key == fields[j].Key {
+				return fields[i].Key, true
+			}
+		}
+	}
+	return "", false
+}
+
+// duplicateKey returns a member name that occurs twice in one object
+// anywhere in data, a JSON text already known to be valid. RFC 8259 leaves
+// duplicates to the reader: the dispatcher reads the first copy, ParseValue
+// the last, so a message with duplicates is refused rather than read two
+// ways.
+func duplicateKey(data []byte) (string, bool) {
+	type frame struct {
+		object bool
+		key    bool // the next string is a member name
+		keys   []string
+		set    map[string]struct{}
+	}
+	var stack []frame
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{':
+			stack = append(stack, frame{object: true, key: true})
+		case '[':
+			stack = append(stack, frame{})
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
+			if n := len(stack); n > 0 && stack[n-1].object {
+				stack[n-1].key = true
+			}
+		case '"':
+			j, escaped := i+1, false
+			for ; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					j++
+					escaped = true
+				}
+			}
+			n := len(stack)
+			if n == 0 || !stack[n-1].object || !stack[n-1].key || j >= len(data) {
+				i = j
+				continue
+			}
+			f := &stack[n-1]
+			f.key = false
+			k := string(data[i+1 : j])
+			if escaped {
+				k, _ = wire.DecodeString(data[i : j+1])
+			}
+			i = j
+			if f.set != nil {
+				if _, dup := f.set[k]; dup {
+					return k, true
+				}
+				f.set[k] = struct{}{}
+				continue
+			}
+			for _, s := range f.keys {
+				if s == k {
+					return k, true
+				}
+			}
+			f.keys = append(f.keys, k)
+			if len(f.keys) > 16 {
+				f.set = make(map[string]struct{}, 2*len(f.keys))
+				for _, s := range f.keys {
+					f.set[s] = struct{}{}
+				}
+				f.keys = nil
+			}
+		}
+	}
+	return "", false
 }
 
 // route answers a request in either era; version and cc are the request's

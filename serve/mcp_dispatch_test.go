@@ -7,7 +7,9 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +17,7 @@ import (
 )
 
 // fakeTools is a ToolServer for dispatcher tests.
-type fakeTools struct{ calls int }
+type fakeTools struct{ calls atomic.Int32 }
 
 const fakeToolList = `[{"name":"echo","description":"Echoes its arguments.","inputSchema":{"type":"object"}},` +
 	`{"name":"tagged","description":"Has a header parameter.","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}}]`
@@ -23,7 +25,7 @@ const fakeToolList = `[{"name":"echo","description":"Echoes its arguments.","inp
 func (f *fakeTools) ListTools() []byte { return []byte(fakeToolList) }
 
 func (f *fakeTools) CallTool(_ context.Context, name string, args []byte) []byte {
-	f.calls++
+	f.calls.Add(1)
 	switch name {
 	case "boom":
 		panic("tool exploded")
@@ -233,13 +235,13 @@ func TestMCPDispatcherPanicDoesNotBreakNextRequest(t *testing.T) {
 		resp = d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`)})
 		assert.Nil(t, decodeRPC(t, resp.Body).Error)
 	}
-	assert.Equal(t, 6, ts.calls)
+	assert.Equal(t, int32(6), ts.calls.Load())
 }
 
 // panicList panics in ListTools.
 type panicList struct{ fakeTools }
 
-func (panicList) ListTools() []byte { panic("no list") }
+func (*panicList) ListTools() []byte { panic("no list") }
 
 func TestMCPDispatcherListToolsPanicServesEmptyList(t *testing.T) {
 	d := NewMCPDispatcher(&panicList{}, MCPDispatcherOptions{})
@@ -363,13 +365,23 @@ func TestMCPDispatcherParamHeaders(t *testing.T) {
 		{"bad padding", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8?="}, 400},
 		{"bad characters", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVs!!!bG8=?="}, 400},
 		{"header without value", `{}`, []string{"Mcp-Param-Region", "eu"}, 400},
+		{"raw UTF-8 refused", `{"region":"café"}`, []string{"Mcp-Param-Region", "café"}, 400},
+		{"control character refused", `{"region":"a\u0001"}`, []string{"Mcp-Param-Region", "a\x01"}, 400},
+		{"UTF-8 as base64", `{"region":"café"}`, []string{"Mcp-Param-Region", "=?base64?Y2Fmw6k=?="}, 200},
+		{"an integer written as 42.0", `{"n":42.0}`, []string{"Mcp-Param-N", "42"}, 200},
+		{"a different number", `{"n":42.5}`, []string{"Mcp-Param-N", "42"}, 400},
+		{"a duplicated argument", `{"region":"eu","region":"us"}`, []string{"Mcp-Param-Region", "eu"}, 400},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := call(tc.args, tc.extra...)
 			assert.Equal(t, tc.status, resp.Status, "answer: %s", resp.Body)
 			if tc.status == 400 {
-				assert.Equal(t, MCPHeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
+				code := MCPHeaderMismatch
+				if strings.Contains(tc.name, "duplicated") {
+					code = MCPInvalidParams
+				}
+				assert.Equal(t, code, decodeRPC(t, resp.Body).Error.Code)
 			}
 		})
 	}
@@ -389,7 +401,7 @@ func TestMCPDispatcherEraLimit(t *testing.T) {
 // capTools wants the whole call.
 type capTools struct{ fakeTools }
 
-func (capTools) HandleToolCall(_ context.Context, call MCPToolCall) ([]byte, *MCPError) {
+func (*capTools) HandleToolCall(_ context.Context, call MCPToolCall) ([]byte, *MCPError) {
 	if !strings.Contains(string(call.ClientCapabilities), "sampling") {
 		return nil, &MCPError{Code: MCPMissingCapability, Message: "needs sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
 	}
@@ -423,4 +435,105 @@ func TestMCPDispatcherExtraMethods(t *testing.T) {
 	assert.Equal(t, MCPInternalError, r.Error.Code)
 	r = decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)}).Body)
 	assert.Equal(t, map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}}, r.Result["capabilities"])
+}
+
+func TestMCPDispatcherMcpNameBase64(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	call := func(name string) MCPResponse {
+		return d.Handle(context.Background(), MCPRequest{
+			Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`),
+			Header: statelessHeaders("tools/call", name),
+		})
+	}
+	assert.Equal(t, 200, call("=?base64?ZWNobw==?=").Status, "an encoded Mcp-Name is decoded before the comparison")
+	resp := call("=?base64?ZWNobA==?=") // "echl"
+	assert.Equal(t, 400, resp.Status)
+	assert.Equal(t, MCPHeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
+	resp = call("=?base64?not base64?=")
+	assert.Equal(t, 400, resp.Status)
+	assert.Equal(t, MCPHeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
+}
+
+func TestMCPDispatcherRefusesDuplicateMembers(t *testing.T) {
+	f := &fakeTools{}
+	d := NewMCPDispatcher(f, MCPDispatcherOptions{})
+	tests := []struct {
+		name, body, id string
+		code           int
+	}{
+		{"two ids", `{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}`, "null", MCPInvalidRequest},
+		{"two methods", `{"jsonrpc":"2.0","id":7,"method":"ping","method":"tools/list"}`, "7", MCPInvalidRequest},
+		{"two names", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","name":"boom"}}`, "7", MCPInvalidParams},
+		{"deep in the arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"a":[{"b":1,"c":{"x":1,"y":2,"x":3}}]}}}`, "7", MCPInvalidParams},
+		{"an escaped twin", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"ab":1,"a\u0062":2}}}`, "7", MCPInvalidParams},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body)})
+			assert.Equal(t, 400, resp.Status)
+			r := decodeRPC(t, resp.Body)
+			assert.JSONEq(t, tc.id, string(r.ID))
+			require.NotNil(t, r.Error)
+			assert.Equal(t, tc.code, r.Error.Code)
+			assert.Contains(t, r.Error.Message, "appears twice")
+		})
+	}
+	assert.Zero(t, f.calls.Load(), "no tool ran on an ambiguous message")
+	// the same keys in different objects, in strings and in many members are fine
+	many := strings.Builder{}
+	for i := 0; i < 40; i++ {
+		many.WriteString(`"k` + strconv.Itoa(i) + `":1,`)
+	}
+	for _, args := range []string{
+		`{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":"\"a\":1,\"a\":2"}`,
+		`{` + many.String() + `"end":true}`,
+	} {
+		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":` + args + `}}`)})
+		assert.Equal(t, 200, resp.Status, "answer: %s", resp.Body)
+		assert.Nil(t, decodeRPC(t, resp.Body).Error)
+	}
+	many.Reset()
+	for i := 0; i < 40; i++ {
+		many.WriteString(`"k` + strconv.Itoa(i) + `":1,`)
+	}
+	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{` + many.String() + `"k3":2}}}`)})
+	assert.Equal(t, 400, resp.Status, "a duplicate among many members (the map path)")
+}
+
+func TestMCPDispatcherUnsupportedVersionHeader(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	for _, v := range []string{"1999-01-01", "2099-01-01", ""} {
+		resp := d.Handle(context.Background(), MCPRequest{
+			Body:   []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`),
+			Header: headers("MCP-Protocol-Version", v),
+		})
+		assert.Equal(t, 400, resp.Status, "version %q", v)
+		r := decodeRPC(t, resp.Body)
+		require.NotNil(t, r.Error, "version %q", v)
+		assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code, "not a complaint about _meta: %s", resp.Body)
+		assert.Equal(t, []any{MCPStatelessVersion}, r.Error.Data["supported"])
+		assert.Equal(t, v, r.Error.Data["requested"])
+	}
+	// a served session-era version in the header still works
+	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), Header: headers("MCP-Protocol-Version", "2025-06-18")})
+	assert.Equal(t, 200, resp.Status)
+}
+
+func TestMCPDispatcherStatelessIgnoresSessionID(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	stateless := d.Handle(context.Background(), MCPRequest{
+		Body:      []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`),
+		Header:    statelessHeaders("tools/list", ""),
+		SessionID: "stale",
+	})
+	assert.Equal(t, 200, stateless.Status, "the 2026-07-28 revision ignores Mcp-Session-Id: %s", stateless.Body)
+	assert.Empty(t, stateless.SessionID)
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`} {
+		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(body), SessionID: "stale"})
+		assert.Equal(t, 404, resp.Status, "a session-era request of an ended session: %s", body)
+		assert.Contains(t, string(resp.Body), "send initialize")
+	}
+	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`), SessionID: "stale"})
+	assert.Equal(t, 200, resp.Status, "initialize with a stale id starts a new session")
+	assert.NotEmpty(t, resp.SessionID)
 }

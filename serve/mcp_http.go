@@ -23,7 +23,9 @@ type MCPHandlerOptions struct {
 	MaxBodyBytes int64
 	// AllowedOrigins are browser origins ("https://app.example.com") allowed
 	// besides the request's own host and, on a loopback listener, loopback
-	// origins. "*" allows any origin.
+	// origins. "*" allows any origin. A configured origin also gets CORS
+	// answers (the preflight OPTIONS, Access-Control-Allow-Origin, and
+	// Mcp-Session-Id exposed), so a page there can call the server.
 	AllowedOrigins []string
 	// AllowedHosts are Host values ("mcp.example.com:8080" or a bare host
 	// name) a loopback listener accepts besides localhost, 127.0.0.1 and
@@ -60,16 +62,19 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusForbidden, MCPInvalidRequest, msg)
 		return
 	}
+	allow := "POST"
+	if h.d.SessionsEnabled() {
+		allow = "POST, DELETE"
+	}
+	if h.cors(w, r, allow) {
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)
 	case http.MethodDelete:
 		h.delete(w, r)
 	default:
-		allow := "POST"
-		if h.d.SessionsEnabled() {
-			allow = "POST, DELETE"
-		}
 		w.Header().Set("Allow", allow)
 		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, "method not allowed: this server offers no event stream; POST JSON-RPC messages")
 	}
@@ -150,10 +155,8 @@ func (h *mcpHandler) forbidden(r *http.Request) string {
 	if origin == "" {
 		return ""
 	}
-	for _, a := range h.opts.AllowedOrigins {
-		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), origin) {
-			return ""
-		}
+	if h.originConfigured(origin) {
+		return ""
 	}
 	u, err := url.Parse(origin)
 	if err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") {
@@ -165,6 +168,43 @@ func (h *mcpHandler) forbidden(r *http.Request) string {
 		}
 	}
 	return "forbidden: Origin " + quote(origin) + " may not call this server"
+}
+
+// cors adds the CORS headers a browser page of a configured origin
+// (AllowedOrigins) needs to read the answers, and answers its preflight
+// OPTIONS (it reports whether it did). A JSON POST from another origin is
+// always preflighted, so without this a configured origin could not call at
+// all. Same-origin pages need no CORS; other loopback origins get none.
+func (h *mcpHandler) cors(w http.ResponseWriter, r *http.Request, allow string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" || !h.originConfigured(origin) {
+		return false
+	}
+	hd := w.Header()
+	hd.Set("Access-Control-Allow-Origin", origin)
+	hd.Add("Vary", "Origin")
+	hd.Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		return false
+	}
+	hd.Set("Access-Control-Allow-Methods", allow)
+	if req := r.Header.Values("Access-Control-Request-Headers"); len(req) > 0 {
+		// Mcp-Param-* names depend on the tool: allow what the page asks.
+		hd.Set("Access-Control-Allow-Headers", strings.Join(req, ", "))
+	}
+	hd.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// originConfigured reports whether origin is in AllowedOrigins (or "*" is).
+func (h *mcpHandler) originConfigured(origin string) bool {
+	for _, a := range h.opts.AllowedOrigins {
+		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), origin) {
+			return true
+		}
+	}
+	return false
 }
 
 // hostAllowed reports whether host (with or without port) is configured.

@@ -12,7 +12,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,7 +169,7 @@ func TestMCPHandlerAllowedHosts(t *testing.T) {
 // panicServer panics in every call, even in the handler path.
 type panicHandlerTools struct{ fakeTools }
 
-func (panicHandlerTools) HandleToolCall(context.Context, MCPToolCall) ([]byte, *MCPError) {
+func (*panicHandlerTools) HandleToolCall(context.Context, MCPToolCall) ([]byte, *MCPError) {
 	panic("handler exploded")
 }
 
@@ -212,4 +214,90 @@ func TestMCPPortOverHTTPBothEras(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &env))
 	assert.Equal(t, "complete", env.Result.ResultType)
 	assert.Equal(t, "performed", env.Result.StructuredContent["effectStatus"])
+}
+
+func TestMCPHandlerCORSForConfiguredOrigins(t *testing.T) {
+	srv := newTestMCPServer(t, MCPDispatcherOptions{Sessions: true}, MCPHandlerOptions{AllowedOrigins: []string{"https://app.example.com/"}})
+	preflight := func(origin string) *http.Response {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodOptions, srv.URL, nil)
+		require.NoError(t, err)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type, mcp-protocol-version, mcp-param-region")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	}
+	resp := preflight("https://app.example.com")
+	assert.Equal(t, http.StatusNoContent, resp.StatusCode, "a configured origin's preflight succeeds")
+	assert.Equal(t, "https://app.example.com", resp.Header.Get("Access-Control-Allow-Origin"))
+	assert.Equal(t, "POST, DELETE", resp.Header.Get("Access-Control-Allow-Methods"))
+	assert.Contains(t, resp.Header.Get("Access-Control-Allow-Headers"), "mcp-param-region")
+
+	resp = preflight("https://evil.example.com")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
+
+	resp, _ = post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, "Origin", "https://app.example.com")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "https://app.example.com", resp.Header.Get("Access-Control-Allow-Origin"))
+	assert.Contains(t, resp.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id", "the page must be able to read its session id")
+
+	resp, _ = post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"), "no CORS headers without an Origin")
+
+	// OPTIONS that is not a preflight is still 405
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodOptions, srv.URL, nil)
+	require.NoError(t, err)
+	r, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	r.Body.Close()
+	assert.Equal(t, http.StatusMethodNotAllowed, r.StatusCode)
+}
+
+func TestMCPHandlerParallelMixedRequests(t *testing.T) {
+	srv := newTestMCPServer(t, MCPDispatcherOptions{Sessions: true}, MCPHandlerOptions{})
+	bodies := []string{
+		`{"jsonrpc":"2.0","id":%d,"method":"ping"}`,
+		`{"jsonrpc":`,
+		`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+		`{"jsonrpc":"2.0","id":%d,"id":0,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"boom"}}`,
+	}
+	var mu sync.Mutex
+	sessions := map[string]bool{}
+	var wg sync.WaitGroup
+	for i := 0; i < 60; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			tmpl := bodies[i%len(bodies)]
+			body := tmpl
+			if strings.Contains(tmpl, "%d") {
+				body = strings.Replace(tmpl, "%d", strconv.Itoa(i), 1)
+			}
+			resp, got := post(t, srv.URL, body)
+			switch i % len(bodies) {
+			case 0:
+				assert.JSONEq(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result":{}}`, got)
+			case 1:
+				assert.Equal(t, 400, resp.StatusCode)
+			case 2:
+				sid := resp.Header.Get("Mcp-Session-Id")
+				assert.NotEmpty(t, sid)
+				mu.Lock()
+				assert.False(t, sessions[sid], "session ids are unique")
+				sessions[sid] = true
+				mu.Unlock()
+				assert.Contains(t, got, `"id":`+strconv.Itoa(i)+`,`)
+			case 3:
+				assert.Equal(t, 400, resp.StatusCode)
+			case 4:
+				assert.Contains(t, got, `"id":`+strconv.Itoa(i)+`,"error":{"code":-32603`)
+			}
+		}(i)
+	}
+	wg.Wait()
+	assert.Len(t, sessions, 12)
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -72,11 +73,16 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 		}
 	}
 	meta := metaFields(msg.params)
+	vraw := bytes.TrimSpace(wire.GetField(meta, metaProtocolVersion))
+	if hasHeader && len(vraw) == 0 && !slices.Contains(mcpStatelessVersions, hv) {
+		// Classified by the header alone: a revision this server speaks in
+		// neither era (a session-era one would not be here).
+		return "", nil, unsupportedVersion(hv)
+	}
 	if meta == nil {
 		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: params._meta is required in the " + MCPStatelessVersion + " revision"}
 	}
 	var missing []string
-	vraw := bytes.TrimSpace(wire.GetField(meta, metaProtocolVersion))
 	if len(vraw) == 0 {
 		missing = append(missing, metaProtocolVersion)
 	}
@@ -98,8 +104,7 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 		return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: MCP-Protocol-Version " + quote(hv) + " differs from _meta " + quote(version)}
 	}
 	if !slices.Contains(mcpStatelessVersions, version) {
-		data := buildObject("supported", stringArray(mcpStatelessVersions), "requested", wire.EncodeString(version))
-		return "", nil, &MCPError{Code: MCPUnsupportedProtocol, Message: "unsupported protocol version " + quote(version), Data: data}
+		return "", nil, unsupportedVersion(version)
 	}
 	if req.Header != nil {
 		if e := d.checkStandardHeaders(req, msg); e != nil {
@@ -107,6 +112,13 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 		}
 	}
 	return version, cc, nil
+}
+
+// unsupportedVersion is the UnsupportedProtocolVersionError for a requested
+// revision, listing the stateless revisions served.
+func unsupportedVersion(requested string) *MCPError {
+	data := buildObject("supported", stringArray(mcpStatelessVersions), "requested", wire.EncodeString(requested))
+	return &MCPError{Code: MCPUnsupportedProtocol, Message: "unsupported protocol version " + quote(requested) + ": use one of the supported versions in error.data", Data: data}
 }
 
 // checkStandardHeaders checks Mcp-Method, Mcp-Name and the custom
@@ -139,7 +151,11 @@ func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MC
 	if !ok {
 		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the Mcp-Name header is missing"}
 	}
-	if h = trimOWS(h); h != name {
+	h, e := headerValue("Mcp-Name", h)
+	if e != nil {
+		return e
+	}
+	if h != name {
 		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: Mcp-Name " + quote(h) + " differs from the body's " + nameKey + " " + quote(name)}
 	}
 	if msg.method != "tools/call" {
@@ -169,57 +185,86 @@ type paramHeaderRule struct {
 func (r paramHeaderRule) check(req MCPRequest, args []byte) *MCPError {
 	hname := "Mcp-Param-" + r.header
 	hv, hasHeader := req.Header(hname)
-	val, hasVal := argumentText(args, r.path)
+	val, number, hasVal := argumentText(args, r.path)
 	if !hasHeader {
 		if hasVal {
 			return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + hname + " header is missing"}
 		}
 		return nil
 	}
-	hv = trimOWS(hv)
-	if strings.HasPrefix(hv, "=?base64?") && strings.HasSuffix(hv, "?=") && len(hv) >= len("=?base64??=") {
-		dec, err := base64.StdEncoding.Strict().DecodeString(hv[len("=?base64?") : len(hv)-2])
-		if err != nil {
-			return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " is not valid Base64"}
-		}
-		hv = string(dec)
+	hv, e := headerValue(hname, hv)
+	if e != nil {
+		return e
 	}
 	if !hasVal {
 		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " is set but the argument is absent"}
 	}
-	if hv != val {
+	if hv != val && !(number && sameNumber(hv, val)) {
 		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " differs from the argument"}
 	}
 	return nil
 }
 
+// headerValue reads an Mcp-Name or Mcp-Param-* value: it must be visible
+// ASCII, space or tab (RFC 9110 field text), and a value in the Base64
+// sentinel form =?base64?…?= is decoded.
+func headerValue(hname, hv string) (string, *MCPError) {
+	for i := 0; i < len(hv); i++ {
+		if c := hv[i]; (c < 0x20 && c != '\t') || c > 0x7e {
+			return "", &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " carries characters a header value may not; send such a value as =?base64?…?="}
+		}
+	}
+	hv = trimOWS(hv)
+	if strings.HasPrefix(hv, "=?base64?") && strings.HasSuffix(hv, "?=") && len(hv) >= len("=?base64??=") {
+		dec, err := base64.StdEncoding.Strict().DecodeString(hv[len("=?base64?") : len(hv)-2])
+		if err != nil {
+			return "", &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " is not valid Base64 inside =?base64?…?="}
+		}
+		hv = string(dec)
+	}
+	return hv, nil
+}
+
+// sameNumber reports whether two decimal texts are the same number (the
+// header 42 and the argument 42.0).
+func sameNumber(a, b string) bool {
+	x, err := strconv.ParseFloat(a, 64)
+	if err != nil {
+		return false
+	}
+	y, err := strconv.ParseFloat(b, 64)
+	return err == nil && x == y
+}
+
 // argumentText returns the value at path in the arguments object as header
-// text: a string as is, a number or boolean as written. Absent, null, or a
-// container: not there.
-func argumentText(args []byte, path []string) (string, bool) {
+// text: a string as is, a number or boolean as written (number reports a
+// number). Absent, null, or a container: not there.
+func argumentText(args []byte, path []string) (text string, number, ok bool) {
 	cur := args
 	for _, key := range path {
 		fields, err := wire.ObjectFields(bytes.TrimSpace(cur))
 		if err != nil {
-			return "", false
+			return "", false, false
 		}
 		cur = wire.GetField(fields, key)
 		if cur == nil {
-			return "", false
+			return "", false, false
 		}
 	}
 	cur = bytes.TrimSpace(cur)
 	if len(cur) == 0 {
-		return "", false
+		return "", false, false
 	}
-	switch cur[0] {
-	case '"':
+	switch c := cur[0]; {
+	case c == '"':
 		s, err := wire.DecodeString(cur)
-		return s, err == nil
-	case '{', '[', 'n':
-		return "", false
+		return s, false, err == nil
+	case c == '{' || c == '[' || c == 'n':
+		return "", false, false
+	case c == '-' || (c >= '0' && c <= '9'):
+		return string(cur), true, true
 	}
-	return string(cur), true
+	return string(cur), false, true
 }
 
 // paramHeaderRules reads the x-mcp-header annotations of every tool in a

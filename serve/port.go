@@ -7,6 +7,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
 )
@@ -66,8 +67,9 @@ type Port struct {
 	names     struct{ whatsHere, why, doAction, didItWork string }
 	dupName   string // a tool name composed twice (a separator that collides)
 
-	mu    sync.Mutex
-	frame *frame
+	mu     sync.Mutex
+	frame  *frame
+	closed atomic.Bool
 }
 
 // NewPort builds a port over app. Its tools are fixed here.
@@ -126,6 +128,15 @@ func (p *Port) ToolsJSON() []byte {
 	return append([]byte(nil), p.toolsJSON...)
 }
 
+// Close ends the port: every later Call answers PORT_CLOSED (an error
+// result) and performs nothing. Fires already running are not cancelled:
+// they settle in the app session when their handlers answer, so its record
+// stays true. Close is idempotent and safe to call concurrently with Call.
+func (p *Port) Close() { p.closed.Store(true) }
+
+// Closed reports whether Close was called.
+func (p *Port) Closed() bool { return p.closed.Load() }
+
 // DidItWorkTool returns the name of the port's did_it_work tool.
 func (p *Port) DidItWorkTool() string { return p.names.didItWork }
 
@@ -141,6 +152,10 @@ func (p *Port) Call(ctx context.Context, name string, args []byte) (res Result) 
 	}()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if p.closed.Load() {
+		return newResult("ok", false, "judgment", JudgmentError, "reason", ReasonPortClosed,
+			"why", whyOf(ReasonPortClosed)).withError()
 	}
 	rt, ok := p.routes[name]
 	if !ok {

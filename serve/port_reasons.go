@@ -36,6 +36,7 @@ const (
 	ReasonInvalidArguments     = "INVALID_ARGUMENTS"
 	ReasonArgumentsTooLarge    = "ARGUMENTS_TOO_LARGE"
 	ReasonInternal             = "INTERNAL_ERROR"
+	ReasonPortClosed           = "PORT_CLOSED"
 	ReasonPreconditionFailed   = "PRECONDITION_FAILED"
 	ReasonNotOnPage            = "NOT_ON_PAGE"
 	ReasonNotOffered           = "NOT_OFFERED"
@@ -68,6 +69,7 @@ var whys = map[string]string{
 	ReasonInvalidArguments:     "An argument has the wrong type or value; nothing was performed. Fix it as described and call again.",
 	ReasonArgumentsTooLarge:    "The arguments exceed 1 MiB; nothing was performed. Send less.",
 	ReasonInternal:             "The port failed inside; nothing was performed. Calling again may work.",
+	ReasonPortClosed:           "This app's port is closed; nothing was performed. The app is no longer reachable through these tools.",
 	ReasonPreconditionFailed:   "The journey cannot start in the app's current state; nothing was performed and the open journey, if any, is unchanged. The evidence says which conditions failed.",
 	ReasonNotOnPage:            "That action is not on the page the app is on; nothing was performed. Navigate to its page first, or pick an action offered here.",
 	ReasonNotOffered:           "That action is not offered in the app's current state; nothing was performed. The evidence says which conditions failed.",

@@ -64,7 +64,7 @@ func TestEveryReasonHasAWhy(t *testing.T) {
 	reasons := []string{
 		ReasonUnknownTool, ReasonJourneyRequired, ReasonUnknownJourney, ReasonUnknownStep, ReasonActionRequired,
 		ReasonUnknownAction, ReasonAmbiguousAction, ReasonKeyRequired, ReasonTransitionIDRequired,
-		ReasonUnknownTransition, ReasonInvalidArguments, ReasonArgumentsTooLarge, ReasonInternal,
+		ReasonUnknownTransition, ReasonInvalidArguments, ReasonArgumentsTooLarge, ReasonInternal, ReasonPortClosed,
 		ReasonPreconditionFailed, ReasonNotOnPage, ReasonNotOffered, ReasonPayloadInvalid, ReasonToolDisabled,
 		ReasonNotMaterialized, ReasonStepDone, ReasonStepInFlight, ReasonStepNotReady, ReasonApprovalDeclined,
 		ReasonApprovalRequired, ReasonApprovalMismatch, ReasonApprovalSpent, ReasonApprovalRevoked, ReasonApprovalStale,

@@ -158,7 +158,7 @@ export interface SessionOptions {
   /** Never contact `/mcp`; advertise runtime tools only. */
   disableToolDiscovery?: boolean;
   draft?: DraftBinding;
-  /** Executor for runtime tools; replaces the kit's. */
+  /** Executor for runtime tools; replaces the kit's. Not allowed with a Port as the kit. */
   execute?: ToolExecutor;
   /**
    * The fetch function. Called as a plain function `fetchImpl(url, init)`; may return a Response or a
@@ -276,7 +276,9 @@ export interface Turn {
 
 /** A declarative condition over state keys. */
 export type Guard =
-  | { key: string; op: 'eq' | 'ne' | 'in' | 'gt' | 'lt' | 'gte' | 'lte'; value: unknown }
+  | { key: string; op: 'eq' | 'ne'; value: unknown }
+  | { key: string; op: 'in'; value: readonly unknown[] }
+  | { key: string; op: 'gt' | 'lt' | 'gte' | 'lte'; value: number }
   | { key: string; op: 'truthy' | 'exists' | 'nonEmpty' }
   | { all: Guard[] }
   | { any: Guard[] }
@@ -335,7 +337,11 @@ export interface Graph {
 /** Who made a fire. */
 export type Principal = 'user' | 'agent' | 'system' | 'unknown';
 
-/** Runs one action for the app; its return value is the fire's data, a throw refuses it. */
+/**
+ * Runs one action for the app; its return value (or what its Promise resolves to) is the fire's
+ * data, a throw or rejection refuses it. A fire outlives the call that made it, so the signal
+ * aborts only if the module stops waiting for the handler.
+ */
 export type ActionHandler = (
   input: unknown,
   context: { action: string; source: Principal; transitionId: string; signal: AbortSignal },
@@ -371,13 +377,20 @@ export interface PortOptions {
   handlers?: Record<string, ActionHandler>;
   /** Called once for each of the port's once-only warnings. */
   onWarn?: (warning: PortWarning) => void;
-  /** Called after every change of the app session (for approval cards and views). */
+  /**
+   * Called after changes of the app session (for approval cards and views), synchronously and
+   * possibly nested inside the call that made the change; it may call the port. Versions may
+   * skip when one call makes several changes.
+   */
   onChange?: (change: { version: number }) => void;
   /** MCP server: the server name. Default: the graph id. */
   name?: string;
   /** MCP server: the server version. */
   version?: string;
-  /** MCP server: how long a tools/call waits for a fire to settle. Default 250. */
+  /**
+   * How long a tools/call of the MCP server (and a call from a session whose kit is this port)
+   * waits for a fire to settle, in whole milliseconds; 0 answers at once. Default 250.
+   */
   settleWithinMs?: number;
 }
 
@@ -397,7 +410,7 @@ export type Judgment =
 
 /** A port result: plain JSON. See serve.md for the full vocabulary. */
 export interface PortResult {
-  ok?: boolean;
+  ok: boolean;
   judgment?: Judgment;
   reason?: string;
   why?: string;
@@ -427,6 +440,19 @@ export interface PortAsk {
   transitionId?: string;
 }
 
+/** One fire's (or one report's) record. */
+export interface PortTransition {
+  transitionId: string;
+  action: string;
+  source: Principal;
+  input?: unknown;
+  effectStatus: 'pending' | 'performed' | 'refused';
+  settled: boolean;
+  data?: unknown;
+  error?: string;
+  askId?: string;
+}
+
 /** A serving port. */
 export declare class Port {
   private constructor();
@@ -434,7 +460,12 @@ export declare class Port {
   readonly id: number;
   /** The tools, in their fixed order; byte-identical for the port's life. */
   tools(): PortTool[];
-  /** Calls a tool; refusals and pauses resolve as results. Rejects only for misuse (`closed`). */
+  /** Whether close() was called. */
+  readonly closed: boolean;
+  /**
+   * Calls a tool; refusals and pauses resolve as results. Rejects only for misuse: `closed`, or
+   * `bad_argument` for args that have no JSON form (a BigInt, a cycle).
+   */
   call(name: string, args?: Record<string, unknown>): Promise<PortResult>;
   /** Answers one MCP JSON-RPC message; resolves with the response, or null for a notification. */
   mcp(message: object | string): Promise<object | null>;
@@ -453,9 +484,13 @@ export declare class Port {
   declineAsk(askId: string, options?: { by?: string }): void;
   revokeAsk(askId: string, options?: { by?: string }): void;
   alwaysApprove(action: string, options?: { by?: string; expiresInMs?: number }): void;
-  /** One transition's record. */
-  transition(id: string): Record<string, unknown>;
-  /** Ends the port; later calls throw with code `closed`. */
+  /** One transition's record; an unknown id throws with code `refused`. */
+  transition(id: string): PortTransition;
+  /**
+   * Ends the port: its methods throw with code `closed`, a session whose kit it is gets an error
+   * result (PORT_CLOSED) for each call, and onChange/onWarn hear nothing more. Fires already
+   * running are not cancelled: they settle when their handlers answer.
+   */
   close(): void;
 }
 

@@ -34,6 +34,21 @@ function agentError(code, message, ErrorType = Error) {
   return err;
 }
 
+/**
+ * JSON.stringify that fails with a coded TypeError (a BigInt, a cycle, a
+ * toJSON that throws or gives nothing) instead of an uncoded one.
+ */
+function jsonText(value, code, what) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw agentError(code, `agentwasm: ${what} cannot be sent as JSON: ${err && err.message}`, TypeError);
+  }
+  if (text === undefined) throw agentError(code, `agentwasm: ${what} has no JSON form`, TypeError);
+  return text;
+}
+
 /** Turns a failed reply into a thrown Error. */
 function replyError(reply) {
   const e = reply.error || { code: 'internal', message: 'agentwasm: the module answered without a result' };
@@ -131,13 +146,13 @@ export class Runtime {
   /** @internal Sends a command that never waits. */
   callSync(command, hooks) {
     this.#alive();
-    return JSON.parse(this.#api.callSync(JSON.stringify(command), hooks));
+    return JSON.parse(this.#api.callSync(jsonText(command, 'bad_argument', 'an argument'), hooks));
   }
 
   /** @internal Sends a command that may wait. */
   async call(command, hooks, signal) {
     this.#alive();
-    return JSON.parse(await this.#api.call(JSON.stringify(command), hooks, signal));
+    return JSON.parse(await this.#api.call(jsonText(command, 'bad_argument', 'an argument'), hooks, signal));
   }
 
   #alive() {
@@ -165,7 +180,7 @@ export class Runtime {
     if (options === null || typeof options !== 'object') {
       throw agentError('bad_options', 'agentwasm: createSession takes an options object', TypeError);
     }
-    const json = sessionOptionsJSON(options);
+    const json = sessionOptionsJSON(options, this);
     const session = new Session(this, options.onEvent);
     const hooks = { event: (id, text) => session.dispatch(text), call: callbacks(options) };
     if (options.fetchImpl) hooks.fetch = options.fetchImpl;
@@ -195,16 +210,21 @@ export class Runtime {
       }
     } else {
       if (!isObject(graph)) throw agentError('bad_options', 'agentwasm: createPort needs a graph object', TypeError);
-      graphJSON = JSON.stringify(graph);
+      graphJSON = jsonText(graph, 'bad_options', 'the graph');
     }
-    const { handlers = {}, onWarn, onChange, ...rest } = options;
+    const { handlers: given = {}, onWarn, onChange, ...rest } = options;
     const json = {};
     for (const [key, value] of Object.entries(rest)) {
       if (value === undefined) continue;
       if (!PORT_OPTIONS.has(key)) throw badOption(`unknown port option ${key}`);
       json[key] = value;
     }
-    if (!isObject(handlers)) throw badOption('handlers must be an object of action id → function');
+    if (json.settleWithinMs !== undefined && !(Number.isSafeInteger(json.settleWithinMs) && json.settleWithinMs >= 0)) {
+      throw badOption('settleWithinMs must be a whole number of milliseconds, 0 or more');
+    }
+    if (!isObject(given)) throw badOption('handlers must be an object of action id → function');
+    // A copy: the handlers are the ones given now, whatever the object becomes.
+    const handlers = Object.assign(Object.create(null), given);
     for (const [action, fn] of Object.entries(handlers)) {
       if (!isFunction(fn)) throw badOption(`handlers[${JSON.stringify(action)}] must be a function`);
     }
@@ -215,7 +235,7 @@ export class Runtime {
     const port = new Port(this, { onWarn, onChange });
     const hooks = { event: (id, text) => port.dispatch(text), call: portCallbacks(handlers) };
     // The graph travels as raw JSON inside the command.
-    const command = `{"op":"port.create","graph":${graphJSON},"options":${JSON.stringify(json)}}`;
+    const command = `{"op":"port.create","graph":${graphJSON},"options":${jsonText(json, 'bad_options', 'the port options')}}`;
     const reply = this.callSyncText(command, hooks);
     if (!reply.ok) throw replyError(reply);
     port.bind(reply.port, reply.value);
@@ -278,7 +298,7 @@ function toolJSON(tool, where) {
 }
 
 /** Checks the options and returns their JSON part (wasm/README.md). */
-function sessionOptionsJSON(options) {
+function sessionOptionsJSON(options, runtime) {
   const json = {};
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined) continue;
@@ -299,6 +319,9 @@ function sessionOptionsJSON(options) {
   if (kit instanceof Port) {
     // A serving port as the kit: its tools are the session's runtime tools,
     // its approval doors stay with the page.
+    if (!kit.belongsTo(runtime)) throw badOption('kit is a Port of another runtime; build the port with this runtime\'s createPort');
+    if (kit.closed) throw agentError('closed', 'agentwasm: kit is a closed Port; create a new one');
+    if (execute !== undefined) throw badOption('a session whose kit is a Port runs its tools through the port; execute would bypass its gates, so drop execute');
     json.port = kit.id;
   } else if (kit !== undefined) {
     if (!isObject(kit)) throw badOption('kit must be an object with tools and execute(), or a Port');
@@ -596,8 +619,19 @@ export class Port {
     this.#tools = JSON.stringify(tools ?? []);
   }
 
+  /** @internal Whether this port lives in runtime. */
+  belongsTo(runtime) {
+    return this.#runtime === runtime;
+  }
+
+  /** Whether close() was called. */
+  get closed() {
+    return this.#closed;
+  }
+
   /** @internal Hands one port event to the page; nothing it does reaches the module. */
   dispatch(text) {
+    if (this.#closed) return;
     try {
       const event = JSON.parse(text);
       const fn = event.type === 'warning' ? this.#onWarn : this.#onChange;
@@ -707,6 +741,9 @@ export class Port {
   /** A standing grant for one action, optionally expiring. */
   alwaysApprove(action, options = {}) {
     const { by, expiresInMs } = options ?? {};
+    if (expiresInMs !== undefined && !(Number.isSafeInteger(expiresInMs) && expiresInMs >= 0)) {
+      throw agentError('bad_argument', 'agentwasm: expiresInMs must be a whole number of milliseconds, 0 (no expiry) or more', TypeError);
+    }
     this.#sync('port.alwaysApprove', { action: String(action), by, expiresInMs });
   }
 
@@ -719,6 +756,8 @@ export class Port {
   close() {
     if (this.#closed) return;
     this.#closed = true;
+    this.#onWarn = undefined;
+    this.#onChange = undefined;
     const reply = this.#runtime.callSync({ op: 'port.close', port: this.#id });
     if (!reply.ok && reply.error?.code !== 'unknown_port') throw replyError(reply);
   }

@@ -188,6 +188,9 @@ func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
 		if o.Kit != nil {
 			return failure(CodeBadOptions, "agentwasm: a session takes a kit or a port as its kit, not both")
 		}
+		if o.Execute {
+			return failure(CodeBadOptions, "agentwasm: a session whose kit is a port runs its tools through the port, and execute would replace that and bypass the port's gates; drop execute")
+		}
 		r.mu.Lock()
 		e := r.ports[o.Port]
 		r.mu.Unlock()

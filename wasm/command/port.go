@@ -8,6 +8,7 @@ import (
 	"context"
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -16,9 +17,10 @@ import (
 
 // portEntry is one open port.
 type portEntry struct {
-	port *serve.Port
-	opts wire.PortOptions
-	mcp  *serve.MCPDispatcher // built on first port.mcp
+	port   *serve.Port
+	opts   wire.PortOptions
+	mcp    *serve.MCPDispatcher // built on first port.mcp
+	closed atomic.Bool          // port.close: no more events to the host
 }
 
 // runPort dispatches the port.* commands; ok is false for other ops.
@@ -34,9 +36,11 @@ func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (re
 		if e == nil {
 			return unknownPort(c.Port), true
 		}
-		// Handlers still running are cancelled (their JS signal aborts);
-		// their fires settle as they return.
-		e.port.App().Close()
+		// Later calls, from the host or from a session whose kit it is,
+		// answer PORT_CLOSED; fires already running settle when their
+		// handlers answer; the host hears no more events.
+		e.closed.Store(true)
+		e.port.Close()
 		return &wire.Reply{OK: true}, true
 	case "port.tools":
 		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(e.port.ToolsJSON()) }), true
@@ -95,7 +99,7 @@ func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (re
 		return r.withPort(c, func(e *portEntry) *wire.Reply {
 			t, found := e.port.App().Transition(c.ID)
 			if !found {
-				return failure(CodeBadCommand, "agentwasm: no transition "+strconv.Quote(c.ID)+" in this port's app session")
+				return failure(CodeRefused, "agentwasm: no transition "+strconv.Quote(c.ID)+" in this port's app session; transition ids come from the port's results (transitionId)")
 			}
 			return value(transitionJSON(t))
 		}), true
@@ -165,8 +169,9 @@ func (r *Runtime) createPort(c *wire.Command, hooks Hooks) *wire.Reply {
 	r.nextID++
 	id := r.nextID
 	r.mu.Unlock()
+	entry := &portEntry{opts: o}
 	emit := func(ev *wire.PortEvent) {
-		if hooks.OnEvent == nil {
+		if hooks.OnEvent == nil || entry.closed.Load() {
 			return
 		}
 		b, err := wire.Marshal(ev)
@@ -206,8 +211,9 @@ func (r *Runtime) createPort(c *wire.Command, hooks Hooks) *wire.Reply {
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
 	}
+	entry.port = p
 	r.mu.Lock()
-	r.ports[id] = &portEntry{port: p, opts: o}
+	r.ports[id] = entry
 	r.mu.Unlock()
 	return &wire.Reply{OK: true, Port: id, Value: p.ToolsJSON()}
 }

@@ -6,8 +6,8 @@
 //
 // At start it hands the loader an object with two functions:
 //
-//	call(command: string, hooks?: {fetch?, event?}, signal?: AbortSignal): Promise<string>
-//	callSync(command: string, hooks?: {fetch?, event?}): string
+//	call(command: string, hooks?: {fetch?, event?, call?}, signal?: AbortSignal): Promise<string>
+//	callSync(command: string, hooks?: {fetch?, event?, call?}): string
 //
 // Both take a JSON command and answer a JSON reply (wasm/README.md).
 // callSync serves only the commands that never wait (version,

@@ -243,21 +243,77 @@ test('the in-page agent drives its own app: a session whose kit is a port', asyn
   port.close();
 });
 
-test('closing a port aborts the signal of a handler still running', async () => {
-  let aborted;
-  const seen = new Promise((resolve) => { aborted = resolve; });
+test('closing a port: calls refused, a session whose kit it is gets errors, running fires still settle, no events', async () => {
+  let release;
+  const released = new Promise((r) => { release = r; });
+  const changes = [];
+  const handlerRan = [];
   const port = runtime.createPort(shop, {
     handlers: {
-      'catalog.add': (input, { signal }) => new Promise((_, reject) => {
-        signal.addEventListener('abort', () => { aborted(true); reject(new Error('aborted')); });
-      }),
+      'catalog.add': async (input) => { await released; handlerRan.push(input.sku); return { charged: input.sku }; },
     },
+    onChange: (c) => changes.push(c.version),
   });
   const fired = await port.call('shop.do_action', { action: 'catalog.add', input: { sku: 'A1' } });
   assert.equal(fired.effectStatus, 'pending');
-  await new Promise((r) => setTimeout(r, 5)); // the handler is running
+  const session = runtime.createSession({
+    kit: port,
+    disableToolDiscovery: true,
+    transport: async function* (request) {
+      yield { type: 'messageStart' };
+      if (request.messages.length === 1) {
+        yield { type: 'toolCallStart', toolCallId: 'c1', toolName: 'shop.do_action' };
+        yield { type: 'toolCallStop', toolCallId: 'c1', toolArguments: { action: 'catalog.add', input: { sku: 'Z9' } } };
+        yield { type: 'messageStop', stopReason: 'toolCall' };
+      } else {
+        yield { type: 'textDelta', text: 'The shop is closed.' };
+        yield { type: 'messageStop', stopReason: 'endTurn' };
+      }
+    },
+  });
   port.close();
-  assert.equal(await seen, true);
+  assert.equal(port.closed, true);
+  const heard = changes.length;
+  await assert.rejects(port.call('shop.whats_here'), (err) => err.code === 'closed');
+  const turn = await session.chat('Add Z9.');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  const result = JSON.parse(turn.toolCalls[0].content);
+  assert.equal(result.status, 'error');
+  assert.equal(result.data.reason, 'PORT_CLOSED', JSON.stringify(result));
+  release();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(handlerRan, ['A1'], 'the running fire finished; the closed port fired nothing new');
+  assert.equal(changes.length, heard, 'no events after close');
+  assert.throws(() => runtime.createSession({ kit: port }), (err) => err.code === 'closed');
+  session.close();
+});
+
+test('misuse is refused with coded errors', async () => {
+  const other = await loadRuntime();
+  const foreign = other.createPort(shop);
+  assert.throws(() => runtime.createSession({ kit: foreign }), (err) => err.code === 'bad_options' && /another runtime/.test(err.message));
+  foreign.close();
+  const port = runtime.createPort(shop, { handlers: { 'catalog.add': () => 1 } });
+  assert.throws(() => runtime.createSession({ kit: port, execute: () => ({ status: 'ok' }) }), (err) => err.code === 'bad_options');
+  await assert.rejects(port.call('shop.do_action', { action: 'catalog.add', input: { n: 1n } }), (err) => err.code === 'bad_argument');
+  const cycle = {};
+  cycle.self = cycle;
+  assert.throws(() => port.patch({ c: cycle }), (err) => err.code === 'bad_argument');
+  assert.throws(() => runtime.createPort({ ...shop, extra: 1n }), (err) => err.code === 'bad_options');
+  assert.throws(() => port.alwaysApprove('checkout.pay', { expiresInMs: Number.NaN }), (err) => err.code === 'bad_argument');
+  assert.throws(() => runtime.createPort(shop, { settleWithinMs: Infinity }), (err) => err.code === 'bad_options');
+  assert.throws(() => port.transition('nope#1'), (err) => err.code === 'refused');
+  port.close();
+});
+
+test('handlers are the ones given at createPort', async () => {
+  const handlers = { 'catalog.add': () => 'v1' };
+  const port = runtime.createPort(shop, { handlers });
+  handlers['catalog.add'] = () => 'v2';
+  const fired = await port.call('shop.do_action', { action: 'catalog.add', input: { sku: 'A1' } });
+  const facts = await settled(port, fired.transitionId);
+  assert.equal(facts.data, 'v1');
+  port.close();
 });
 
 test('a handler that never settles: the call returns pending at once, the MCP fold gives up at its ceiling', async () => {

@@ -101,6 +101,11 @@ export async function usage(signal: AbortSignal): Promise<string> {
   const badGuard: Guard = { key: 'x' };
   // @ts-expect-error source is a principal
   runtime.createPort(graph, { source: 'robot' });
+  // @ts-expect-error gt compares numbers
+  const badGt: Guard = { key: 'total', op: 'gt', value: 'x' };
+  // @ts-expect-error in takes a list
+  const badIn: Guard = { key: 'role', op: 'in', value: 3 };
+  const status: 'pending' | 'performed' | 'refused' = port.transition('x#1').effectStatus;
 
-  return `${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
+  return `${status} ${String(badGt)} ${String(badIn)} ${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
 }
