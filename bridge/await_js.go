@@ -43,6 +43,14 @@ func JSErrorText(v js.Value) (s string) {
 			}
 			return m.String()
 		}
+		// A plain object thrown as an error says more as JSON than as
+		// "[object Object]".
+		if text := jsString.Invoke(v).String(); text != "[object Object]" {
+			return text
+		}
+		if j := js.Global().Get("JSON").Call("stringify", v); j.Type() == js.TypeString {
+			return j.String()
+		}
 	}
 	return jsString.Invoke(v).String()
 }

@@ -28,8 +28,12 @@ type MCPHandlerOptions struct {
 	// Mcp-Session-Id exposed), so a page there can call the server.
 	AllowedOrigins []string
 	// AllowedHosts are Host values ("mcp.example.com:8080" or a bare host
-	// name) a loopback listener accepts besides localhost, 127.0.0.1 and
-	// [::1]. Listeners on other addresses accept any Host.
+	// name) accepted besides localhost, 127.0.0.1 and [::1]. When it is
+	// empty, a loopback listener accepts only those loopback names and a
+	// listener on another address accepts any Host; when it is set, every
+	// listener accepts only the hosts listed (and loopback names), which
+	// is the DNS-rebinding protection for a server on a LAN or public
+	// address.
 	AllowedHosts []string
 }
 
@@ -150,6 +154,11 @@ func (h *mcpHandler) forbidden(r *http.Request) string {
 	loopbackReq := isLoopbackName(hostName)
 	if isLoopbackListener(r) && !loopbackReq && !h.hostAllowed(r.Host) {
 		return "forbidden: Host " + quote(r.Host) + " is not served by this local server"
+	}
+	if len(h.opts.AllowedHosts) > 0 && !loopbackReq && !h.hostAllowed(r.Host) {
+		// Hosts were named: on any listener, only those (and loopback
+		// names) are served, so a rebound name is refused everywhere.
+		return "forbidden: Host " + quote(r.Host) + " is not one of this server's AllowedHosts"
 	}
 	origin := r.Header.Get("Origin")
 	if origin == "" {

@@ -301,3 +301,23 @@ func TestMCPHandlerParallelMixedRequests(t *testing.T) {
 	wg.Wait()
 	assert.Len(t, sessions, 12)
 }
+
+// On a listener that is not loopback (a LAN or public address: the request
+// carries no loopback local address), AllowedHosts, once set, is enforced:
+// a rebound name is refused; without it any Host is served.
+func TestMCPHandlerAllowedHostsOffLoopback(t *testing.T) {
+	ping := func(h http.Handler, host string) int {
+		req := httptest.NewRequest("POST", "http://"+host+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	guarded := NewMCPHandler(NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{AllowedHosts: []string{"mcp.example.com"}})
+	assert.Equal(t, 200, ping(guarded, "mcp.example.com"))
+	assert.Equal(t, 200, ping(guarded, "mcp.example.com:8443"))
+	assert.Equal(t, 403, ping(guarded, "attacker.example"))
+	open := NewMCPHandler(NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{})
+	assert.Equal(t, 200, ping(open, "attacker.example"), "no AllowedHosts: a public server serves any Host")
+}

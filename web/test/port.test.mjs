@@ -95,6 +95,15 @@ test('a handler that throws refuses the fire with its message', async () => {
   assert.equal(facts.effectStatus, 'refused');
   assert.match(facts.error, /out of stock/);
   port.close();
+
+  // A plain object thrown says itself as JSON, not "[object Object]".
+  const plain = runtime.createPort(shop, {
+    handlers: { 'catalog.add': async () => { throw { code: 'E_STOCK', left: 0 }; } },
+  });
+  const again = await plain.call('shop.do_action', { action: 'catalog.add', input: { sku: 'A1' } });
+  const why = await settled(plain, again.transitionId);
+  assert.match(why.error, /\{"code":"E_STOCK","left":0\}/);
+  plain.close();
 });
 
 test('human approval: needs-confirm, the page approves, the confirm fires; events reach the page', async () => {
