@@ -9,19 +9,9 @@ import "strings"
 // encPrefix marks an encoded tool name.
 const encPrefix = "_enc_"
 
-// plainName reports whether s is non-empty and only [A-Za-z0-9_.-].
-func plainName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// plainName reports whether s is non-empty and only [A-Za-z0-9_.-]: the
+// same alphabet as graph ids.
+func plainName(s string) bool { return ValidID(s) }
 
 // EncodeToolName returns name when it is [A-Za-z0-9_.-]+ and does not start
 // with _enc_; otherwise _enc_ followed by name with every byte outside

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/jsonw"
 )
 
 // MaxValueDepth is how deeply arrays and objects may nest in a document
@@ -508,59 +509,9 @@ func appendFloat(dst []byte, f float64) []byte {
 	return dst
 }
 
-const hexDigits = "0123456789abcdef"
-
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendString appends s as a JSON string (internal/jsonw's escaping,
+// shared with every generated codec).
+func appendString(dst []byte, s string) []byte { return jsonw.AppendString(dst, s) }
 
 // numberOf reports v as a float64 when it is a JSON number (float64) or
 // any Go integer or float type.

@@ -83,8 +83,14 @@ func (w *Writer) Float64(f float64) {
 const hex = "0123456789abcdef"
 
 // String appends s as a quoted JSON string.
-func (w *Writer) String(s string) {
-	b := append(w.buf, '"')
+func (w *Writer) String(s string) { w.buf = AppendString(w.buf, s) }
+
+// AppendString appends s to dst as a quoted JSON string, escaped as
+// encoding/json does (\b, \f, \n, \r, \t and \u00XX for the other control
+// characters, \u2028 and \u2029, U+FFFD for invalid UTF-8) except that <,
+// > and & are written as they are.
+func AppendString(dst []byte, s string) []byte {
+	b := append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -103,6 +109,10 @@ func (w *Writer) String(s string) {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}
@@ -126,7 +136,7 @@ func (w *Writer) String(s string) {
 		start = i
 	}
 	b = append(b, s[start:]...)
-	w.buf = append(b, '"')
+	return append(b, '"')
 }
 
 // Size returns the bytes written so far.

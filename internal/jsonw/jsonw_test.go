@@ -1,9 +1,11 @@
 package jsonw_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -95,6 +97,26 @@ func FuzzString(f *testing.F) {
 		}
 		if utf8.ValidString(s) && back != s {
 			t.Fatalf("round trip: %q → %q", s, back)
+		}
+	})
+}
+
+// AppendString writes what encoding/json writes, but for <, > and &, which
+// it leaves as they are.
+func FuzzAppendStringMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{"", "\b\f\n\r\t\x01\x1f", "<a&b>", "\u2028\u2029", "\xff\xfe", "é🎉"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		got := jsonw.AppendString([]byte("x"), s)
+		if string(got) != "x"+strings.TrimSuffix(want.String(), "\n") {
+			t.Fatalf("%q: got %s, encoding/json %s", s, got[1:], want.String())
 		}
 	})
 }
