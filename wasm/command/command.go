@@ -10,7 +10,6 @@ package command
 
 import (
 	"context"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
 	"os"
 	"runtime"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/portkit"
 	"github.com/agentwasm/agentwasm/session"

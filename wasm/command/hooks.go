@@ -10,10 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
 	"strconv"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )

@@ -9,9 +9,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )

@@ -6,10 +6,10 @@ package command
 import (
 	"encoding/json"
 	"errors"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"strconv"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )

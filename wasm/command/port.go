@@ -6,11 +6,11 @@ package command
 
 import (
 	"context"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/serve"
 )

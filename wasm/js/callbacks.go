@@ -10,12 +10,12 @@ package main
 
 import (
 	"context"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
 	"strings"
 	"syscall/js"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 var jsAbortController = js.Global().Get("AbortController")

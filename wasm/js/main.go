@@ -18,12 +18,12 @@ package main
 
 import (
 	"context"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"os"
 	"strconv"
 	"syscall/js"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/wasm/command"
 )

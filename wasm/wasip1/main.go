@@ -10,12 +10,12 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/agentwasm/agentwasm/internal/errs"
 	"io"
 	"os"
 	"unsafe"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/wasm/command"
 )
