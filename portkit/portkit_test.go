@@ -1,3 +1,6 @@
+// Tests of the join: a session whose kit is a port drives a journey through
+// needs-confirm and a human approval; the kit's tools, prompt and statuses.
+
 package portkit_test
 
 import (

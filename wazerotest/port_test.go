@@ -1,3 +1,7 @@
+// The serving port through the wasip1 module: handlers behind the handler
+// hook, settlement, the human doors, the in-module MCP server, bad commands,
+// a handler that never answers, and a session whose kit is a port.
+
 package wazerotest_test
 
 import (

@@ -1,3 +1,6 @@
+// The list-changed watch and discovery through the wasip1 module: a silent
+// watch stream beside a chat, and a silent MCP endpoint on a virtual clock.
+
 package wazerotest_test
 
 import (

@@ -1,3 +1,6 @@
+// Tests that the errs helpers write what fmt wrote: Wrap as Errorf with %w,
+// Text as %v, Trunc as %.Ns; and that Text never panics.
+
 package errs_test
 
 import (

@@ -1,3 +1,6 @@
+// Node tests of the serving port from JavaScript: createPort with JS
+// handlers, refusals, human approval, events, closing, misuse, the in-page
+// MCP server, and a session whose kit is a port.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadRuntime } from '../testing/helpers.mjs';
