@@ -9,7 +9,6 @@ import (
 	"context"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
 )
@@ -146,8 +145,8 @@ func (s *Session) runPass(p *discoveryPass) {
 	defer cancel()
 	var timedOut atomic.Bool
 	if d := s.opts.ToolDiscoveryTimeout; d > 0 {
-		t := time.AfterFunc(d, func() { timedOut.Store(true); cancel() })
-		defer t.Stop()
+		stop := s.opts.Clock.AfterFunc(d, func() { timedOut.Store(true); cancel() })
+		defer stop()
 	}
 	list, pages, err := s.listTools(ctx)
 	var c *catalog

@@ -48,6 +48,8 @@ type ResumingFetcher struct {
 	// DefaultDelay is the delay before reconnecting when the stream set no
 	// retry field [DefaultMCPResumeDelay].
 	DefaultDelay time.Duration
+	// Clock waits out the delays [the system clock].
+	Clock Clock
 }
 
 // Fetch sends req and, for a POST answered with an event stream, returns a
@@ -74,8 +76,12 @@ func (f *ResumingFetcher) Fetch(ctx context.Context, req *bridge.Request) (*brid
 	if delay <= 0 {
 		delay = DefaultMCPResumeDelay
 	}
+	clock := f.Clock
+	if clock == nil {
+		clock = systemClock{}
+	}
 	b := &resumeBody{
-		ctx: ctx, fetcher: inner, req: req, id: string(trimJSONSpace(m.ID)),
+		ctx: ctx, fetcher: inner, clock: clock, req: req, id: string(trimJSONSpace(m.ID)),
 		attempts: attempts, delay: delay, done: make(chan struct{}),
 		cur: resp.Body, sr: bridge.NewSSEReader(resp.Body, 0),
 	}
@@ -89,6 +95,7 @@ func (f *ResumingFetcher) Fetch(ctx context.Context, req *bridge.Request) (*brid
 type resumeBody struct {
 	ctx      context.Context
 	fetcher  bridge.Fetcher
+	clock    Clock
 	req      *bridge.Request
 	id       string // the request's id, as JSON text
 	attempts int    // reconnections left
@@ -170,10 +177,10 @@ func (b *resumeBody) resume() error {
 	if delay <= 0 {
 		delay = b.delay
 	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
+	elapsed, stop := after(b.clock, delay)
+	defer stop()
 	select {
-	case <-t.C:
+	case <-elapsed:
 	case <-b.ctx.Done():
 		return b.ctx.Err()
 	case <-b.done:

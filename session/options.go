@@ -69,6 +69,11 @@ type Options struct {
 	// MCP server is contacted and only runtime tools are advertised).
 	MCPClient MCPClient
 
+	// Clock is the time the session reads and waits on: the discovery
+	// bound, the watch's backoff and stable-stream check. Nil means the
+	// system clock. Tests inject one to run long bounds at once.
+	Clock Clock
+
 	// OnEvent observes every streamed event and every dispatch, on the
 	// goroutine running Chat, in order. A panicking observer is recovered
 	// and ignored: it never breaks, hangs or fails a turn.
@@ -147,6 +152,9 @@ func (o Options) withDefaults() (Options, error) {
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
 	if o.Fetcher == nil {
 		o.Fetcher = bridge.DefaultFetcher()
+	}
+	if o.Clock == nil {
+		o.Clock = systemClock{}
 	}
 	switch {
 	case o.MaxTokens < 0:

@@ -39,7 +39,7 @@ func New(opts Options) (*Session, error) {
 		// whose request streams resume after a drop.
 		c, err := NewHTTPMCPClient(HTTPMCPConfig{
 			URL:     o.BaseURL + "/mcp",
-			Fetcher: &ResumingFetcher{Fetcher: o.Fetcher},
+			Fetcher: &ResumingFetcher{Fetcher: o.Fetcher, Clock: o.Clock},
 			Auth:    o.Auth,
 		})
 		if err != nil {

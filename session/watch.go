@@ -251,12 +251,12 @@ func (s *Session) runWatch(ctx context.Context, l MCPListener, run int) {
 			detail = err.Error()
 		}
 		s.setWatchStatus(WatchReconnecting, detail+"; reconnect "+strconv.Itoa(attempt)+" in "+wait.String())
-		t := time.NewTimer(wait)
+		elapsed, stop := after(s.opts.Clock, wait)
 		select {
 		case <-ctx.Done():
-			t.Stop()
+			stop()
 			return
-		case <-t.C:
+		case <-elapsed:
 		}
 	}
 }
@@ -276,7 +276,7 @@ func (s *Session) listenOnce(ctx context.Context, l MCPListener, lastID *string,
 	defer stream.Close()
 	stop := context.AfterFunc(ctx, func() { _ = stream.Close() })
 	defer stop()
-	opened := time.Now()
+	opened := s.opts.Clock.Now()
 	s.setWatchStatus(WatchOpen, "")
 	for {
 		n, err := stream.Next()
@@ -284,7 +284,7 @@ func (s *Session) listenOnce(ctx context.Context, l MCPListener, lastID *string,
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			return healthy || time.Since(opened) >= stable, err
+			return healthy || s.opts.Clock.Now().Sub(opened) >= stable, err
 		}
 		healthy = true
 		if n.EventID != "" {

@@ -1,0 +1,35 @@
+// The session's clock: the time it reads and waits on (the discovery bound,
+// the watch's backoff and stable-stream check), injectable so that tests
+// run a 15-second default timeout in microseconds.
+
+package session
+
+import "time"
+
+// Clock is the time a session reads and waits on. Implementations must be
+// safe for concurrent use. Options.Clock nil means the system clock.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f on its own goroutine once d has passed, unless the
+	// returned stop is called first; stop reports whether it prevented
+	// the call.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// systemClock is the Clock of the time package.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// after returns a channel closed once d has passed on c, and a stop
+// function that releases the wait early.
+func after(c Clock, d time.Duration) (<-chan struct{}, func() bool) {
+	ch := make(chan struct{})
+	stop := c.AfterFunc(d, func() { close(ch) })
+	return ch, stop
+}
