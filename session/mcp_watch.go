@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"strconv"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // Listen opens the notification stream for the list-changed watch. A 405
@@ -25,11 +27,11 @@ func (c *HTTPMCPClient) Listen(ctx context.Context, lastEventID string) (MCPNoti
 			status = pe.Status
 			if pe.Code == RPCMethodNotFound {
 				// A stateless-era server without subscriptions/listen.
-				return nil, &suffixError{err: ErrListenUnsupported, suffix: " (subscriptions/listen: method not found)"}
+				return nil, errs.WithSuffix(ErrListenUnsupported, " (subscriptions/listen: method not found)")
 			}
 		}
 		if status == 405 || status == 501 {
-			return nil, &suffixError{err: ErrListenUnsupported, suffix: " (HTTP " + strconv.Itoa(status) + ")"}
+			return nil, errs.WithSuffix(ErrListenUnsupported, " (HTTP ", strconv.Itoa(status), ")")
 		}
 		return nil, err
 	}
@@ -51,13 +53,3 @@ func (l listenStream) Next() (MCPNotification, error) {
 }
 
 func (l listenStream) Close() error { return l.s.Close() }
-
-// suffixError is err with text after it (the fmt.Errorf("%w …", err)
-// pattern): its text is err's followed by suffix, and it unwraps to err.
-type suffixError struct {
-	err    error
-	suffix string
-}
-
-func (e *suffixError) Error() string { return e.err.Error() + e.suffix }
-func (e *suffixError) Unwrap() error { return e.err }

@@ -25,13 +25,14 @@ func Wrap(err error, parts ...string) error {
 	return &wrapped{msg: join(parts) + ": " + err.Error(), err: err}
 }
 
-// WrapNoColon is Wrap whose parts already end the sentence: the text is
-// parts followed directly by err's text.
-func WrapNoColon(err error, parts ...string) error {
+// WithSuffix returns an error whose text is err's followed by the
+// concatenation of parts, and which unwraps to err (the
+// fmt.Errorf("%w …", err) pattern).
+func WithSuffix(err error, parts ...string) error {
 	if err == nil {
 		return New(parts...)
 	}
-	return &wrapped{msg: join(parts) + err.Error(), err: err}
+	return &wrapped{msg: err.Error() + join(parts), err: err}
 }
 
 type wrapped struct {

@@ -19,7 +19,9 @@ func TestWrapMatchesErrorf(t *testing.T) {
 	assert.Equal(t, fmt.Errorf("reading the body: %w", io.ErrUnexpectedEOF).Error(), err.Error())
 	assert.True(t, errors.Is(err, io.ErrUnexpectedEOF))
 	assert.Equal(t, "no cause", errs.Wrap(nil, "no ", "cause").Error())
-	assert.Equal(t, "cut: unexpected EOF", errs.WrapNoColon(io.ErrUnexpectedEOF, "cut: ").Error())
+	suffixed := errs.WithSuffix(io.ErrUnexpectedEOF, " (HTTP ", "405", ")")
+	assert.Equal(t, fmt.Errorf("%w (HTTP %d)", io.ErrUnexpectedEOF, 405).Error(), suffixed.Error())
+	assert.True(t, errors.Is(suffixed, io.ErrUnexpectedEOF))
 	assert.Equal(t, "abc", errs.New("a", "b", "c").Error())
 }
 
