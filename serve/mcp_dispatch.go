@@ -11,6 +11,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -19,7 +20,7 @@ import (
 // it, and so does the conformance fixture.
 type ToolServer interface {
 	// ListTools returns the JSON array of MCP tool objects. The dispatcher
-	// reads it once, when it is built.
+	// reads it when it is built, and again on each ToolsChanged.
 	ListTools() []byte
 	// CallTool runs one tool and returns a complete CallToolResult JSON
 	// object. args is the arguments object ("{}" when the call had none).
@@ -104,8 +105,13 @@ type MCPDispatcherOptions struct {
 	// carries an unknown or ended id is then answered 404.
 	Sessions bool
 	// Capabilities is the server's capabilities object as JSON
-	// [{"tools":{"listChanged":false}}].
+	// [{"tools":{"listChanged":false}}, or true with ListChanged].
 	Capabilities []byte
+	// ListChanged offers notifications/tools/list_changed: the tool list
+	// may change (ToolsChanged), and clients may listen for the change on
+	// the session era's GET stream or the stateless era's
+	// subscriptions/listen (see Subscribe and MCPResponse.Listen).
+	ListChanged bool
 	// Methods answers extra methods (prompts/list for instance) in both eras.
 	Methods map[string]MCPMethod
 	// ListTTLMs and CacheScope are the caching hints of stateless-era list
@@ -117,19 +123,24 @@ type MCPDispatcherOptions struct {
 // MCPDispatcher answers MCP JSON-RPC messages over a ToolServer. It is safe
 // for concurrent use; one message never affects another.
 type MCPDispatcher struct {
-	ts      ToolServer
-	opts    MCPDispatcherOptions
-	caps    []byte
-	info    []byte // {"name":…,"version":…}
-	tools   []byte // the tool array, as read at construction
-	headers map[string][]paramHeaderRule
-
-	listSession   []byte // tools/list result, session era
-	listStateless []byte // tools/list result, stateless era
+	ts   ToolServer
+	opts MCPDispatcherOptions
+	caps []byte
+	info []byte // {"name":…,"version":…}
+	list atomic.Pointer[toolList]
 
 	mu       sync.Mutex
 	sessions map[string]string // id → negotiated protocol version
 	order    []string
+	subs     map[*mcpSubscriber]struct{}
+}
+
+// toolList is the tool array as last read, and what is derived from it.
+type toolList struct {
+	tools     []byte // the tool array
+	headers   map[string][]paramHeaderRule
+	session   []byte // tools/list result, session era
+	stateless []byte // tools/list result, stateless era
 }
 
 // MCPRequest is one HTTP-less request to the dispatcher.
@@ -151,6 +162,11 @@ type MCPResponse struct {
 	Status int
 	// SessionID is a session id initialize just issued ("" none).
 	SessionID string
+	// Listen, when not nil, means the request opened a notification stream
+	// (the stateless era's subscriptions/listen, with ListChanged): Body is
+	// nil, and the transport answers 200 with an event stream carrying
+	// Listen's messages, and closes Listen when the client goes.
+	Listen *MCPListen
 }
 
 // NewMCPDispatcher builds a dispatcher over ts. It reads ts.ListTools once;
@@ -170,20 +186,30 @@ func NewMCPDispatcher(ts ToolServer, opts MCPDispatcherOptions) *MCPDispatcher {
 		d.opts.ListTTLMs = 0
 	}
 	d.caps = []byte(`{"tools":{"listChanged":false}}`)
+	if opts.ListChanged {
+		d.caps = []byte(`{"tools":{"listChanged":true}}`)
+	}
 	if c := bytes.TrimSpace(opts.Capabilities); len(c) > 0 && isJSONObject(c) {
 		d.caps = append([]byte(nil), c...)
 	}
 	d.info = buildObject("name", wire.EncodeString(d.opts.Name), "version", wire.EncodeString(d.opts.Version))
-	d.tools = []byte("[]")
-	if ts != nil {
-		if t := safeListTools(ts); isJSONArray(t) {
-			d.tools = t
+	d.readTools()
+	return d
+}
+
+// readTools reads the tool server's list and derives the list results; a
+// list that is not a JSON array is served as an empty one.
+func (d *MCPDispatcher) readTools() {
+	l := &toolList{tools: []byte("[]")}
+	if d.ts != nil {
+		if t := safeListTools(d.ts); isJSONArray(t) {
+			l.tools = t
 		}
 	}
-	d.headers = paramHeaderRules(d.tools)
-	d.listSession = buildObject("tools", d.tools)
-	d.listStateless = d.decorate("tools/list", d.listSession)
-	return d
+	l.headers = paramHeaderRules(l.tools)
+	l.session = buildObject("tools", l.tools)
+	l.stateless = d.decorate("tools/list", l.session)
+	d.list.Store(l)
 }
 
 // safeListTools calls ts.ListTools under recover.
@@ -259,6 +285,9 @@ func (d *MCPDispatcher) Handle(ctx context.Context, req MCPRequest) (resp MCPRes
 	body := bytes.TrimSpace(req.Body)
 	if len(body) > 0 && body[0] == '[' {
 		return d.handleBatch(ctx, req, body)
+	}
+	if l := d.listenRequest(req, body); l != nil {
+		return MCPResponse{Status: 200, Listen: l}
 	}
 	out, status, sid := d.handleOne(ctx, req, body, false)
 	if out == nil {
@@ -417,6 +446,32 @@ func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byt
 	return resultBody(id, res), 200, ""
 }
 
+// listenRequest opens a listener when body is a valid stateless-era
+// subscriptions/listen request and the dispatcher offers ListChanged; any
+// other body (or an invalid listen request) is left to handleOne, which
+// answers it or its error.
+func (d *MCPDispatcher) listenRequest(req MCPRequest, body []byte) (l *MCPListen) {
+	if !d.opts.ListChanged || d.opts.Era == "session" || !bytes.Contains(body, []byte("subscriptions/listen")) {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			l = nil
+		}
+	}()
+	if _, err := ParseValue(body); err != nil {
+		return nil
+	}
+	msg, e := decodeMessage(body)
+	if e != nil || msg.id == nil || msg.method != "subscriptions/listen" || !d.isStateless(req, msg) {
+		return nil
+	}
+	if _, _, e := d.checkStateless(req, msg); e != nil {
+		return nil
+	}
+	return d.listen(msg.id)
+}
+
 // decodeMessage checks the JSON-RPC envelope of one valid JSON value.
 func decodeMessage(raw []byte) (rpcMessage, *MCPError) {
 	var m rpcMessage
@@ -559,9 +614,9 @@ func (d *MCPDispatcher) route(ctx context.Context, msg rpcMessage, version strin
 	switch msg.method {
 	case "tools/list":
 		if stateless {
-			return d.listStateless, nil
+			return d.list.Load().stateless, nil
 		}
-		return d.listSession, nil
+		return d.list.Load().session, nil
 	case "tools/call":
 		res, e := d.callTool(ctx, msg, version, cc, stateless)
 		if e != nil {

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -41,8 +42,11 @@ type MCPHandlerOptions struct {
 const defaultMaxBodyBytes = 4 << 20
 
 // NewMCPHandler returns the Streamable HTTP handler of d: POST carries
-// JSON-RPC and is answered with application/json; GET is 405 (no stream is
-// offered); DELETE ends a session when d issues session ids.
+// JSON-RPC and is answered with application/json (a stateless-era
+// subscriptions/listen, when d offers ListChanged, with an event stream of
+// notifications); GET opens the session era's notification stream when d
+// offers ListChanged, and is 405 otherwise; DELETE ends a session when d
+// issues session ids.
 func NewMCPHandler(d *MCPDispatcher, opts MCPHandlerOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBodyBytes
@@ -67,17 +71,22 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	allow := "POST"
+	if h.d.streamsSessionEra() {
+		allow = "GET, POST"
+	}
 	if h.d.SessionsEnabled() {
-		allow = "POST, DELETE"
+		allow += ", DELETE"
 	}
 	if h.cors(w, r, allow) {
 		return
 	}
-	switch r.Method {
-	case http.MethodPost:
+	switch {
+	case r.Method == http.MethodPost:
 		h.post(w, r)
-	case http.MethodDelete:
+	case r.Method == http.MethodDelete:
 		h.delete(w, r)
+	case r.Method == http.MethodGet && h.d.streamsSessionEra():
+		h.get(w, r)
 	default:
 		w.Header().Set("Allow", allow)
 		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, "method not allowed: this server offers no event stream; POST JSON-RPC messages")
@@ -113,6 +122,10 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if resp.SessionID != "" {
 		w.Header().Set("Mcp-Session-Id", resp.SessionID)
 	}
+	if resp.Listen != nil {
+		writeStream(w, r, resp.Listen, false)
+		return
+	}
 	if resp.Body == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -124,6 +137,82 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(resp.Body)
+}
+
+// get opens the session era's notification stream.
+func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
+	if !acceptsEventStream(r.Header.Values("Accept")) {
+		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: the stream is text/event-stream; send Accept: text/event-stream")
+		return
+	}
+	l, e := h.d.ListenSession(r.Header.Get("Mcp-Session-Id"))
+	if e != nil {
+		status := http.StatusBadRequest
+		if e.Code == MCPSessionNotFound {
+			status = http.StatusNotFound
+		}
+		writeRPCError(w, status, e.Code, e.Message)
+		return
+	}
+	writeStream(w, r, l, true)
+}
+
+// writeStream answers with an event stream of l's messages until the client
+// goes; withIDs numbers the events (the session era's GET stream, so a
+// client can send Last-Event-ID).
+func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen, withIDs bool) {
+	defer l.Close()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	if first := l.First(); first != nil {
+		_, _ = w.Write(sseData(nil, "", first))
+	} else {
+		_, _ = io.WriteString(w, ": open\n\n")
+	}
+	flush()
+	for n := 1; ; n++ {
+		msg, err := l.Next(r.Context())
+		if err != nil {
+			return
+		}
+		id := ""
+		if withIDs {
+			id = strconv.Itoa(n)
+		}
+		if _, err := w.Write(sseData(nil, id, msg)); err != nil {
+			return
+		}
+		flush()
+	}
+}
+
+// sseData appends one event carrying a JSON message (one line) and an
+// optional id.
+func sseData(dst []byte, id string, msg []byte) []byte {
+	if id != "" {
+		dst = append(append(append(dst, "id: "...), id...), '\n')
+	}
+	return append(append(append(dst, "data: "...), msg...), "\n\n"...)
+}
+
+// acceptsEventStream reports whether an Accept header admits
+// text/event-stream.
+func acceptsEventStream(values []string) bool {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err == nil && (mt == "text/event-stream" || mt == "text/*" || mt == "*/*") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // delete ends a session.

@@ -161,7 +161,7 @@ func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MC
 	if msg.method != "tools/call" {
 		return nil
 	}
-	rules := d.headers[name]
+	rules := d.list.Load().headers[name]
 	if len(rules) == 0 {
 		return nil
 	}

@@ -36,6 +36,10 @@ type Command struct {
 	ID          string     `json:"id,omitempty"`
 	// Message is one JSON-RPC message for port.mcp.
 	Message RawMessage `json:"message,omitempty"`
+	// SettleWithinMs makes port.call wait up to this long for a fire to
+	// settle and fold the settled facts into the result (absent or 0:
+	// answer at once).
+	SettleWithinMs int64 `json:"settleWithinMs,omitempty"`
 }
 
 // Reply is the module's answer to one Command.

@@ -1305,6 +1305,12 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jsonr.L
 					in.AddError((out.Message).UnmarshalJSON(data))
 				}
 			}
+		case "settleWithinMs":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.SettleWithinMs = int64(in.Int64())
+			}
 		default:
 			in.SkipRecursive()
 		}

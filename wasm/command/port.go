@@ -46,6 +46,9 @@ func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (re
 		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(e.port.ToolsJSON()) }), true
 	case "port.call":
 		return r.withPort(c, func(e *portEntry) *wire.Reply {
+			if c.SettleWithinMs > 0 {
+				return value(serve.CallSettled(ctx, e.port, c.Name, c.Args, time.Duration(c.SettleWithinMs)*time.Millisecond).JSON())
+			}
 			return value(e.port.Call(ctx, c.Name, c.Args).JSON())
 		}), true
 	case "port.mcp":

@@ -72,6 +72,20 @@ test('a port from JS: fixed tools, a fire through a JS handler, and its data', a
   port.close();
 });
 
+test('call with settleWithinMs comes back settled; a bad settleWithinMs is refused', async () => {
+  const { handlers } = recorder();
+  const port = runtime.createPort(shop, { handlers });
+  const folded = await port.call('shop.do_action', { action: 'catalog.add', input: { sku: 'B2' } }, { settleWithinMs: 2000 });
+  assert.equal(folded.effectStatus, 'performed', JSON.stringify(folded));
+  assert.equal(folded.settleWith, undefined, 'no pending pointer on a settled result');
+  const quick = await port.call('shop.do_action', { action: 'catalog.add', input: { sku: 'C3' } });
+  assert.equal(quick.effectStatus, 'pending', 'without the option the call answers at once');
+  for (const bad of [-1, 1.5, '10', Number.NaN]) {
+    await assert.rejects(port.call('shop.whats_here', {}, { settleWithinMs: bad }), { code: 'bad_argument' });
+  }
+  port.close();
+});
+
 test('bad input from the model is a refusal, never a throw', async () => {
   const port = runtime.createPort(shop, { handlers: recorder().handlers });
   const unknown = await port.call('shop.nope', {});

@@ -1,0 +1,135 @@
+// Tool-list change notifications: the dispatcher re-reads its tool list on
+// ToolsChanged and tells every listener. Listeners are the session era's GET
+// stream and the stateless era's subscriptions/listen stream; the
+// dispatcher stays transport-free (an MCPListen hands the transport the
+// messages to write as events).
+
+package serve
+
+import (
+	"context"
+	"sync"
+)
+
+// listChangedMethod is the notification a tool-list change sends.
+const listChangedMethod = "notifications/tools/list_changed"
+
+// subscriptionIDKey names the subscription in a stateless-era
+// notification's _meta.
+const subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
+
+// mcpSubscriber is one open listener: a coalescing change signal.
+type mcpSubscriber struct {
+	changed chan struct{} // capacity 1: changes while one is pending merge
+}
+
+// MCPListen is an open notification stream the dispatcher handed to a
+// transport: write First (when not nil), then each message Next returns,
+// each as one event, until Next fails; then Close. Next may be called from
+// one goroutine at a time; Close may be called from any goroutine, once or
+// more.
+type MCPListen struct {
+	d     *MCPDispatcher
+	sub   *mcpSubscriber
+	id    []byte // the subscriptions/listen request id; nil for a GET stream
+	first []byte
+	once  sync.Once
+	done  chan struct{}
+}
+
+// First returns the message to send when the stream opens (the stateless
+// era's acknowledgment), or nil.
+func (l *MCPListen) First() []byte { return l.first }
+
+// Next waits for the tool list to change and returns the JSON-RPC
+// notification to send. It returns ctx's error when ctx ends first, and
+// context.Canceled once the stream is closed.
+func (l *MCPListen) Next(ctx context.Context) ([]byte, error) {
+	select {
+	case <-l.sub.changed:
+		if l.id == nil {
+			return []byte(`{"jsonrpc":"2.0","method":"` + listChangedMethod + `"}`), nil
+		}
+		return []byte(`{"jsonrpc":"2.0","method":"` + listChangedMethod + `","params":{"_meta":{"` + subscriptionIDKey + `":` + string(l.id) + `}}}`), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.done:
+		return nil, context.Canceled
+	}
+}
+
+// Close ends the stream and forgets the listener.
+func (l *MCPListen) Close() {
+	l.once.Do(func() {
+		close(l.done)
+		l.d.mu.Lock()
+		delete(l.d.subs, l.sub)
+		l.d.mu.Unlock()
+	})
+}
+
+// Listeners returns how many notification streams are open.
+func (d *MCPDispatcher) Listeners() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.subs)
+}
+
+// ToolsChanged re-reads the tool server's list, serves it from then on, and
+// sends notifications/tools/list_changed on every open stream. Bursts
+// coalesce: a listener that has not yet taken the last change gets one
+// notification for both. It is safe to call from any goroutine.
+func (d *MCPDispatcher) ToolsChanged() {
+	d.readTools()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for s := range d.subs {
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// listen opens a listener; id is the subscriptions/listen request id (nil
+// for a session-era GET stream).
+func (d *MCPDispatcher) listen(id []byte) *MCPListen {
+	l := &MCPListen{d: d, sub: &mcpSubscriber{changed: make(chan struct{}, 1)}, done: make(chan struct{})}
+	if id != nil {
+		l.id = append([]byte(nil), id...)
+		l.first = []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"` +
+			subscriptionIDKey + `":` + string(l.id) + `},"notifications":{"toolsListChanged":true}}}`)
+	}
+	d.mu.Lock()
+	if d.subs == nil {
+		d.subs = map[*mcpSubscriber]struct{}{}
+	}
+	d.subs[l.sub] = struct{}{}
+	d.mu.Unlock()
+	return l
+}
+
+// ListenSession opens the session era's notification stream (an HTTP GET)
+// for the session sessionID ("" when the dispatcher issues no ids). It
+// fails with MCPMethodNotFound when the dispatcher was built without
+// ListChanged or does not speak the session era, and with
+// MCPSessionNotFound when the session is unknown or ended.
+func (d *MCPDispatcher) ListenSession(sessionID string) (*MCPListen, *MCPError) {
+	if !d.opts.ListChanged || d.opts.Era == "stateless" {
+		return nil, &MCPError{Code: MCPMethodNotFound, Message: "this server offers no event stream; POST JSON-RPC messages"}
+	}
+	if d.opts.Sessions {
+		if sessionID == "" {
+			return nil, &MCPError{Code: MCPInvalidRequest, Message: "bad request: the stream needs the Mcp-Session-Id that initialize issued"}
+		}
+		if _, ok := d.sessionVersion(sessionID); !ok {
+			return nil, &MCPError{Code: MCPSessionNotFound, Message: "session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one"}
+		}
+	}
+	return d.listen(nil), nil
+}
+
+// streamsSessionEra reports whether a session-era GET opens a stream.
+func (d *MCPDispatcher) streamsSessionEra() bool {
+	return d.opts.ListChanged && d.opts.Era != "stateless"
+}
