@@ -464,9 +464,11 @@ export declare class Port {
   readonly closed: boolean;
   /**
    * Calls a tool; refusals and pauses resolve as results. Rejects only for misuse: `closed`, or
-   * `bad_argument` for args that have no JSON form (a BigInt, a cycle).
+   * `bad_argument` for args that have no JSON form (a BigInt, a cycle) or a bad option.
+   * `settleWithinMs` waits that long for a fire to settle and folds the settled facts into the
+   * result, as a session whose kit is the port does (default 0: answer at once, pending).
    */
-  call(name: string, args?: Record<string, unknown>): Promise<PortResult>;
+  call(name: string, args?: Record<string, unknown>, options?: { settleWithinMs?: number }): Promise<PortResult>;
   /** Answers one MCP JSON-RPC message; resolves with the response, or null for a notification. */
   mcp(message: object | string): Promise<object | null>;
   /** Where the app session stands. */

@@ -8,8 +8,25 @@
 //
 // Works in browsers, Electron-style hosts and Node 20+. Types are in
 // agentwasm.d.ts; the commands underneath are documented in wasm/README.md.
+//
+// Bundler-safe: the default assets are found with
+// `new URL('./agentwasm.wasm', import.meta.url)` and
+// `new URL('./wasm_exec.js', import.meta.url)`, written literally so that
+// bundlers that know the pattern (webpack 5, Vite/Rollup) emit the files and
+// rewrite the URLs; the others (esbuild) keep import.meta.url, so the two
+// files go next to the bundle. wasm_exec.js is loaded at run time from its
+// URL, never bundled, and `node:fs/promises` (for file: URLs, in Node) is
+// imported through a name the bundler cannot see, so a browser bundle never
+// meets a `node:` import.
 
 const here = import.meta.url;
+
+/**
+ * Node's fs module, for file: URLs only. The specifier is in a variable and
+ * the import carries the ignore comments of webpack and Vite, so bundlers
+ * leave it to run time instead of failing to resolve it for a browser.
+ */
+const NODE_FS = 'node:fs/promises';
 
 /** Options that travel to the module as JSON, as given. */
 const JSON_OPTIONS = new Set([
@@ -61,7 +78,9 @@ const execLoaded = new Map();
 function loadWasmExec(url) {
   const key = String(url);
   if (!execLoaded.has(key)) {
-    execLoaded.set(key, import(key).then(() => {
+    // A run-time import of the URL: bundlers must not follow it (wasm_exec.js
+    // is a script with side effects, loaded from beside the wasm).
+    execLoaded.set(key, import(/* webpackIgnore: true */ /* @vite-ignore */ key).then(() => {
       if (typeof globalThis.Go !== 'function') {
         throw agentError('load_failed', `agentwasm: ${key} did not define globalThis.Go; is it Go's wasm_exec.js?`);
       }
@@ -81,9 +100,9 @@ async function instantiate(wasm, imports) {
   if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) {
     return (await WebAssembly.instantiate(wasm, imports)).instance;
   }
-  const url = new URL(String(wasm ?? new URL('./agentwasm.wasm', here)), here);
+  const url = wasm == null ? new URL('./agentwasm.wasm', import.meta.url) : new URL(String(wasm), here);
   if (url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
     return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
   }
   const response = await fetch(url);
@@ -106,7 +125,7 @@ let loads = 0;
  */
 export async function load(options = {}) {
   const { wasm, wasmExec, testHooks = false } = options;
-  await loadWasmExec(new URL(String(wasmExec ?? new URL('./wasm_exec.js', here)), here));
+  await loadWasmExec(wasmExec == null ? new URL('./wasm_exec.js', import.meta.url) : new URL(String(wasmExec), here));
   const go = new globalThis.Go();
   const name = `__agentwasm_register_${++loads}_${Math.random().toString(36).slice(2)}`;
   const ready = new Promise((resolve) => {
@@ -667,15 +686,22 @@ export class Port {
   /**
    * Calls one of the port's tools. Resolves with the port's result object;
    * refusals and pauses are results too (`ok: false`, `judgment`), never throws
-   * for the model's mistakes.
+   * for the model's mistakes. With `settleWithinMs`, a fire's result waits
+   * that long to come back settled (as a session whose kit is the port does).
    * @param {string} name
    * @param {object} [args]
+   * @param {{settleWithinMs?: number}} [options]
    * @returns {Promise<import('./agentwasm.d.ts').PortResult>}
    */
-  async call(name, args = {}) {
+  async call(name, args = {}, options = {}) {
     if (typeof name !== 'string') throw agentError('bad_argument', 'agentwasm: call(name, args) takes a tool name', TypeError);
+    const settle = options?.settleWithinMs;
+    if (settle !== undefined && !(Number.isSafeInteger(settle) && settle >= 0)) {
+      throw agentError('bad_argument', 'agentwasm: call options.settleWithinMs must be a whole number of milliseconds, 0 or more', TypeError);
+    }
     this.#open();
     const command = { op: 'port.call', port: this.#id, name, args: args ?? {} };
+    if (settle) command.settleWithinMs = settle;
     const reply = await this.#runtime.call(command);
     if (!reply.ok) throw replyError(reply);
     return reply.value;

@@ -1,0 +1,94 @@
+// package.mjs — writes dist/package/, the npm package of agentwasm, for
+// `make package` (after `make build`): the loader, its types, the js module,
+// Go's wasm_exec.js, the wasip1 module (for Go/wazero hosts), the package's
+// README (web/package/README.md), Go's license (wasm_exec.js and the Go
+// runtime inside both modules are under it) and a package.json whose version
+// is read from wasm/command (the `Version` constant the module's version()
+// reports), so the two cannot drift. `npm pack` in dist/package packs it.
+//
+//   node scripts/package.mjs [outDir]
+
+import { copyFile, mkdir, readFile, rm, writeFile, access } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const dist = path.join(root, 'dist');
+const out = path.resolve(process.argv[2] ?? path.join(dist, 'package'));
+
+/** An Error with a stable `code`. */
+function packageError(code, message) {
+  const err = new Error(`package: ${message}`);
+  err.code = code;
+  return err;
+}
+
+/** The module's release version: `const Version = "x.y.z"` in wasm/command. */
+async function moduleVersion() {
+  const file = path.join(root, 'wasm', 'command', 'command.go');
+  const source = await readFile(file, 'utf8');
+  const m = /^const Version = "([^"]+)"$/m.exec(source);
+  if (!m) throw packageError('no_version', `no \`const Version = "…"\` in ${path.relative(root, file)}`);
+  if (!/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(m[1])) {
+    throw packageError('bad_version', `the version ${JSON.stringify(m[1])} in ${path.relative(root, file)} is not semver`);
+  }
+  return m[1];
+}
+
+/** Go's LICENSE, from the toolchain that built the modules. */
+function goLicense() {
+  const goroot = execFileSync(process.env.GO ?? 'go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
+  return path.join(goroot, 'LICENSE');
+}
+
+// What the package holds: its file name → where it comes from.
+const sources = {
+  'agentwasm.mjs': path.join(dist, 'agentwasm.mjs'),
+  'agentwasm.d.ts': path.join(dist, 'agentwasm.d.ts'),
+  'agentwasm.d.mts': path.join(dist, 'agentwasm.d.mts'),
+  'agentwasm.wasm': path.join(dist, 'agentwasm.wasm'),
+  'wasm_exec.js': path.join(dist, 'wasm_exec.js'),
+  'agentwasm-wasip1.wasm': path.join(dist, 'agentwasm-wasip1.wasm'),
+  'README.md': path.join(root, 'web', 'package', 'README.md'),
+  'LICENSE-go': goLicense(),
+};
+
+const version = await moduleVersion();
+
+const manifest = {
+  name: 'agentwasm',
+  version,
+  description: 'AI agent sessions inside web pages: a Go code base compiled to WebAssembly, with a Promise-based ESM loader for browsers and Node.',
+  keywords: ['agent', 'ai', 'webassembly', 'wasm', 'mcp', 'go'],
+  type: 'module',
+  main: './agentwasm.mjs',
+  types: './agentwasm.d.ts',
+  exports: {
+    '.': { types: './agentwasm.d.ts', default: './agentwasm.mjs' },
+    './agentwasm.wasm': './agentwasm.wasm',
+    './wasm_exec.js': './wasm_exec.js',
+    './agentwasm-wasip1.wasm': './agentwasm-wasip1.wasm',
+    './package.json': './package.json',
+  },
+  files: Object.keys(sources),
+  // The loader has no side effects on import; Go's wasm_exec.js (defines
+  // globalThis.Go) has, so a bundler must keep a bare import of it.
+  sideEffects: ['./wasm_exec.js'],
+  engines: { node: '>=20' },
+};
+
+for (const [name, from] of Object.entries(sources)) {
+  try {
+    await access(from);
+  } catch {
+    throw packageError('missing_asset', `${from} is missing (for ${name}); run make build`);
+  }
+}
+await rm(out, { recursive: true, force: true });
+await mkdir(out, { recursive: true });
+for (const [name, from] of Object.entries(sources)) {
+  await copyFile(from, path.join(out, name));
+}
+await writeFile(path.join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+console.log(`${path.relative(root, out) || out}: agentwasm@${version} (${Object.keys(sources).length + 1} files)`);

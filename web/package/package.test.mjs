@@ -1,0 +1,104 @@
+// Package test: dist/package (from `make package`) packed with `npm pack`,
+// the tarball installed offline into a fresh folder, and used from there as
+// `agentwasm` by a child Node — load(), a scripted turn, the exports map —
+// plus its types through TypeScript's node16 resolution. Run with
+// `make packagetest` (it builds the package first).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { expectedFiles, packAndInstall, root } from './fixture/pack.mjs';
+
+const run = promisify(execFile);
+let pkg;
+
+before(async () => {
+  pkg = await packAndInstall();
+});
+
+after(async () => {
+  await pkg?.cleanup();
+});
+
+test('the tarball holds exactly the package files', async () => {
+  const files = pkg.pack.files.map((f) => f.path).sort();
+  assert.deepEqual(files, expectedFiles);
+  assert.equal(pkg.pack.name, 'agentwasm');
+  assert.ok(existsSync(pkg.tarball), pkg.tarball);
+  const manifest = JSON.parse(await readFile(path.join(pkg.installed, 'package.json'), 'utf8'));
+  const goSource = await readFile(path.join(root, 'wasm', 'command', 'command.go'), 'utf8');
+  assert.equal(manifest.version, /^const Version = "([^"]+)"$/m.exec(goSource)[1], 'the version is the module\'s');
+  assert.equal(manifest.type, 'module');
+  assert.deepEqual(manifest.engines, { node: '>=20' });
+  assert.deepEqual(Object.keys(manifest.exports).sort(),
+    ['.', './agentwasm-wasip1.wasm', './agentwasm.wasm', './package.json', './wasm_exec.js']);
+  assert.deepEqual(manifest.exports['.'], { types: './agentwasm.d.ts', default: './agentwasm.mjs' });
+});
+
+// The child runs in the app folder, where `agentwasm` is the installed tarball.
+const child = `
+const { load } = await import('agentwasm');
+const runtime = await load();
+const session = runtime.createSession({
+  disableToolDiscovery: true,
+  transport: async function* () {
+    yield { type: 'messageStart', model: 'scripted' };
+    yield { type: 'textDelta', text: 'Hello from ' };
+    yield { type: 'textDelta', text: 'the package.' };
+    yield { type: 'messageStop', stopReason: 'endTurn' };
+  },
+});
+const turn = await session.chat('hi');
+const resolved = {};
+for (const name of ['agentwasm', 'agentwasm/agentwasm.wasm', 'agentwasm/wasm_exec.js',
+  'agentwasm/agentwasm-wasip1.wasm', 'agentwasm/package.json']) {
+  resolved[name] = import.meta.resolve(name);
+}
+let notExported;
+try {
+  import.meta.resolve('agentwasm/agentwasm.d.ts');
+} catch (err) {
+  notExported = err.code;
+}
+console.log(JSON.stringify({ status: turn.status, text: turn.text, errorMessage: turn.errorMessage,
+  version: runtime.version(), resolved, notExported }));
+`;
+
+test('installed from the tarball, it loads and runs a scripted turn in Node', async () => {
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', child], { cwd: pkg.app });
+  const out = JSON.parse(stdout.trim().split('\n').at(-1));
+  assert.equal(out.status, 'completed', out.errorMessage);
+  assert.equal(out.text, 'Hello from the package.');
+  const manifest = JSON.parse(await readFile(path.join(pkg.installed, 'package.json'), 'utf8'));
+  assert.equal(out.version.version, manifest.version, 'package.json and the module agree on the version');
+  assert.equal(out.version.abi, 1);
+
+  const inPackage = (file) => new URL(`file://${path.join(pkg.installed, file)}`).href;
+  assert.deepEqual(out.resolved, {
+    agentwasm: inPackage('agentwasm.mjs'),
+    'agentwasm/agentwasm.wasm': inPackage('agentwasm.wasm'),
+    'agentwasm/wasm_exec.js': inPackage('wasm_exec.js'),
+    'agentwasm/agentwasm-wasip1.wasm': inPackage('agentwasm-wasip1.wasm'),
+    'agentwasm/package.json': inPackage('package.json'),
+  });
+  assert.equal(out.notExported, 'ERR_PACKAGE_PATH_NOT_EXPORTED');
+});
+
+test('the types resolve through the exports map (TypeScript, node16)', async () => {
+  await writeFile(path.join(pkg.app, 'usage.mts'), `import { load, type Runtime, type Turn } from 'agentwasm';
+const runtime: Runtime = await load({ wasm: new URL('./agentwasm.wasm', import.meta.url) });
+const turn: Turn = await runtime.createSession({ disableToolDiscovery: true }).chat('hi');
+export const status: string = turn.status;
+`);
+  const tsc = path.join(root, 'web', 'node_modules', '.bin', 'tsc');
+  const args = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022',
+    '--lib', 'es2022,dom', '--types', '', 'usage.mts'];
+  try {
+    await run(tsc, args, { cwd: pkg.app });
+  } catch (err) {
+    assert.fail(`tsc: ${err.stdout}${err.stderr}`);
+  }
+});
