@@ -35,8 +35,13 @@ const maxCapabilitiesBytes = 1 << 20
 
 // Capabilities returns the proxy's capabilities: from the Transport when it
 // is a CapabilitiesSource, else from GET {BaseURL}/v1/studio/ai/capabilities.
-// A success is cached for the session's life (Reset keeps it); a failure is
-// not cached.
+// A success is cached for the session's life (Reset keeps it). So is an
+// absent endpoint: when the GET answers 404 or 405 (or the source returns an
+// error matching ErrEndpointAbsent), Capabilities returns an
+// *EndpointAbsentError now and on every later call, without asking again,
+// and turns go on without a refusal check. Any other failure (no response,
+// a timeout, another status, a malformed or oversized answer) is not
+// cached: the next call asks again.
 func (s *Session) Capabilities(ctx context.Context) (Capabilities, error) {
 	s.mu.Lock()
 	if s.caps != nil {
@@ -44,10 +49,21 @@ func (s *Session) Capabilities(ctx context.Context) (Capabilities, error) {
 		s.mu.Unlock()
 		return c, nil
 	}
+	if err := s.capsAbsent; err != nil {
+		s.mu.Unlock()
+		return Capabilities{}, err
+	}
 	s.mu.Unlock()
 	c, err := s.readCapabilities(ctx)
 	if err != nil {
-		return Capabilities{}, s.scrubError(err)
+		absent := errors.Is(err, ErrEndpointAbsent)
+		err = s.scrubError(err)
+		if absent {
+			s.mu.Lock()
+			s.capsAbsent = err
+			s.mu.Unlock()
+		}
+		return Capabilities{}, err
 	}
 	s.mu.Lock()
 	s.caps = &c
@@ -75,6 +91,9 @@ func (s *Session) readCapabilities(ctx context.Context) (c Capabilities, err err
 		return Capabilities{}, err
 	}
 	defer resp.Body.Close()
+	if absentStatus(resp.Status) {
+		return Capabilities{}, &EndpointAbsentError{Endpoint: "capabilities", URL: url, Status: resp.Status}
+	}
 	if resp.Status < 200 || resp.Status > 299 {
 		return Capabilities{}, errs.New("Studio AI proxy responded ", strconv.Itoa(resp.Status), " for the capabilities request.")
 	}
@@ -159,7 +178,7 @@ func resolveProvider(c Capabilities, want string) (ProviderInfo, bool) {
 
 // refusal checks whether the proxy refuses a turn that advertises tools. It
 // returns the refusal message, or "" to go on (capabilities unreachable or
-// the provider unknown also go on).
+// absent, or the provider unknown, also go on).
 func (s *Session) refusal(ctx context.Context) string {
 	c, err := s.Capabilities(ctx)
 	if err != nil {

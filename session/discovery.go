@@ -1,12 +1,14 @@
 // Tool discovery: one shared pass over the MCP server's tools/list, cached
-// on success and never on failure, bounded by one wall-clock timeout, and
-// guarded by a generation counter so that a pass overtaken by
-// RefreshTools or Reconnect changes nothing.
+// on success and when the MCP endpoint is absent, never on any other
+// failure, bounded by one wall-clock timeout, and guarded by a generation
+// counter so that a pass overtaken by RefreshTools or Reconnect changes
+// nothing.
 
 package session
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync/atomic"
 
@@ -25,7 +27,7 @@ const EventTypeToolDiscovery EventType = "toolDiscovery"
 // discovery is a session's discovery state; guarded by Session.mu.
 type discovery struct {
 	gen       int            // bumped by RefreshTools and Reconnect
-	cached    bool           // the current generation has a successful pass
+	cached    bool           // the current generation has a successful pass, or found the endpoint absent
 	published bool           // a report has been published (DisableToolDiscovery publishes one)
 	pass      *discoveryPass // in flight
 	catalog   *catalog       // last successful pass's routed tools (nil: none)
@@ -40,7 +42,11 @@ type discoveryPass struct {
 	err    error
 }
 
-// ToolDiscovery returns the last published discovery report.
+// ToolDiscovery returns the last published discovery report. A pass that
+// failed has an ErrorMessage; a pass that found the MCP endpoint absent (see
+// ErrEndpointAbsent) has an empty catalog and an ErrorMessage that says the
+// proxy has no MCP endpoint at its URL and that the session goes on with
+// its runtime tools.
 func (s *Session) ToolDiscovery() ToolDiscoveryReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -49,7 +55,9 @@ func (s *Session) ToolDiscovery() ToolDiscoveryReport {
 
 // RefreshTools drops the cached catalog and runs a new discovery pass,
 // waiting for it. A pass already in flight is overtaken: it returns its
-// report to its own waiters but changes nothing.
+// report to its own waiters but changes nothing. After a pass that found the
+// MCP endpoint absent, this is how to look again (Reconnect is the other);
+// the error then matches ErrEndpointAbsent if it is still absent.
 func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error) {
 	s.mu.Lock()
 	s.disc.gen++
@@ -69,8 +77,9 @@ func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error)
 }
 
 // Reconnect ends the MCP session: the client is closed, the generation
-// bumped, the cached pass and the catalog dropped, and only runtime tools
-// are advertised until the next pass.
+// bumped, the cached pass (or the remembered absence of the endpoint) and
+// the catalog dropped, and only runtime tools are advertised until the next
+// pass, which the next Chat or RefreshTools starts.
 func (s *Session) Reconnect() {
 	s.stopWatch()
 	s.mu.Lock()
@@ -88,7 +97,8 @@ func (s *Session) Reconnect() {
 }
 
 // ensureDiscovery waits for the shared pass, starting one when none is
-// cached or running. The caller's ctx ends the wait, not the pass.
+// cached or running (an absent endpoint counts as cached). The caller's ctx
+// ends the wait, not the pass.
 func (s *Session) ensureDiscovery(ctx context.Context) error {
 	if s.opts.DisableToolDiscovery {
 		// Discovery is off: one empty report is published, once.
@@ -150,13 +160,22 @@ func (s *Session) runPass(p *discoveryPass) {
 	}
 	list, pages, err := s.listTools(ctx)
 	var c *catalog
-	if err != nil {
-		if timedOut.Load() {
-			err = errs.New("tools/list did not respond within ", strconv.FormatInt(s.opts.ToolDiscoveryTimeout.Milliseconds(), 10), "ms.")
-		}
+	absent := false
+	switch {
+	case err != nil && timedOut.Load():
+		err = errs.New("tools/list did not respond within ", strconv.FormatInt(s.opts.ToolDiscoveryTimeout.Milliseconds(), 10), "ms.")
 		p.err = err
 		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(err.Error())}
-	} else {
+	case err != nil && errors.Is(err, ErrEndpointAbsent):
+		// No MCP endpoint: an empty catalog, remembered until RefreshTools
+		// or Reconnect, so that later turns do not ask again.
+		absent = true
+		p.err = err
+		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(absentMCPMessage(err))}
+	case err != nil:
+		p.err = err
+		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(err.Error())}
+	default:
 		c, p.report = applyPolicy(list, pages, s.opts.StudioTools)
 	}
 	s.mu.Lock()
@@ -165,10 +184,10 @@ func (s *Session) runPass(p *discoveryPass) {
 		s.disc.pass = nil
 		s.disc.published = true
 		s.disc.report = p.report
-		if err == nil {
+		if err == nil || absent {
 			s.disc.cached = true
-			s.disc.catalog = c
-		} // a failure keeps the previous catalog, and is not cached
+			s.disc.catalog = c // nil when absent: there is nothing to route to
+		} // any other failure keeps the previous catalog, and is not cached
 	}
 	s.mu.Unlock()
 	if current {

@@ -186,7 +186,8 @@ func sseToolRound(text string, calls ...string) string {
 }
 
 // withoutDiscovery drops the toolDiscovery events: a session with the default
-// MCP client publishes one for every pass over a fake proxy that has no /mcp.
+// MCP client publishes one, once, over a fake proxy that has no /mcp (the
+// endpoint is absent).
 func withoutDiscovery(events []session.Event) []session.Event {
 	var out []session.Event
 	for _, ev := range events {

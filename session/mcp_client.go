@@ -101,6 +101,12 @@ type HTTPMCPConfig struct {
 // HTTPMCPClient is the default MCPClient: MCP over Streamable HTTP through a
 // bridge.Fetcher. It is safe for concurrent use; concurrent calls share one
 // era probe and one handshake.
+//
+// When the endpoint is absent — every answer since the client was created,
+// Reset or Closed was 404 or 405, none to a request carrying an
+// Mcp-Session-Id (see ErrEndpointAbsent) — a call fails with an
+// *EndpointAbsentError wrapping the request's own error, and the client
+// forgets the era it guessed, so that a later call probes afresh.
 type HTTPMCPClient struct {
 	cfg       HTTPMCPConfig
 	meta      wire.RawMessage // the stateless era's _meta
@@ -110,9 +116,10 @@ type HTTPMCPClient struct {
 	ids atomic.Int64
 	sem chan struct{} // one slot, held while probing or initializing
 
-	mu     sync.Mutex
-	st     mcpState
-	params map[string][]paramHeader // x-mcp-header annotations by tool, from the last stateless-era walk
+	mu      sync.Mutex
+	st      mcpState
+	params  map[string][]paramHeader // x-mcp-header annotations by tool, from the last stateless-era walk
+	reached bool                     // some answer since the last Reset or Close was neither 404 nor 405
 }
 
 // mcpState is what the client knows about the server, copied by each request.
@@ -292,10 +299,12 @@ func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
 }
 
 // Reset forgets the era and the MCP session without telling the server; the
-// next call negotiates afresh. A handshake in flight is dropped.
+// next call negotiates afresh (and may find the endpoint absent again, see
+// ErrEndpointAbsent). A handshake in flight is dropped.
 func (c *HTTPMCPClient) Reset() {
 	c.mu.Lock()
 	c.st = mcpState{gen: c.st.gen + 1}
+	c.reached = false
 	c.mu.Unlock()
 }
 
@@ -308,6 +317,7 @@ func (c *HTTPMCPClient) Close() (err error) {
 	c.mu.Lock()
 	st := c.st
 	c.st = mcpState{gen: st.gen + 1}
+	c.reached = false
 	c.mu.Unlock()
 	if st.era != MCPEraSession || st.sessionID == "" {
 		return nil
@@ -347,7 +357,8 @@ func (c *HTTPMCPClient) store(st mcpState) {
 
 // call sends one request in the current era and returns its result. In the
 // session era a 404 on a request that carried a session id re-initializes
-// once and retries; a second 404 is an error.
+// once and retries; a second 404 is an error. A 404 or 405 from an endpoint
+// that never answered otherwise is an *EndpointAbsentError.
 //
 // extra holds headers sent in the stateless era only (Mcp-Param-*).
 func (c *HTTPMCPClient) call(ctx context.Context, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, error) {
@@ -363,8 +374,24 @@ func (c *HTTPMCPClient) call(ctx context.Context, method, name string, extra map
 			}
 			continue
 		}
+		if err != nil && st.sessionID == "" && absentStatus(status) && !c.hasReached() {
+			return nil, c.absent(status, err)
+		}
 		return res, err
 	}
+}
+
+// hasReached reports whether some answer since the last Reset or Close was
+// neither 404 nor 405: the endpoint exists.
+func (c *HTTPMCPClient) hasReached() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reached
+}
+
+// absent is the error of a request that found the endpoint absent.
+func (c *HTTPMCPClient) absent(status int, err error) error {
+	return &EndpointAbsentError{Endpoint: "MCP", URL: c.cfg.URL, Status: status, Err: err}
 }
 
 // checkParamHeaders, after a walk in the stateless era, leaves out the

@@ -60,7 +60,27 @@ func (c *HTTPMCPClient) ensure(ctx context.Context) (mcpState, error) {
 			return st, nil
 		}
 	}
-	return c.initialize(ctx, st)
+	ready, err := c.initialize(ctx, st)
+	if status := statusOf(err); err != nil && absentStatus(status) && !c.hasReached() {
+		// Every answer was 404 or 405: the endpoint is absent. The era the
+		// probe fell back to is not known either; the next try probes again.
+		c.store(mcpState{gen: st.gen})
+		return mcpState{}, c.absent(status, err)
+	}
+	return ready, err
+}
+
+// statusOf returns the HTTP status an MCP error came with, 0 when none.
+func statusOf(err error) int {
+	var te *MCPTransportError
+	var pe *MCPProtocolError
+	switch {
+	case errors.As(err, &te):
+		return te.Status
+	case errors.As(err, &pe):
+		return pe.Status
+	}
+	return 0
 }
 
 // renew starts a new session after stale's session ended (a 404), unless a

@@ -153,6 +153,11 @@ func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr
 			resp.Body.Close()
 			continue
 		}
+		if !absentStatus(resp.Status) {
+			c.mu.Lock()
+			c.reached = true
+			c.mu.Unlock()
+		}
 		return resp, nil
 	}
 }

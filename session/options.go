@@ -30,7 +30,9 @@ type Options struct {
 	// BaseURL is the base of the Studio API: chat at
 	// {BaseURL}/v1/studio/ai/chat, capabilities at
 	// {BaseURL}/v1/studio/ai/capabilities, MCP at {BaseURL}/mcp.
-	// Default DefaultBaseURL.
+	// Default DefaultBaseURL. Capabilities and MCP are optional: one that
+	// answers 404 or 405 is absent, asked once and not again on later
+	// turns (see ErrEndpointAbsent).
 	BaseURL string
 
 	// DisableToolDiscovery never contacts the MCP endpoint: only runtime
@@ -67,6 +69,13 @@ type Options struct {
 	// New sets NewHTTPMCPClient on {BaseURL}/mcp with Fetcher (wrapped in a
 	// ResumingFetcher) and Auth, unless DisableToolDiscovery is set (then no
 	// MCP server is contacted and only runtime tools are advertised).
+	//
+	// Discovery runs once per session and is cached when it succeeds, and
+	// also when the endpoint is absent (an error matching ErrEndpointAbsent:
+	// for the default client, {BaseURL}/mcp answered 404 or 405 to the
+	// first contact): that pass is published once, with an empty catalog,
+	// and not run again until RefreshTools or Reconnect. Any other failure
+	// is published and retried on the next turn.
 	MCPClient MCPClient
 
 	// Clock is the time the session reads and waits on: the discovery

@@ -25,6 +25,10 @@ type Session struct {
 	callSeq int // numbers tool calls the stream sent without an id
 	disc    discovery
 	watch   watchState
+
+	// capsAbsent is the error of the capabilities read that found the
+	// endpoint absent (ErrEndpointAbsent), returned without asking again.
+	capsAbsent error
 }
 
 // New returns a session configured by opts, or an error naming the option
@@ -67,7 +71,9 @@ func (s *Session) Messages() []Message {
 	return out
 }
 
-// Reset clears the conversation history. The capabilities cache is kept.
+// Reset clears the conversation history. What the session learned about the
+// proxy is kept: the capabilities (or their endpoint's absence) and the
+// discovery pass (or the MCP endpoint's absence).
 func (s *Session) Reset() {
 	s.mu.Lock()
 	s.history = nil
