@@ -1,7 +1,11 @@
-# agentwasm — build, test and measure.
+# agentwasm — build, run, test and measure.
+#   make run          build what is needed and start `agentwasm dev` (the demo page, a scripted
+#                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
 #   make build        dist/: the js module, the wasip1 module, wasm_exec.js, the loader and its types
 #   make test         vet, go test ./..., node --test web/test, tsc on the types, the browser test
 #   make size         raw, gzip and brotli bytes of both modules
+#   make package      dist/package/: the npm package (npm pack works there, offline)
+#   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
 #   make generate     regenerate the easyjson codecs
 #   make bench        Go and Node benchmarks
 #   make conformance  the official MCP conformance suite: client scenarios against cmd/mcp-conformance-client,
@@ -14,7 +18,26 @@ LDFLAGS   := -s -w
 GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
 GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
 
-.PHONY: build test vet sizecheck gotest nodetest typecheck browsertest size generate bench clean
+.PHONY: build run test vet sizecheck gotest nodetest typecheck browsertest size generate bench clean package packagetest
+
+ADDR ?= 127.0.0.1:8080
+# make run UPSTREAM=http://127.0.0.1:11434 MODEL=qwen3 forwards chats to an OpenAI-compatible server
+# (key from AGENTWASM_API_KEY or OPENAI_API_KEY).
+UPSTREAM ?=
+MODEL    ?=
+
+run: build dist/agentwasm dist/agentwasm.wasm.br
+	dist/agentwasm dev --addr $(ADDR) $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(MODEL),--model $(MODEL))
+
+# The developer binary (native): agentwasm dev, agentwasm chat.
+dist/agentwasm: $(GO_SRC)
+	@mkdir -p dist
+	$(GO) build -o $@ ./cmd/agentwasm
+
+# Precompressed twins of what the page downloads, served by agentwasm dev to
+# browsers that accept brotli or gzip.
+dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.mjs dist/wasm_exec.js scripts/compress.mjs
+	$(NODE) scripts/compress.mjs dist/agentwasm.wasm dist/agentwasm.mjs dist/wasm_exec.js
 
 build: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs dist/agentwasm.d.ts dist/agentwasm.d.mts
 
@@ -54,7 +77,7 @@ dist/agentwasm.d.mts: web/agentwasm.d.mts
 	@mkdir -p dist
 	cp $< $@
 
-test: vet sizecheck gotest nodetest typecheck browsertest
+test: vet sizecheck gotest nodetest typecheck browsertest packagetest
 
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -78,8 +101,19 @@ typecheck: web/node_modules/.package-lock.json
 
 # Headless Chromium (Debian's chromium) through playwright-core. Skipped when
 # /usr/bin/chromium is missing, unless AGENTWASM_REQUIRE_BROWSER=1 (CI sets it).
-browsertest: build web/node_modules/.package-lock.json
+browsertest: build dist/agentwasm dist/agentwasm.wasm.br web/node_modules/.package-lock.json
 	$(NODE) --test web/browser
+
+# dist/package/: the npm package `agentwasm` — the loader, its types, both modules, wasm_exec.js,
+# web/package/README.md — and its package.json, whose version scripts/package.mjs reads from
+# wasm/command (the module's Version), so the two cannot drift.
+package: build
+	GO=$(GO) $(NODE) scripts/package.mjs
+
+# The package: npm pack, npm install of the tarball (offline) and a scripted turn in Node; then a
+# page importing it, bundled with esbuild, in headless Chromium (skipped like browsertest).
+packagetest: package web/node_modules/.package-lock.json
+	$(NODE) --test web/package
 
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund

@@ -1,0 +1,625 @@
+// agentwasm chat: one turn from a terminal, natively or in the wasip1
+// module under wazero, printed as it streams or as one JSON object.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/wazerotest"
+)
+
+// defaultChatBaseURL is where `agentwasm dev` serves its proxy by default.
+const defaultChatBaseURL = "http://127.0.0.1:8080/api"
+
+// Bounds of the work around a turn.
+const (
+	defaultChatTimeout = 2 * time.Minute
+	dialBound          = 5 * time.Second // the reachability check
+	buildNotice        = 2 * time.Second // when to say the module is being built
+	excerptRunes       = 120             // of a tool result's content, in text mode
+)
+
+const chatUsage = `Usage: agentwasm chat [flags] TEXT…
+
+Runs one turn of an agent session: TEXT (its words joined by spaces) goes to
+the Studio AI proxy at --base-url, the session discovers tools on the MCP
+server at {base-url}/mcp (the default policy decides which it routes), runs
+the tools the model calls and loops until the model answers. The default
+--base-url is where ` + "`agentwasm dev`" + ` serves its proxy: start that first.
+Flags may come before or after TEXT; "--" ends them.
+
+Output: the text as it streams and one "[tool] …" line per tool call on
+stdout, then how the turn ended on stderr. With --json, only the finished
+turn as one JSON object (status, text, toolCalls, stopReason, errorMessage,
+errorCode, rounds — the field names of the JavaScript Turn, without events).
+
+Exit status: 0 when the turn completed; 1 when it ended in error, was
+refused or cancelled (Ctrl-C, --timeout), or the proxy or the module could
+not be reached; 2 for a usage error.
+
+--wasm runs the same turn in the wasip1 module under wazero, with every
+fetch of the module forwarded to --base-url's host. It needs the module:
+on first use it is built from this source tree with the Go toolchain (a
+minute or two; cached in the user cache directory, as is wazero's
+compilation of it, so later runs start fast), or set AGENTWASM_WASIP1 to a
+prebuilt one (make build writes dist/agentwasm-wasip1.wasm).
+
+Flags:
+`
+
+// chatOptions are the parsed command line of `agentwasm chat`.
+type chatOptions struct {
+	BaseURL string   // absolute http(s), no trailing slash
+	base    *url.URL // BaseURL parsed
+	JSON    bool
+	Wasm    bool
+	Model   string
+	Timeout time.Duration
+	Text    string
+}
+
+// runChat parses the flags, runs one turn and prints it; it returns the
+// exit code.
+func runChat(args []string, stdout, stderr io.Writer) int {
+	o, code, ok := parseChatArgs(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if err := checkReachable(sigCtx, o.base); err != nil {
+		if sigCtx.Err() != nil {
+			fmt.Fprintln(stderr, "agentwasm chat: interrupted")
+			return 1
+		}
+		fmt.Fprintf(stderr, "agentwasm chat: cannot reach the proxy at %s: %v; start it with `agentwasm dev`, or point --base-url at a running one\n", o.BaseURL, err)
+		return 1
+	}
+
+	var p *chatPrinter
+	if !o.JSON {
+		p = &chatPrinter{w: stdout}
+	}
+	var (
+		turn chatTurn
+		err  error
+	)
+	if o.Wasm {
+		turn, err = chatWasm(sigCtx, o, p, stderr)
+	} else {
+		turn, err = chatNative(sigCtx, o, p)
+	}
+	if err != nil {
+		if sigCtx.Err() != nil {
+			fmt.Fprintln(stderr, "agentwasm chat: interrupted")
+			return 1
+		}
+		fmt.Fprintln(stderr, "agentwasm chat:", err)
+		return 1
+	}
+	if o.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(turn); err != nil {
+			fmt.Fprintln(stderr, "agentwasm chat: writing the turn:", err)
+			return 1
+		}
+	} else {
+		p.endLine()
+	}
+	if turn.Status == string(session.StatusCompleted) {
+		if !o.JSON {
+			fmt.Fprintf(stderr, "agentwasm chat: completed (%s, %s)\n", plural(turn.Rounds, "round"), plural(len(turn.ToolCalls), "tool call"))
+		}
+		return 0
+	}
+	msg := turn.ErrorMessage
+	if turn.Status == string(session.StatusCancelled) {
+		msg = cancelReason(sigCtx, o.Timeout, msg)
+	}
+	line := "agentwasm chat: " + turn.Status
+	if msg != "" {
+		line += ": " + msg
+	}
+	if turn.ErrorCode != "" {
+		line += " [" + turn.ErrorCode + "]"
+	}
+	fmt.Fprintln(stderr, line+turnHint(turn))
+	return 1
+}
+
+// turnHint suggests what to do about a turn that did not complete, when
+// its message points at a likely mistake.
+func turnHint(t chatTurn) string {
+	switch {
+	case t.Status == string(session.StatusError) && t.Rounds <= 1 &&
+		(strings.Contains(t.ErrorMessage, "responded 404 ") || strings.Contains(t.ErrorMessage, "responded 405 ")):
+		return "\n(nothing serves the chat there: --base-url is the proxy's API base, e.g. " + defaultChatBaseURL + ")"
+	case t.Status == string(session.StatusRefused):
+		return "\n(the proxy will not serve this turn; ask its operator, or try another --model)"
+	}
+	return ""
+}
+
+// parseChatArgs reads the command line. ok false means stop with code: 0
+// after --help, 2 for a usage error (already explained on stderr).
+func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code int, ok bool) {
+	fs := flag.NewFlagSet("agentwasm chat", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.BaseURL, "base-url", defaultChatBaseURL, "the Studio API base URL of the proxy (chat at {base-url}/v1/studio/ai/chat, MCP at {base-url}/mcp)")
+	fs.BoolVar(&o.JSON, "json", false, "print only the finished turn, as one indented JSON object")
+	fs.BoolVar(&o.Wasm, "wasm", false, "run the turn in the wasip1 module under wazero instead of natively")
+	fs.StringVar(&o.Model, "model", "", "the model to ask the proxy for; empty: the proxy's default")
+	fs.DurationVar(&o.Timeout, "timeout", defaultChatTimeout, "how long the whole turn may take (not counting the module's first build)")
+	printUsage := func(w io.Writer) {
+		fmt.Fprint(w, chatUsage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	usageError := func(msg string) (chatOptions, int, bool) {
+		fmt.Fprintf(stderr, "agentwasm chat: %s\nRun \"agentwasm chat --help\" for usage.\n", msg)
+		return o, 2, false
+	}
+
+	// Flags may follow words of TEXT: parse, take one word, parse again.
+	var words []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printUsage(stdout)
+				return o, 0, false
+			}
+			msg := err.Error()
+			if strings.HasPrefix(msg, "flag provided but not defined") {
+				msg += ` (a word of TEXT that starts with "-" goes after "--")`
+			}
+			return usageError(msg)
+		}
+		left := fs.Args()
+		if used := len(rest) - len(left); used > 0 && rest[used-1] == "--" {
+			words = append(words, left...)
+			break
+		}
+		if len(left) == 0 {
+			break
+		}
+		words = append(words, left[0])
+		rest = left[1:]
+	}
+	o.Text = strings.Join(words, " ")
+	if strings.TrimSpace(o.Text) == "" {
+		return usageError("no TEXT: say what to ask, e.g. agentwasm chat add a schools layer")
+	}
+	if o.Timeout <= 0 {
+		return usageError("--timeout must be positive, e.g. 30s or 2m")
+	}
+	u, err := url.Parse(o.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return usageError("--base-url " + strconv.Quote(o.BaseURL) + " is not an absolute http(s) URL such as " + defaultChatBaseURL)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	o.base, o.BaseURL = u, u.String()
+	return o, 0, true
+}
+
+// checkReachable dials the base URL's host, so that a proxy that is not
+// running is reported as such (and before any module is built).
+func checkReachable(ctx context.Context, base *url.URL) error {
+	hostport := base.Host
+	if base.Port() == "" {
+		port := "80"
+		if base.Scheme == "https" {
+			port = "443"
+		}
+		hostport = net.JoinHostPort(base.Hostname(), port)
+	}
+	d := net.Dialer{Timeout: dialBound}
+	c, err := d.DialContext(ctx, "tcp", hostport)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// cancelReason says why a cancelled turn was cancelled.
+func cancelReason(sigCtx context.Context, timeout time.Duration, msg string) string {
+	why := "the turn ran longer than --timeout " + timeout.String()
+	if sigCtx.Err() != nil {
+		why = "interrupted"
+	}
+	if msg == "" || strings.Contains(msg, why) {
+		return why
+	}
+	return why + " (" + msg + ")"
+}
+
+// chatNative runs the turn with the session package on net/http.
+func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter) (chatTurn, error) {
+	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
+	defer cancel()
+	opts := session.Options{BaseURL: o.BaseURL, Model: o.Model}
+	if p != nil {
+		opts.OnEvent = func(ev session.Event) {
+			switch {
+			case ev.Type == session.EventTypeChat && ev.Chat != nil && ev.Chat.Type == session.EventTextDelta:
+				p.text(ev.Chat.Text)
+			case ev.Type == session.EventTypeToolResult && ev.Result != nil:
+				p.tool(dispatchFromSession(*ev.Result))
+			case ev.Type == session.EventTypeToolDiscovery && ev.Discovery != nil && ctx.Err() == nil:
+				p.discovery(ev.Discovery.ErrorMessage)
+			}
+		}
+	}
+	s, err := session.New(opts)
+	if err != nil {
+		return chatTurn{}, fmt.Errorf("creating the session: %w", err)
+	}
+	defer s.Close()
+	return turnFromSession(s.Chat(ctx, o.Text)), nil
+}
+
+// chatWasm runs the turn in the wasip1 module under wazero, its fetches
+// forwarded to the base URL's host.
+func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.Writer) (chatTurn, error) {
+	if err := prepareModule(sigCtx, stderr); err != nil {
+		return chatTurn{}, err
+	}
+	var ctx context.Context = sigCtx // the turn's, once it runs
+	wopts := wazerotest.Options{
+		Handler:          newForwarder(o.base, http.DefaultClient),
+		Stderr:           stderr,
+		DisableTestHooks: true,
+	}
+	if p != nil {
+		wopts.OnEvent = func(_ int, ev wazerotest.Event) {
+			switch {
+			case ev.Type == "chat" && ev.Event != nil && ev.Event.Type == session.EventTextDelta:
+				p.text(ev.Event.Text)
+			case ev.Type == "toolResult" && ev.Result != nil:
+				p.tool(dispatchFromModule(*ev.Result))
+			case ev.Type == "toolDiscovery" && ev.Report != nil && ctx.Err() == nil:
+				p.discovery(ev.Report.ErrorMessage)
+			}
+		}
+	}
+	inst, err := wazerotest.Start(sigCtx, wopts)
+	if err != nil {
+		return chatTurn{}, fmt.Errorf("starting the wasip1 module: %w", err)
+	}
+	defer inst.Close()
+
+	options := map[string]any{"baseUrl": o.BaseURL}
+	if o.Model != "" {
+		options["model"] = o.Model
+	}
+	r, err := inst.Do(sigCtx, map[string]any{"op": "session.create", "options": options})
+	if err != nil {
+		return chatTurn{}, err
+	}
+	if !r.OK {
+		return chatTurn{}, fmt.Errorf("the module refused to create the session: %s", moduleError(r))
+	}
+	id := r.Session
+	defer func() { _, _ = inst.Do(context.Background(), map[string]any{"op": "session.close", "session": id}) }()
+
+	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
+	defer cancel()
+	r, err = inst.Do(ctx, map[string]any{"op": "session.chat", "session": id, "text": o.Text})
+	if err != nil {
+		return chatTurn{}, err
+	}
+	if !r.OK || r.Turn == nil {
+		return chatTurn{}, fmt.Errorf("the module did not run the turn: %s", moduleError(r))
+	}
+	return turnFromModule(*r.Turn), nil
+}
+
+// prepareModule finds or builds the wasip1 module, saying so on stderr when
+// that takes a while; an interrupt stops the wait.
+func prepareModule(ctx context.Context, stderr io.Writer) error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := wazerotest.ModulePath()
+		done <- err
+	}()
+	notice := time.NewTimer(buildNotice)
+	defer notice.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("--wasm needs the wasip1 module: %v\n(build it with `make build` and run with %s=dist/agentwasm-wasip1.wasm)", err, wazerotest.EnvModule)
+			}
+			return nil
+		case <-notice.C:
+			fmt.Fprintf(stderr, "agentwasm chat: building the wasip1 module from source (first use; a minute or two; %s=path skips this)…\n", wazerotest.EnvModule)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// moduleError describes a failed reply of the module.
+func moduleError(r wazerotest.Reply) string {
+	if r.Error == nil {
+		return "no reason given"
+	}
+	return r.Error.Code + ": " + r.Error.Message
+}
+
+// chatTurn is the finished turn as --json prints it: the JavaScript Turn's
+// field names, without the raw events (their latencies differ per run).
+type chatTurn struct {
+	Status       string         `json:"status"`
+	Text         string         `json:"text"`
+	ToolCalls    []chatDispatch `json:"toolCalls"`
+	StopReason   string         `json:"stopReason,omitempty"`
+	ErrorMessage string         `json:"errorMessage,omitempty"`
+	ErrorCode    string         `json:"errorCode,omitempty"`
+	Rounds       int            `json:"rounds"`
+}
+
+// chatDispatch is one tool call of a chatTurn (the JavaScript
+// DispatchRecord).
+type chatDispatch struct {
+	ToolCallID           string     `json:"toolCallId"`
+	ToolName             string     `json:"toolName"`
+	Plane                string     `json:"plane"`
+	OK                   bool       `json:"ok"`
+	ErrorCode            string     `json:"errorCode,omitempty"`
+	ErrorMessage         string     `json:"errorMessage,omitempty"`
+	Content              string     `json:"content"`
+	Draft                *chatDraft `json:"draft,omitempty"`
+	RetriedAfterConflict bool       `json:"retriedAfterConflict,omitempty"`
+}
+
+// chatDraft is a composition draft binding.
+type chatDraft struct {
+	DraftID    string `json:"draftId"`
+	Generation int64  `json:"generation"`
+}
+
+// turnFromSession converts a native turn.
+func turnFromSession(t session.Turn) chatTurn {
+	out := chatTurn{Status: string(t.Status), Text: t.Text, ToolCalls: []chatDispatch{}, StopReason: t.StopReason,
+		ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds}
+	for _, d := range t.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, dispatchFromSession(d))
+	}
+	return out
+}
+
+// dispatchFromSession converts a native dispatch record.
+func dispatchFromSession(d session.DispatchRecord) chatDispatch {
+	out := chatDispatch{ToolCallID: d.ToolCallID, ToolName: d.ToolName, Plane: string(d.Plane), OK: d.OK,
+		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Content: d.Content, RetriedAfterConflict: d.RetriedAfterConflict}
+	if d.Draft != nil {
+		out.Draft = &chatDraft{DraftID: d.Draft.DraftID, Generation: d.Draft.Generation}
+	}
+	return out
+}
+
+// turnFromModule converts the module's turn record.
+func turnFromModule(t wazerotest.Turn) chatTurn {
+	out := chatTurn{Status: t.Status, Text: t.Text, ToolCalls: []chatDispatch{}, StopReason: t.StopReason,
+		ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds}
+	for _, d := range t.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, dispatchFromModule(d))
+	}
+	return out
+}
+
+// dispatchFromModule converts the module's dispatch record.
+func dispatchFromModule(d wazerotest.DispatchRecord) chatDispatch {
+	out := chatDispatch{ToolCallID: d.ToolCallID, ToolName: d.ToolName, Plane: d.Plane, OK: d.OK,
+		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Content: d.Content, RetriedAfterConflict: d.RetriedAfterConflict}
+	if d.Draft != nil {
+		out.Draft = &chatDraft{DraftID: d.Draft.DraftID, Generation: d.Draft.Generation}
+	}
+	return out
+}
+
+// chatPrinter writes a turn to a terminal as it happens. Events can come
+// from the discovery pass's goroutine too, so it locks.
+type chatPrinter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	midLine bool // the last write did not end a line
+}
+
+// text writes one text delta and flushes it.
+func (p *chatPrinter) text(s string) {
+	if s == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.write(s)
+}
+
+// tool writes one tool call on its own line.
+func (p *chatPrinter) tool(d chatDispatch) {
+	var b strings.Builder
+	b.WriteString("[tool] " + d.ToolName + " (" + d.Plane + ") ")
+	if d.OK {
+		b.WriteString("ok")
+	} else {
+		b.WriteString("failed")
+		if d.ErrorCode != "" {
+			b.WriteString(" [" + d.ErrorCode + "]")
+		}
+	}
+	if d.Draft != nil {
+		b.WriteString(", draft " + d.Draft.DraftID + " at generation " + strconv.FormatInt(d.Draft.Generation, 10))
+	}
+	if d.RetriedAfterConflict {
+		b.WriteString(", retried after a conflict")
+	}
+	if !d.OK && d.ErrorMessage != "" {
+		b.WriteString(": " + d.ErrorMessage)
+	} else if d.Content != "" {
+		b.WriteString(": " + excerpt(d.Content, excerptRunes))
+	}
+	p.line(b.String())
+}
+
+// discovery writes a failed discovery pass on its own line.
+func (p *chatPrinter) discovery(errorMessage string) {
+	if errorMessage != "" {
+		p.line("[discovery] failed: " + errorMessage)
+	}
+}
+
+// line writes s on a line of its own.
+func (p *chatPrinter) line(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.midLine {
+		p.write("\n")
+	}
+	p.write(s + "\n")
+}
+
+// endLine ends the current line, if the text left one open.
+func (p *chatPrinter) endLine() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.midLine {
+		p.write("\n")
+	}
+}
+
+// write writes s and flushes the writer when it buffers; p.mu is held.
+func (p *chatPrinter) write(s string) {
+	_, _ = io.WriteString(p.w, s)
+	p.midLine = !strings.HasSuffix(s, "\n")
+	if f, ok := p.w.(interface{ Flush() error }); ok {
+		_ = f.Flush()
+	}
+}
+
+// excerpt returns s on one line, cut to at most n runes.
+func excerpt(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// plural says "1 round", "2 rounds".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// hopHeaders are the hop-by-hop headers a forwarder must not pass on.
+var hopHeaders = map[string]bool{
+	"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true, "Proxy-Authorization": true,
+	"Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "Proxy-Connection": true,
+}
+
+// forwarder serves the module's fetches by sending them to the base URL's
+// host over net/http, streaming both bodies.
+type forwarder struct {
+	base   *url.URL
+	client *http.Client
+}
+
+// newForwarder returns the handler for wazerotest.Options.Handler.
+func newForwarder(base *url.URL, client *http.Client) http.Handler {
+	return &forwarder{base: base, client: client}
+}
+
+// forwardError is the panic value that fails one fetch: wazerotest turns a
+// handler's panic into a failed fetch with its text, which is how a
+// transport error reaches the module.
+type forwardError struct{ err error }
+
+func (e forwardError) Error() string { return e.err.Error() }
+
+// ServeHTTP sends r on to the base URL's host and streams the answer back,
+// flushing after every read so server-sent events arrive as they are sent.
+func (f *forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h := r.URL.Host; h != "" && h != f.base.Host && "http://"+h != wazerotest.BaseURL {
+		panic(forwardError{fmt.Errorf("agentwasm chat --wasm forwards requests to %s only, not to %s", f.base.Host, h)})
+	}
+	target := f.base.Scheme + "://" + f.base.Host + r.URL.RequestURI()
+	var body io.Reader = http.NoBody
+	if r.ContentLength != 0 && r.Body != nil {
+		body = r.Body
+	}
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, target, body)
+	if err != nil {
+		panic(forwardError{err})
+	}
+	if r.ContentLength > 0 {
+		out.ContentLength = r.ContentLength
+	}
+	for k, vs := range r.Header {
+		if !hopHeaders[http.CanonicalHeaderKey(k)] && !strings.EqualFold(k, "Host") {
+			out.Header[k] = append([]string(nil), vs...)
+		}
+	}
+	resp, err := f.client.Do(out)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the module closed the request
+		}
+		panic(forwardError{err})
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		if !hopHeaders[http.CanonicalHeaderKey(k)] {
+			w.Header()[k] = append([]string(nil), vs...)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return // the module closed the request
+			}
+			_ = rc.Flush()
+		}
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			if r.Context().Err() != nil {
+				return
+			}
+			panic(forwardError{err})
+		}
+	}
+}

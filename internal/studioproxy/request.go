@@ -1,0 +1,111 @@
+// Package studioproxy is a Studio AI proxy: the two endpoints a session
+// talks to (GET {base}/v1/studio/ai/capabilities and
+// POST {base}/v1/studio/ai/chat, answered as server-sent events in the
+// grammar docs/PROTOCOL.md writes down), over a Model that produces the
+// answer. Two models ship with it: Scripted, deterministic and offline, and
+// OpenAI, which forwards to an OpenAI-compatible /v1/chat/completions
+// endpoint and translates its stream. `agentwasm dev` serves it; it is
+// native code (net/http) and never compiled into the module.
+package studioproxy
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// ChatRequest is the body of POST {base}/v1/studio/ai/chat, as the session
+// sends it (camelCase, unset fields omitted).
+type ChatRequest struct {
+	Provider    string      `json:"provider,omitempty"`
+	Model       string      `json:"model,omitempty"`
+	System      string      `json:"system,omitempty"`
+	Messages    []Message   `json:"messages"`
+	Tools       []Tool      `json:"tools,omitempty"`
+	ToolChoice  *ToolChoice `json:"toolChoice,omitempty"`
+	MaxTokens   int         `json:"maxTokens,omitempty"`
+	Temperature *float64    `json:"temperature,omitempty"`
+}
+
+// Message is one entry of the conversation: role user, assistant or tool.
+// An assistant message carries the tool calls of its round; a tool message
+// names the call it answers.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+	ToolName   string     `json:"toolName,omitempty"`
+}
+
+// ToolCall is a call an assistant message made.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Tool is a tool advertised to the model.
+type Tool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+// ToolChoice is auto, none, required, or specific (with ToolName).
+type ToolChoice struct {
+	Mode     string `json:"mode"`
+	ToolName string `json:"toolName,omitempty"`
+}
+
+// maxRequestBytes bounds a chat request body.
+const maxRequestBytes = 8 << 20
+
+// ParseChatRequest decodes and checks a chat request body: it must be a JSON
+// object with a messages array whose entries have a known role.
+func ParseChatRequest(body []byte) (*ChatRequest, error) {
+	var req ChatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, errors.New("the chat request is not the expected JSON: " + err.Error())
+	}
+	if req.Messages == nil {
+		return nil, errors.New("the chat request has no messages array")
+	}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case "user", "assistant", "tool":
+		default:
+			return nil, errors.New("message " + itoa(i) + " has role " + quote(m.Role) + "; want user, assistant or tool")
+		}
+	}
+	return &req, nil
+}
+
+// LastUser returns the text of the last user message ("" when none).
+func (r *ChatRequest) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// HasTool reports whether a tool of that name is advertised.
+func (r *ChatRequest) HasTool(name string) bool {
+	for _, t := range r.Tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return strings.TrimSpace(string(b))
+}

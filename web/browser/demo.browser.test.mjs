@@ -1,0 +1,174 @@
+// Browser test of the demo Studio page: `agentwasm dev` (dist/agentwasm,
+// built by `make browsertest`) started by this test on a free loopback port,
+// the page in headless Chromium (Debian's chromium through playwright-core):
+// a person types requests and sees streamed text and a page tool call, MCP
+// composition calls (with the draft conflict resolved), approves a
+// needs-confirm card and sees the step performed, reads the discovery panel,
+// and stops a running turn — with no console errors. The screenshot lands in
+// dist/demo.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const binary = path.join(root, 'dist', 'agentwasm');
+const required = process.env.AGENTWASM_REQUIRE_BROWSER === '1';
+const missing = !existsSync(chromium) ? `${chromium} not found (apt-get install chromium)`
+  : !existsSync(binary) ? `${binary} not found (make dist/agentwasm)` : '';
+if (missing && required) throw new Error(`browser test required but ${missing}`);
+const skip = missing || false;
+
+let dev;
+let browser;
+let page;
+const problems = []; // console errors, page errors, HTTP errors
+const responses = new Map(); // path → {status, encoding, type}
+
+/** Starts agentwasm dev on a free port and resolves with its URL. */
+function startDev() {
+  dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--pace', '4ms', '--web', 'web/demo', '--dist', 'dist'], {
+    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  dev.stderr.on('data', () => {}); // its request log
+  return new Promise((resolve, reject) => {
+    let out = '';
+    dev.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = out.match(/open (http:\/\/127\.0\.0\.1:\d+)\//);
+      if (m) resolve(m[1]);
+    });
+    dev.on('exit', (code) => reject(new Error(`agentwasm dev exited with ${code}: ${out}`)));
+    setTimeout(() => reject(new Error(`agentwasm dev printed no URL within 20 s: ${out}`)), 20000);
+  });
+}
+
+/** Types a request as a person would and waits for the turn to end. */
+async function ask(text) {
+  const before = await page.evaluate(() => window.demo.state.turns.length);
+  await page.fill('#input', text);
+  await page.press('#input', 'Enter');
+  await page.waitForFunction((n) => window.demo.state.turns.length > n && !window.demo.state.busy, before, { timeout: 30000 });
+  return page.evaluate(() => window.demo.state.turns.at(-1));
+}
+
+before(async () => {
+  if (skip) return;
+  const base = await startDev();
+  const { chromium: pw } = await import('playwright-core');
+  browser = await pw.launch({
+    executablePath: chromium,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('response', (r) => {
+    const url = new URL(r.url());
+    responses.set(url.pathname, { status: r.status(), encoding: r.headers()['content-encoding'], type: r.headers()['content-type'] });
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${url.pathname}`);
+  });
+  await page.goto(`${base}/`);
+  await page.waitForFunction(() => window.demo?.ready === true, null, { timeout: 30000 });
+});
+
+after(async () => {
+  await browser?.close();
+  dev?.kill();
+});
+
+test('the page loads the module, labels the scripted model and shows the discovered tools', { skip }, async () => {
+  assert.equal(await page.textContent('#model-badge'), 'scripted model');
+  assert.match(await page.textContent('#module-badge'), /^module \d+\.\d+\.\d+/);
+  const wasm = responses.get('/dist/agentwasm.wasm');
+  assert.equal(wasm.status, 200);
+  assert.equal(wasm.type, 'application/wasm');
+  assert.equal(wasm.encoding, 'br', 'the precompressed module is served to a browser that accepts brotli');
+  const routed = await page.locator('#discovery .chip-routed').allTextContents();
+  assert.ok(routed.includes('honua_studio_add_layer'), routed.join());
+  const refused = await page.textContent('#discovery .refusals');
+  assert.match(refused, /honua_admin_reset_tenant family/);
+  assert.match(refused, /server_time unclassified/);
+});
+
+test('a request streams text and runs the page tool', { skip }, async () => {
+  const turn = await ask('Make the map dark');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  assert.ok(turn.events.filter((e) => e.type === 'textDelta').length > 3, 'the answer arrived in pieces');
+  assert.equal(turn.text, 'Done: the basemap is now dark.');
+  const card = page.locator('.msg.assistant').last().locator('.tool');
+  assert.equal(await card.getAttribute('data-plane'), 'page');
+  assert.match(await card.locator('.outcome').textContent(), /^ok · \d+ ms$/);
+  assert.match(await page.getAttribute('#map', 'class'), /basemap-dark/);
+});
+
+test('MCP composition tools edit a draft; the conflict is reloaded and retried', { skip }, async () => {
+  const turn = await ask('Add a schools layer');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  assert.deepEqual(turn.toolCalls.map((c) => [c.toolName, c.plane, c.ok]),
+    [['honua_studio_create_draft', 'composition', true], ['honua_studio_add_layer', 'composition', true]]);
+  assert.equal(turn.toolCalls[1].retriedAfterConflict, true);
+  const cards = page.locator('.msg.assistant').last().locator('.tool.plane-mcp');
+  assert.equal(await cards.count(), 2);
+  assert.match(await cards.nth(1).locator('.outcome').textContent(), /retried after a draft conflict/);
+  assert.match(await page.textContent('#draft'), /^d-\d+ · generation 3$/);
+  assert.equal(await page.textContent('#layers'), 'schools');
+  // The first draft added a tool to the catalog; the watch refreshed the panel.
+  await page.waitForFunction(() => [...document.querySelectorAll('#discovery .chip-routed')].some((c) => c.textContent === 'honua_studio_preview_draft'));
+});
+
+test('publishing waits for the person; approving the card performs it', { skip }, async () => {
+  const turn = await ask('Publish the map');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  assert.equal(JSON.parse(turn.toolCalls.at(-1).content).data.judgment, 'needs-confirm');
+  assert.equal(await page.locator('#cards .card').count(), 1, 'one approval card');
+  assert.match(await page.textContent('#cards .card'), /Publish the map to the public site/);
+  assert.equal(await page.textContent('#published'), 'no', 'nothing was published before the person approved');
+
+  const n = await page.evaluate(() => window.demo.state.turns.length);
+  await page.click('#cards .card button.approve'); // the person, not the model
+  await page.waitForFunction((k) => window.demo.state.turns.length > k && !window.demo.state.busy, n, { timeout: 30000 });
+  const after = await page.evaluate(() => window.demo.state.turns.at(-1));
+  assert.equal(after.status, 'completed', after.errorMessage);
+  const performed = JSON.parse(after.toolCalls[0].content).data;
+  assert.equal(performed.effectStatus, 'performed', JSON.stringify(performed));
+  assert.equal(after.text, 'Published: the map is live.');
+  assert.equal(await page.locator('#cards .card').count(), 0, 'the card is answered');
+  assert.match(await page.textContent('#published'), /^yes/);
+  assert.equal(await page.textContent('#app-steps li.current'), 'Published');
+  await mkdir(path.join(root, 'dist'), { recursive: true });
+  await page.screenshot({ path: path.join(root, 'dist', 'demo.png'), fullPage: true });
+});
+
+test('Stop aborts a running turn', { skip }, async () => {
+  const n = await page.evaluate(() => window.demo.state.turns.length);
+  await page.fill('#input', 'Tell me a long story');
+  await page.press('#input', 'Enter');
+  await page.waitForFunction(() => (window.demo.state.current?.text?.textContent ?? '').split(' ').length > 5);
+  assert.equal(await page.isEnabled('#stop'), true);
+  await page.click('#stop');
+  await page.waitForFunction((k) => window.demo.state.turns.length > k && !window.demo.state.busy, n, { timeout: 30000 });
+  const turn = await page.evaluate(() => window.demo.state.turns.at(-1));
+  assert.equal(turn.status, 'cancelled');
+  assert.ok(turn.text.length > 0 && !turn.text.endsWith('long enough.'), 'the story was cut short');
+  assert.match(await page.locator('.msg.assistant .turn-footer').last().textContent(), /^stopped/);
+  assert.equal(await page.isEnabled('#send'), true);
+});
+
+test('an error from the model is shown, and the page keeps working', { skip }, async () => {
+  const turn = await ask('Fail please');
+  assert.equal(turn.status, 'error');
+  assert.match(turn.errorMessage, /asked to fail/);
+  assert.match(await page.locator('.msg.assistant').last().locator('.body.error').first().textContent(), /asked to fail/);
+  const next = await ask('hello');
+  assert.equal(next.status, 'completed');
+});
+
+test('no console errors, page errors or failed HTTP requests', { skip }, () => {
+  assert.deepEqual(problems, []);
+});

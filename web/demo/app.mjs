@@ -1,0 +1,366 @@
+// The demo page's wiring: loads the module, builds the app's port and the
+// agent session (the port's tools and the page tool as its kit, MCP tools
+// discovered at /api/mcp), and renders the conversation — streamed text,
+// each tool call with its plane, arguments, result and duration, approval
+// cards wired to the port's human doors, the discovery panel, and Stop.
+import { load } from '/dist/agentwasm.mjs';
+import { studioGraph, basemapTool, createStudioApp } from './studio-app.mjs';
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+/** What the page shows about the conversation; the test reads it too. */
+const state = { busy: false, controller: null, turns: [], current: null, answered: new Set() };
+window.demo = { state, ready: false };
+
+const app = createStudioApp(() => renderApp());
+const runtime = await load();
+$('module-badge').textContent = `module ${runtime.version().version}`;
+
+const port = runtime.createPort(studioGraph, {
+  page: 'edit',
+  requireHumanApproval: true,
+  handlers: app.handlers,
+  onChange: () => queueMicrotask(renderApp),
+});
+const portTools = port.tools();
+const portNames = new Set(portTools.map((t) => t.name));
+
+const session = runtime.createSession({
+  baseUrl: '/api',
+  kit: {
+    tools: [...portTools, basemapTool],
+    // Port tools run through the port (its gates and approvals); the page
+    // tool runs here. A fire comes back settled when it settles quickly.
+    async execute({ name, args }) {
+      if (name === basemapTool.name) return app.setBasemap(args);
+      if (portNames.has(name)) return { status: 'ok', data: await port.call(name, args, { settleWithinMs: 1000 }) };
+      return { status: 'error', deniedReason: `the page has no tool named ${name}` };
+    },
+    systemPrompt: () => `You are the assistant of City Map Studio, inside the page. The map "${app.view.title}" has the ` +
+      `${app.view.basemap} basemap; the app is on its ${port.state().page} page. Use the studio.* tools to act in the app, ` +
+      'set_basemap for the map preview, and the honua_studio_* tools to edit the draft.',
+  },
+  watchToolListChanged: true,
+  toolDiscoveryTimeoutMs: 5000,
+  studioTools: { required: ['honua_studio_create_draft', 'honua_studio_get_draft', 'honua_studio_add_layer'] },
+  onEvent,
+});
+
+// ---- the conversation ----
+
+/** Starts a turn for text; approval answers go through here too. */
+async function send(text) {
+  text = text.trim();
+  if (!text || state.busy) return;
+  state.busy = true;
+  state.controller = new AbortController();
+  setComposer();
+  const bubble = el('div', 'msg user');
+  bubble.append(el('div', 'who', 'You'), el('div', 'body', text));
+  $('log').append(bubble);
+  const turnEl = el('div', 'msg assistant streaming');
+  turnEl.append(el('div', 'who', 'Assistant'));
+  const footer = el('div', 'turn-footer muted small', 'thinking…');
+  turnEl.append(footer);
+  $('log').append(turnEl);
+  state.current = { el: turnEl, footer, text: null, calls: new Map(), mark: performance.now(), usage: { prompt: 0, completion: 0 } };
+  scrollLog();
+  setStatus('The assistant is working… (Stop aborts the turn)');
+  let turn;
+  try {
+    turn = await session.chat(text, { signal: state.controller.signal });
+  } catch (err) {
+    turn = { status: 'error', errorMessage: `${err.code ?? 'error'}: ${err.message}`, text: '', toolCalls: [], rounds: 0 };
+  }
+  finishTurn(turn);
+}
+
+/** Observes the session: streamed events, dispatches, discovery, the watch. */
+function onEvent(e) {
+  const cur = state.current;
+  switch (e.type) {
+    case 'chat':
+      if (cur) onStreamEvent(cur, e.event);
+      break;
+    case 'toolResult':
+      if (cur) onToolResult(cur, e.result);
+      break;
+    case 'toolDiscovery':
+      renderDiscovery(e.report);
+      break;
+    case 'toolWatch':
+      $('discovery').dataset.watch = e.status;
+      renderWatch(e.status, e.detail);
+      break;
+  }
+}
+
+function onStreamEvent(cur, ev) {
+  switch (ev.type) {
+    case 'textDelta': {
+      if (!cur.text) {
+        cur.text = el('div', 'body');
+        cur.el.insertBefore(cur.text, cur.footer);
+      }
+      cur.text.textContent += ev.text;
+      break;
+    }
+    case 'toolCallStart': {
+      const card = toolCard(ev.toolName);
+      cur.calls.set(ev.toolCallId, { card, name: ev.toolName });
+      cur.el.insertBefore(card.root, cur.footer);
+      cur.text = null; // text after a tool call starts a new paragraph
+      break;
+    }
+    case 'toolCallStop': {
+      const call = cur.calls.get(ev.toolCallId);
+      if (call) call.card.args.textContent = JSON.stringify(ev.toolArguments ?? {});
+      break;
+    }
+    case 'messageStop':
+      cur.mark = performance.now();
+      cur.usage.prompt += ev.promptTokens ?? 0;
+      cur.usage.completion += ev.completionTokens ?? 0;
+      break;
+    case 'error': {
+      const err = el('div', 'body error', ev.errorMessage || 'The model answered with an error.');
+      cur.el.insertBefore(err, cur.footer);
+      cur.text = null;
+      break;
+    }
+  }
+  scrollLog();
+}
+
+/** The plane a person understands: the page, the app's port, or MCP. */
+function planeOf(record) {
+  if (record.plane === 'composition') return 'mcp';
+  if (record.plane === 'runtime') return portNames.has(record.toolName) ? 'port' : 'page';
+  return 'unknown';
+}
+
+function toolCard(name) {
+  const root = el('div', 'tool pending');
+  const head = el('div', 'tool-head');
+  const plane = el('span', 'plane', '…');
+  const title = el('code', 'tool-name', name);
+  const outcome = el('span', 'outcome muted', 'running…');
+  head.append(plane, title, outcome);
+  const args = el('code', 'tool-args', '');
+  const result = el('pre', 'tool-result', '');
+  root.append(head, args, result);
+  return { root, plane, outcome, args, result };
+}
+
+function onToolResult(cur, record) {
+  const now = performance.now();
+  const ms = Math.max(0, Math.round(now - cur.mark));
+  cur.mark = now;
+  const call = cur.calls.get(record.toolCallId) ?? { card: toolCard(record.toolName) };
+  if (!cur.calls.has(record.toolCallId)) cur.el.insertBefore(call.card.root, cur.footer);
+  const { card } = call;
+  const plane = planeOf(record);
+  card.root.classList.remove('pending');
+  card.root.classList.add(record.ok ? 'ok' : 'failed', `plane-${plane}`);
+  card.root.dataset.plane = plane;
+  card.plane.textContent = { page: 'page', port: 'app port', mcp: 'MCP', unknown: 'unknown' }[plane];
+  const notes = [record.ok ? 'ok' : `failed${record.errorCode ? ` (${record.errorCode})` : ''}`, `${ms} ms`];
+  if (record.retriedAfterConflict) notes.push('retried after a draft conflict');
+  card.outcome.textContent = notes.join(' · ');
+  card.result.textContent = summarize(record);
+  if (plane === 'mcp' && record.ok && record.toolName === 'honua_studio_add_layer') {
+    const layer = safeJSON(call.card.args.textContent)?.layer;
+    if (layer && !app.view.layers.includes(layer)) app.view.layers.push(layer);
+  }
+  renderApp();
+  scrollLog();
+}
+
+/** A short, readable form of a dispatch's content. */
+function summarize(record) {
+  if (!record.ok) return record.errorMessage ?? record.content;
+  const content = safeJSON(record.content);
+  if (!content) return record.content;
+  const data = content.data ?? content.draft ?? content.result ?? content;
+  const text = JSON.stringify(data, null, 1);
+  return text.length > 600 ? `${text.slice(0, 600)}…` : text;
+}
+
+function finishTurn(turn) {
+  const cur = state.current;
+  state.turns.push(turn);
+  if (cur) {
+    cur.el.classList.remove('streaming');
+    cur.el.classList.add(`status-${turn.status}`);
+    if (!cur.el.querySelector('.body') && turn.status !== 'completed') {
+      cur.el.insertBefore(el('div', 'body error', turn.errorMessage || turn.status), cur.footer);
+    }
+    const label = { completed: 'done', cancelled: 'stopped', error: 'error', refused: 'refused' }[turn.status] ?? turn.status;
+    const bits = [label, `${turn.rounds} model request${turn.rounds === 1 ? '' : 's'}`];
+    if (cur.usage.prompt || cur.usage.completion) bits.push(`${cur.usage.prompt} → ${cur.usage.completion} tokens`);
+    if (turn.status === 'error' && turn.errorMessage) bits.push(turn.errorMessage);
+    cur.footer.textContent = bits.join(' · ');
+  }
+  state.current = null;
+  state.busy = false;
+  state.controller = null;
+  setComposer();
+  setStatus(turn.status === 'cancelled' ? 'Stopped.' : 'Ready.');
+  renderApp();
+  scrollLog();
+}
+
+// ---- approvals: the person's doors, never the model's ----
+
+function renderCards() {
+  const pending = port.asks().filter((a) => a.state === 'pending' && !state.answered.has(a.askId));
+  const box = $('cards');
+  box.replaceChildren();
+  for (const ask of pending) {
+    const card = el('div', 'card');
+    card.dataset.ask = ask.askId;
+    card.append(el('div', 'card-title', 'Approval needed'), el('div', 'card-text', `The assistant wants to: ${ask.does ?? ask.action}`));
+    const approve = el('button', 'primary approve', 'Approve');
+    const decline = el('button', 'decline', 'Decline');
+    approve.type = decline.type = 'button';
+    approve.onclick = () => answer(ask, true);
+    decline.onclick = () => answer(ask, false);
+    const row = el('div', 'card-actions');
+    row.append(approve, decline);
+    card.append(row);
+    box.append(card);
+  }
+}
+
+async function answer(ask, approved) {
+  state.answered.add(ask.askId);
+  if (approved) port.approveAsk(ask.askId, { by: 'person' });
+  else port.declineAsk(ask.askId, { by: 'person' });
+  renderCards();
+  while (state.busy) await new Promise((r) => setTimeout(r, 50));
+  await send(`${approved ? 'Approved' : 'Declined'}: ${ask.does ?? ask.action}`);
+}
+
+// ---- the app panel ----
+
+function renderApp() {
+  const { page } = port.state();
+  for (const li of $('app-steps').children) {
+    li.classList.toggle('current', li.dataset.page === page);
+  }
+  const map = $('map');
+  map.className = `map basemap-${app.view.basemap}`;
+  $('map-basemap').textContent = `${app.view.basemap} basemap`;
+  $('map-title').textContent = app.view.title;
+  const layers = $('map-layers');
+  layers.replaceChildren(...app.view.layers.map((l) => el('span', `layer layer-${l}`, l)));
+  const draft = session.draft();
+  $('draft').textContent = draft ? `${draft.draftId} · generation ${draft.generation}` : 'none yet';
+  $('layers').textContent = app.view.layers.length ? app.view.layers.join(', ') : 'none yet';
+  $('published').textContent = app.view.published ? 'yes — on the public site' : 'no';
+  $('published').classList.toggle('yes', app.view.published);
+  renderCards();
+}
+
+// ---- the discovery panel ----
+
+function renderDiscovery(report) {
+  const body = $('discovery-body');
+  body.replaceChildren();
+  const degraded = Boolean(report.errorMessage);
+  $('discovery').classList.toggle('degraded', degraded);
+  $('discovery-summary').textContent = degraded
+    ? 'MCP degraded: runtime tools only'
+    : `${report.routed.length} MCP tool${report.routed.length === 1 ? '' : 's'} routed, ${report.rejected.length} refused`;
+  if (degraded) body.append(el('p', 'error small', report.errorMessage));
+  const local = el('div', 'group');
+  local.append(el('h3', '', 'In the page'), chips([...portTools.map((t) => t.name), basemapTool.name], 'chip-local'));
+  const routed = el('div', 'group routed');
+  routed.append(el('h3', '', `Routed from MCP (${report.discovered} discovered)`), chips(report.routed, 'chip-routed'));
+  body.append(local, routed);
+  if (report.rejected.length) {
+    const refused = el('div', 'group refused');
+    refused.append(el('h3', '', 'Refused by the policy'));
+    const list = el('ul', 'refusals');
+    for (const r of report.rejected) {
+      const li = el('li');
+      li.append(el('code', '', r.name), el('span', 'reason', ` ${r.reason}`), el('span', 'muted small', ` — ${r.detail}`));
+      list.append(li);
+    }
+    refused.append(list);
+    body.append(refused);
+  }
+  if (report.missingRequired?.length) body.append(el('p', 'muted small', `Missing: ${report.missingRequired.join(', ')}`));
+  const watch = el('p', 'muted small watch');
+  watch.id = 'watch';
+  body.append(watch);
+  renderWatch($('discovery').dataset.watch ?? 'idle');
+  renderApp();
+}
+
+function renderWatch(status, detail) {
+  const w = $('watch');
+  if (w) w.textContent = `Catalog watch: ${status}${detail ? ` (${detail})` : ''}`;
+}
+
+function chips(names, className) {
+  const box = el('div', 'chips');
+  for (const n of names) box.append(el('code', `chip-static ${className}`, n));
+  if (!names.length) box.append(el('span', 'muted small', 'none'));
+  return box;
+}
+
+// ---- composer and status ----
+
+function setComposer() {
+  $('input').disabled = false;
+  $('send').disabled = state.busy;
+  $('stop').disabled = !state.busy;
+  for (const b of document.querySelectorAll('.suggestions .chip')) b.disabled = state.busy;
+}
+
+function setStatus(text) { $('status').textContent = text; }
+function scrollLog() { $('log').scrollTop = $('log').scrollHeight; }
+function safeJSON(text) { try { return JSON.parse(text); } catch { return null; } }
+
+$('composer').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const text = $('input').value;
+  $('input').value = '';
+  send(text);
+});
+$('input').addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' && !ev.shiftKey) {
+    ev.preventDefault();
+    $('composer').requestSubmit();
+  }
+});
+$('stop').addEventListener('click', () => state.controller?.abort());
+for (const chip of document.querySelectorAll('.suggestions .chip')) {
+  chip.addEventListener('click', () => send(chip.textContent));
+}
+
+// The model's label, from the proxy's capabilities.
+fetch('/api/v1/studio/ai/capabilities').then((r) => (r.ok ? r.json() : null)).then((caps) => {
+  const p = caps?.providers?.find((x) => x.name === caps.defaultProvider) ?? caps?.providers?.[0];
+  $('model-badge').textContent = !p ? 'model: unknown' : p.name === 'scripted' ? 'scripted model' : `${p.name} · ${p.defaultModel || 'default model'}`;
+  $('model-badge').classList.toggle('scripted', p?.name === 'scripted');
+}).catch(() => { $('model-badge').textContent = 'model: unknown'; });
+
+renderApp();
+setComposer();
+setStatus('Discovering tools…');
+renderDiscovery(await session.refreshTools());
+setStatus('Ready. Type a request, or pick one below.');
+const hello = el('div', 'msg assistant intro');
+hello.append(el('div', 'who', 'Assistant'), el('div', 'body',
+  'Hello! I run inside this page as WebAssembly. I can change the map (a page tool), edit the draft on the Studio ' +
+  'server (MCP tools), and publish the map through the app\'s own journey — publishing waits for your approval.'));
+$('log').append(hello);
+window.demo.ready = true;

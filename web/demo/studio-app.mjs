@@ -1,0 +1,70 @@
+// The demo app the in-page agent drives: "City Map Studio", declared as a
+// graph (pages, actions, one journey with a high-effect step) so a serving
+// port can offer it to a model, plus the page's own tool (set_basemap) and
+// the app's view state. No framework: plain objects and a render callback.
+
+/** The app's graph: edit → review → published; publishing is high-effect. */
+export const studioGraph = {
+  id: 'studio',
+  pages: [{ id: 'edit' }, { id: 'review' }, { id: 'published' }],
+  actions: [
+    {
+      id: 'edit.rename', does: 'Rename the map', on: 'edit', writes: ['map.title'],
+      input: {
+        type: 'object', properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
+        required: ['title'], additionalProperties: false,
+      },
+    },
+    { id: 'edit.open_review', does: 'Open the publication review of the map', on: 'edit', goTo: 'review', input: 'none' },
+    { id: 'review.back', does: 'Go back to editing the map', on: 'review', goTo: 'edit', input: 'none' },
+    {
+      id: 'review.publish', does: 'Publish the map to the public site', on: 'review', goTo: 'published',
+      confirm: true, writes: ['map.published'], input: 'none',
+    },
+  ],
+  journeys: [
+    { id: 'publish', does: 'Publish the map: open its review, then put it on the public site', steps: ['edit.open_review', 'review.publish'] },
+  ],
+};
+
+/** The page's own tool: a runtime tool the page executes itself. */
+export const basemapTool = {
+  name: 'set_basemap',
+  description: 'Change the basemap of the map preview in the page.',
+  inputSchema: {
+    type: 'object',
+    properties: { style: { type: 'string', enum: ['light', 'dark', 'satellite'] } },
+    required: ['style'],
+    additionalProperties: false,
+  },
+};
+
+/**
+ * The app's view state and the handlers the port runs for its actions.
+ * @param {() => void} changed called after every change, to re-render
+ */
+export function createStudioApp(changed) {
+  const view = { title: 'Demo map', basemap: 'light', layers: [], published: false };
+  const handlers = {
+    'edit.rename': (input) => { view.title = input.title; changed(); return { title: view.title }; },
+    'edit.open_review': () => ({ reviewing: view.title }),
+    'review.back': () => ({}),
+    'review.publish': async () => {
+      await new Promise((r) => setTimeout(r, 150)); // the upload
+      view.published = true;
+      changed();
+      return { url: '/maps/demo', title: view.title };
+    },
+  };
+  /** Runs the page tool. */
+  function setBasemap(args) {
+    const style = args?.style;
+    if (!['light', 'dark', 'satellite'].includes(style)) {
+      return { status: 'error', deniedReason: `unknown basemap style ${JSON.stringify(style)}; use light, dark or satellite` };
+    }
+    view.basemap = style;
+    changed();
+    return { status: 'ok', data: { basemap: style } };
+  }
+  return { view, handlers, setBasemap };
+}
