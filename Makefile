@@ -119,7 +119,7 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
 size: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
-	@$(NODE) scripts/size.mjs dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+	@$(NODE) scripts/size.mjs --readme README.md dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
 
 # The js module's budget: 5.2 MB raw, 1.15 MB brotli (README.md, Size, says why).
 sizecheck: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
