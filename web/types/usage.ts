@@ -88,6 +88,10 @@ export async function usage(signal: AbortSignal): Promise<string> {
   };
   const port: Port = runtime.createPort(graph, portOptions);
   const result: PortResult = await port.call('shop.whats_here', { sinceVersion: 0 });
+  const settled: PortResult = await port.call('shop.do_action', { action: 'cart.checkout' }, { settleWithinMs: 250 });
+  void settled;
+  // @ts-expect-error settleWithinMs is a number of milliseconds
+  await port.call('shop.whats_here', {}, { settleWithinMs: '250' });
   const judgment: Judgment | undefined = result.judgment;
   port.approveAsk('ask#1', { by: 'ana' });
   port.alwaysApprove('checkout.pay', { expiresInMs: 60_000 });
