@@ -109,13 +109,14 @@ type MCPDispatcherOptions struct {
 	Capabilities []byte
 	// ListChanged offers notifications/tools/list_changed: the tool list
 	// may change (ToolsChanged), and clients may listen for the change on
-	// the session era's GET stream or the stateless era's
-	// subscriptions/listen (see Subscribe and MCPResponse.Listen).
+	// the session era's GET stream (ListenSession) or the stateless era's
+	// subscriptions/listen (MCPResponse.Listen).
 	ListChanged bool
 	// Methods answers extra methods (prompts/list for instance) in both eras.
 	Methods map[string]MCPMethod
 	// ListTTLMs and CacheScope are the caching hints of stateless-era list
-	// results [0 and "private"]; tools/list stays byte-identical anyway.
+	// results [0 and "private"]; tools/list stays byte-identical until
+	// ToolsChanged.
 	ListTTLMs  int
 	CacheScope string
 }
@@ -129,10 +130,12 @@ type MCPDispatcher struct {
 	info []byte // {"name":…,"version":…}
 	list atomic.Pointer[toolList]
 
+	readMu sync.Mutex // serializes ToolsChanged's reads
+
 	mu       sync.Mutex
 	sessions map[string]string // id → negotiated protocol version
 	order    []string
-	subs     map[*mcpSubscriber]struct{}
+	subs     map[*MCPListen]struct{}
 }
 
 // toolList is the tool array as last read, and what is derived from it.
@@ -169,8 +172,9 @@ type MCPResponse struct {
 	Listen *MCPListen
 }
 
-// NewMCPDispatcher builds a dispatcher over ts. It reads ts.ListTools once;
-// a tool list that is not a JSON array is served as an empty one.
+// NewMCPDispatcher builds a dispatcher over ts. It reads ts.ListTools now
+// and again on each ToolsChanged; a tool list that is not a JSON array is
+// served as an empty one.
 func NewMCPDispatcher(ts ToolServer, opts MCPDispatcherOptions) *MCPDispatcher {
 	d := &MCPDispatcher{ts: ts, opts: opts, sessions: map[string]string{}}
 	if d.opts.Name == "" {
@@ -231,6 +235,7 @@ func (d *MCPDispatcher) EndSession(id string) bool {
 		return false
 	}
 	delete(d.sessions, id)
+	d.endListenersLocked(id)
 	return true
 }
 
@@ -257,6 +262,7 @@ func (d *MCPDispatcher) newSession(version string) string {
 	d.order = append(d.order, id)
 	for len(d.sessions) > maxMCPSessions && len(d.order) > 0 {
 		delete(d.sessions, d.order[0])
+		d.endListenersLocked(d.order[0])
 		d.order = d.order[1:]
 	}
 	if len(d.order) > 2*maxMCPSessions { // ended sessions linger in order
@@ -450,15 +456,10 @@ func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byt
 // subscriptions/listen request and the dispatcher offers ListChanged; any
 // other body (or an invalid listen request) is left to handleOne, which
 // answers it or its error.
-func (d *MCPDispatcher) listenRequest(req MCPRequest, body []byte) (l *MCPListen) {
+func (d *MCPDispatcher) listenRequest(req MCPRequest, body []byte) *MCPListen {
 	if !d.opts.ListChanged || d.opts.Era == "session" || !bytes.Contains(body, []byte("subscriptions/listen")) {
 		return nil
 	}
-	defer func() {
-		if recover() != nil {
-			l = nil
-		}
-	}()
 	if _, err := ParseValue(body); err != nil {
 		return nil
 	}
@@ -469,7 +470,7 @@ func (d *MCPDispatcher) listenRequest(req MCPRequest, body []byte) (l *MCPListen
 	if _, _, e := d.checkStateless(req, msg); e != nil {
 		return nil
 	}
-	return d.listen(msg.id)
+	return d.listen(msg.id, "")
 }
 
 // decodeMessage checks the JSON-RPC envelope of one valid JSON value.

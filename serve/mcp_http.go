@@ -14,7 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -89,7 +89,11 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.get(w, r)
 	default:
 		w.Header().Set("Allow", allow)
-		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, "method not allowed: this server offers no event stream; POST JSON-RPC messages")
+		msg := "method not allowed: this server offers no event stream; POST JSON-RPC messages"
+		if h.d.streamsSessionEra() {
+			msg = "method not allowed: GET the event stream, POST JSON-RPC messages"
+		}
+		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, msg)
 	}
 }
 
@@ -100,7 +104,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusUnsupportedMediaType, MCPInvalidRequest, "unsupported media type: POST a JSON-RPC message as application/json")
 		return
 	}
-	if !acceptsJSON(r.Header.Values("Accept")) {
+	if vs := r.Header.Values("Accept"); len(vs) > 0 && !accepts(vs, "application/json", "application/*") {
 		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: this server answers application/json")
 		return
 	}
@@ -123,7 +127,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", resp.SessionID)
 	}
 	if resp.Listen != nil {
-		writeStream(w, r, resp.Listen, false)
+		writeStream(w, r, resp.Listen)
 		return
 	}
 	if resp.Body == nil {
@@ -141,7 +145,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 
 // get opens the session era's notification stream.
 func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
-	if !acceptsEventStream(r.Header.Values("Accept")) {
+	if !accepts(r.Header.Values("Accept"), "text/event-stream", "text/*") {
 		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: the stream is text/event-stream; send Accept: text/event-stream")
 		return
 	}
@@ -154,13 +158,14 @@ func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, status, e.Code, e.Message)
 		return
 	}
-	writeStream(w, r, l, true)
+	writeStream(w, r, l)
 }
 
 // writeStream answers with an event stream of l's messages until the client
-// goes; withIDs numbers the events (the session era's GET stream, so a
-// client can send Last-Event-ID).
-func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen, withIDs bool) {
+// goes or l is closed (its session ended). The events carry no ids: a
+// reconnecting client cannot resume, and needs not (a list change is a
+// state, and the client lists the tools again after reconnecting).
+func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen) {
 	defer l.Close()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
@@ -171,48 +176,26 @@ func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen, withIDs b
 		}
 	}
 	if first := l.First(); first != nil {
-		_, _ = w.Write(sseData(nil, "", first))
+		_, _ = w.Write(sseData(first))
 	} else {
 		_, _ = io.WriteString(w, ": open\n\n")
 	}
 	flush()
-	for n := 1; ; n++ {
+	for {
 		msg, err := l.Next(r.Context())
 		if err != nil {
 			return
 		}
-		id := ""
-		if withIDs {
-			id = strconv.Itoa(n)
-		}
-		if _, err := w.Write(sseData(nil, id, msg)); err != nil {
+		if _, err := w.Write(sseData(msg)); err != nil {
 			return
 		}
 		flush()
 	}
 }
 
-// sseData appends one event carrying a JSON message (one line) and an
-// optional id.
-func sseData(dst []byte, id string, msg []byte) []byte {
-	if id != "" {
-		dst = append(append(append(dst, "id: "...), id...), '\n')
-	}
-	return append(append(append(dst, "data: "...), msg...), "\n\n"...)
-}
-
-// acceptsEventStream reports whether an Accept header admits
-// text/event-stream.
-func acceptsEventStream(values []string) bool {
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err == nil && (mt == "text/event-stream" || mt == "text/*" || mt == "*/*") {
-				return true
-			}
-		}
-	}
-	return false
+// sseData is one event carrying a JSON message (one line).
+func sseData(msg []byte) []byte {
+	return append(append([]byte("data: "), msg...), "\n\n"...)
 }
 
 // delete ends a session.
@@ -348,19 +331,12 @@ func isLoopbackName(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// acceptsJSON reports whether the Accept values allow application/json (no
-// Accept header at all does).
-func acceptsJSON(values []string) bool {
-	if len(values) == 0 {
-		return true
-	}
+// accepts reports whether the Accept values allow one of types (or */*).
+func accepts(values []string, types ...string) bool {
 	for _, v := range values {
 		for _, part := range strings.Split(v, ",") {
 			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
-				continue
-			}
-			if mt == "application/json" || mt == "application/*" || mt == "*/*" {
+			if err == nil && (mt == "*/*" || slices.Contains(types, mt)) {
 				return true
 			}
 		}

@@ -2,7 +2,7 @@
 // ToolsChanged and tells every listener. Listeners are the session era's GET
 // stream and the stateless era's subscriptions/listen stream; the
 // dispatcher stays transport-free (an MCPListen hands the transport the
-// messages to write as events).
+// messages to write as events). A session-era stream ends with its session.
 
 package serve
 
@@ -18,23 +18,19 @@ const listChangedMethod = "notifications/tools/list_changed"
 // notification's _meta.
 const subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
 
-// mcpSubscriber is one open listener: a coalescing change signal.
-type mcpSubscriber struct {
-	changed chan struct{} // capacity 1: changes while one is pending merge
-}
-
 // MCPListen is an open notification stream the dispatcher handed to a
 // transport: write First (when not nil), then each message Next returns,
 // each as one event, until Next fails; then Close. Next may be called from
 // one goroutine at a time; Close may be called from any goroutine, once or
-// more.
+// more. The dispatcher closes a session-era stream when its session ends.
 type MCPListen struct {
-	d     *MCPDispatcher
-	sub   *mcpSubscriber
-	id    []byte // the subscriptions/listen request id; nil for a GET stream
-	first []byte
-	once  sync.Once
-	done  chan struct{}
+	d       *MCPDispatcher
+	session string        // the session-era stream's session ("" none)
+	id      []byte        // the subscriptions/listen request id; nil for a GET stream
+	first   []byte        // the acknowledgment (stateless era)
+	changed chan struct{} // capacity 1: changes while one is pending merge
+	once    sync.Once
+	done    chan struct{}
 }
 
 // First returns the message to send when the stream opens (the stateless
@@ -43,10 +39,20 @@ func (l *MCPListen) First() []byte { return l.first }
 
 // Next waits for the tool list to change and returns the JSON-RPC
 // notification to send. It returns ctx's error when ctx ends first, and
-// context.Canceled once the stream is closed.
+// context.Canceled once the stream is closed (a pending change included).
 func (l *MCPListen) Next(ctx context.Context) ([]byte, error) {
 	select {
-	case <-l.sub.changed:
+	case <-l.done:
+		return nil, context.Canceled
+	default:
+	}
+	select {
+	case <-l.changed:
+		select {
+		case <-l.done:
+			return nil, context.Canceled
+		default:
+		}
 		if l.id == nil {
 			return []byte(`{"jsonrpc":"2.0","method":"` + listChangedMethod + `"}`), nil
 		}
@@ -60,13 +66,14 @@ func (l *MCPListen) Next(ctx context.Context) ([]byte, error) {
 
 // Close ends the stream and forgets the listener.
 func (l *MCPListen) Close() {
-	l.once.Do(func() {
-		close(l.done)
-		l.d.mu.Lock()
-		delete(l.d.subs, l.sub)
-		l.d.mu.Unlock()
-	})
+	l.d.mu.Lock()
+	delete(l.d.subs, l)
+	l.d.mu.Unlock()
+	l.end()
 }
+
+// end closes done once.
+func (l *MCPListen) end() { l.once.Do(func() { close(l.done) }) }
 
 // Listeners returns how many notification streams are open.
 func (d *MCPDispatcher) Listeners() int {
@@ -78,23 +85,26 @@ func (d *MCPDispatcher) Listeners() int {
 // ToolsChanged re-reads the tool server's list, serves it from then on, and
 // sends notifications/tools/list_changed on every open stream. Bursts
 // coalesce: a listener that has not yet taken the last change gets one
-// notification for both. It is safe to call from any goroutine.
+// notification for both. It is safe to call from any goroutine; calls are
+// serialized, so the list served is the one the last call read.
 func (d *MCPDispatcher) ToolsChanged() {
+	d.readMu.Lock()
 	d.readTools()
+	d.readMu.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for s := range d.subs {
+	for l := range d.subs {
 		select {
-		case s.changed <- struct{}{}:
+		case l.changed <- struct{}{}:
 		default:
 		}
 	}
 }
 
 // listen opens a listener; id is the subscriptions/listen request id (nil
-// for a session-era GET stream).
-func (d *MCPDispatcher) listen(id []byte) *MCPListen {
-	l := &MCPListen{d: d, sub: &mcpSubscriber{changed: make(chan struct{}, 1)}, done: make(chan struct{})}
+// for a session-era GET stream of session).
+func (d *MCPDispatcher) listen(id []byte, session string) *MCPListen {
+	l := &MCPListen{d: d, session: session, changed: make(chan struct{}, 1), done: make(chan struct{})}
 	if id != nil {
 		l.id = append([]byte(nil), id...)
 		l.first = []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"` +
@@ -102,20 +112,32 @@ func (d *MCPDispatcher) listen(id []byte) *MCPListen {
 	}
 	d.mu.Lock()
 	if d.subs == nil {
-		d.subs = map[*mcpSubscriber]struct{}{}
+		d.subs = map[*MCPListen]struct{}{}
 	}
-	d.subs[l.sub] = struct{}{}
+	d.subs[l] = struct{}{}
 	d.mu.Unlock()
 	return l
+}
+
+// endListenersLocked closes the streams of a session that ended; d.mu is
+// held.
+func (d *MCPDispatcher) endListenersLocked(session string) {
+	for l := range d.subs {
+		if l.session == session {
+			delete(d.subs, l)
+			l.end()
+		}
+	}
 }
 
 // ListenSession opens the session era's notification stream (an HTTP GET)
 // for the session sessionID ("" when the dispatcher issues no ids). It
 // fails with MCPMethodNotFound when the dispatcher was built without
-// ListChanged or does not speak the session era, and with
-// MCPSessionNotFound when the session is unknown or ended.
+// ListChanged or does not speak the session era, with MCPInvalidRequest
+// when a session id is needed and missing, and with MCPSessionNotFound when
+// the session is unknown or ended.
 func (d *MCPDispatcher) ListenSession(sessionID string) (*MCPListen, *MCPError) {
-	if !d.opts.ListChanged || d.opts.Era == "stateless" {
+	if !d.streamsSessionEra() {
 		return nil, &MCPError{Code: MCPMethodNotFound, Message: "this server offers no event stream; POST JSON-RPC messages"}
 	}
 	if d.opts.Sessions {
@@ -125,8 +147,10 @@ func (d *MCPDispatcher) ListenSession(sessionID string) (*MCPListen, *MCPError) 
 		if _, ok := d.sessionVersion(sessionID); !ok {
 			return nil, &MCPError{Code: MCPSessionNotFound, Message: "session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one"}
 		}
+	} else {
+		sessionID = ""
 	}
-	return d.listen(nil), nil
+	return d.listen(nil, sessionID), nil
 }
 
 // streamsSessionEra reports whether a session-era GET opens a stream.

@@ -57,7 +57,7 @@ func openStream(t *testing.T, req *http.Request) (*http.Response, func() string)
 	return resp, func() string {
 		select {
 		case l := <-lines:
-			return l
+			return l // "" once the stream has closed
 		case <-time.After(10 * time.Second):
 			t.Fatal("no event within 10 s")
 			return ""
@@ -90,10 +90,19 @@ func TestMCPListChangedSessionEraStream(t *testing.T) {
 
 	tools.grown.Store(true)
 	d.ToolsChanged()
-	d.ToolsChanged() // a burst: at most one more notification
 	assert.Equal(t, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`, next())
 	_, body = post(t, url, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25")
 	assert.Contains(t, body, `"name":"b"`)
+
+	// The session's end ends its stream.
+	req, _ = http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	del, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	del.Body.Close()
+	require.Equal(t, http.StatusNoContent, del.StatusCode)
+	assert.Equal(t, "", next(), "the stream closed")
+	waitListeners(t, d, 0)
 
 	for _, c := range []struct {
 		name, sid, accept string
@@ -165,4 +174,23 @@ func TestMCPWithoutListChangedOffersNoStream(t *testing.T) {
 	assert.Contains(t, body, `"code":-32601`)
 	_, err = d.ListenSession("")
 	assert.NotNil(t, err)
+}
+
+func TestMCPListenCoalescesAndCloses(t *testing.T) {
+	d := NewMCPDispatcher(&growingTools{}, MCPDispatcherOptions{ListChanged: true})
+	l, e := d.ListenSession("")
+	require.Nil(t, e)
+	d.ToolsChanged()
+	d.ToolsChanged() // a burst
+	msg, err := l.Next(context.Background())
+	require.NoError(t, err)
+	assert.Contains(t, string(msg), listChangedMethod)
+	assert.Len(t, l.changed, 0, "the burst made one notification")
+
+	d.ToolsChanged()
+	l.Close()
+	_, err = l.Next(context.Background())
+	assert.ErrorIs(t, err, context.Canceled, "a closed stream sends nothing, a pending change included")
+	assert.Equal(t, 0, d.Listeners())
+	l.Close() // idempotent
 }

@@ -323,7 +323,11 @@ func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.W
 		return chatTurn{}, fmt.Errorf("the module refused to create the session: %s", moduleError(r))
 	}
 	id := r.Session
-	defer func() { _, _ = inst.Do(context.Background(), map[string]any{"op": "session.close", "session": id}) }()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = inst.Do(ctx, map[string]any{"op": "session.close", "session": id})
+	}()
 
 	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
 	defer cancel()
@@ -562,6 +566,7 @@ func newForwarder(base *url.URL, client *http.Client) http.Handler {
 // transport error reaches the module.
 type forwardError struct{ err error }
 
+// Error returns the failed forward's error text.
 func (e forwardError) Error() string { return e.err.Error() }
 
 // ServeHTTP sends r on to the base URL's host and streams the answer back,

@@ -25,9 +25,7 @@ import (
 // MCP server) and returns its API base URL.
 func startDev(t *testing.T, pace time.Duration) string {
 	t.Helper()
-	h, err := newDevHandler(devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Pace: pace})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(newDevHandler(devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Pace: pace}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/api"
 }

@@ -71,11 +71,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentwasm dev: warning: %s is missing (%s); the page will not load\n", f.path, f.fix)
 		}
 	}
-	h, err := newDevHandler(o)
-	if err != nil {
-		fmt.Fprintln(stderr, "agentwasm dev:", err)
-		return 1
-	}
+	h := newDevHandler(o)
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentwasm dev: cannot listen on %s: %v (pick another with --addr)\n", o.Addr, err)
@@ -86,16 +82,22 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	}
 	model := "scripted model"
 	if o.Upstream != "" {
-		model = "upstream " + o.Upstream
+		// The endpoint without user info or query: those may hold secrets.
+		model = "upstream " + studioproxy.NewOpenAI(studioproxy.OpenAIOptions{URL: o.Upstream}).Endpoint()
 		if o.APIKey == "" {
 			model += " (no key set)"
 		}
 	}
 	fmt.Fprintf(stdout, "agentwasm dev %s: open http://%s/ (%s; MCP at /api/mcp)\n", version, ln.Addr(), model)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+
+	// Ctrl-C ends every request's context (streams included), then the
+	// server, waiting up to 2 s for answers being written.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -105,12 +107,13 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agentwasm dev:", err)
 		return 1
 	}
+	<-done
 	return 0
 }
 
 // newDevHandler builds the whole dev server: the page at /, the assets at
 // /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp.
-func newDevHandler(o devOptions) (http.Handler, error) {
+func newDevHandler(o devOptions) http.Handler {
 	var model studioproxy.Model = studioproxy.Scripted{Pace: o.Pace}
 	caps := studioproxy.Capabilities{Enabled: true, DefaultProvider: "scripted", Providers: []studioproxy.Provider{
 		{Name: "scripted", Default: true, ToolSupport: true, DefaultModel: studioproxy.ScriptedModelName, Models: []string{studioproxy.ScriptedModelName}},
@@ -135,7 +138,7 @@ func newDevHandler(o devOptions) (http.Handler, error) {
 	mux.Handle("/api/mcp", mcp.Handler(serve.MCPHandlerOptions{}))
 	mux.Handle("/dist/", http.StripPrefix("/dist", assets(o.DistDir)))
 	mux.Handle("/", assets(o.WebDir))
-	return recoverer(mux), nil
+	return recoverer(mux)
 }
 
 // recoverer turns a panic in a handler into a 500 for that request.

@@ -27,9 +27,7 @@ import (
 // devServer serves newDevHandler over web and dist folders.
 func devServer(t *testing.T, o devOptions) *httptest.Server {
 	t.Helper()
-	h, err := newDevHandler(o)
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(newDevHandler(o))
 	t.Cleanup(srv.Close)
 	return srv
 }

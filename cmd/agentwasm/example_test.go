@@ -13,8 +13,7 @@ import (
 // tool calls as they happen, then the streamed text, on stdout. (The line
 // saying how the turn ended goes to stderr, discarded here.)
 func Example_chat() {
-	h, _ := newDevHandler(devOptions{WebDir: os.TempDir(), DistDir: os.TempDir()})
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(newDevHandler(devOptions{WebDir: os.TempDir(), DistDir: os.TempDir()}))
 	defer srv.Close()
 
 	code := run([]string{"chat", "--base-url", srv.URL + "/api", "add a schools layer"}, os.Stdout, io.Discard)

@@ -35,8 +35,8 @@ const (
 // Layers are the layers a draft can hold.
 var Layers = []string{"schools", "parks", "rivers"}
 
-// Draft is one draft's state.
-type Draft struct {
+// draft is one draft's state.
+type draft struct {
 	DraftID    string            `json:"draftId"`
 	Generation int64             `json:"generation"`
 	Title      string            `json:"title"`
@@ -49,14 +49,14 @@ type Server struct {
 	d *serve.MCPDispatcher
 
 	mu     sync.Mutex
-	drafts map[string]*Draft
+	drafts map[string]*draft
 	next   int
 }
 
 // New returns the catalog and its MCP dispatcher (both eras, session ids,
 // list-changed notifications).
 func New() *Server {
-	s := &Server{drafts: map[string]*Draft{}}
+	s := &Server{drafts: map[string]*draft{}}
 	s.d = serve.NewMCPDispatcher(s, serve.MCPDispatcherOptions{
 		Name:         "agentwasm-dev-studio",
 		Version:      "1.0.0",
@@ -67,25 +67,9 @@ func New() *Server {
 	return s
 }
 
-// Dispatcher returns the MCP dispatcher over the catalog.
-func (s *Server) Dispatcher() *serve.MCPDispatcher { return s.d }
-
 // Handler returns the Streamable HTTP handler (both eras) with opts.
 func (s *Server) Handler(opts serve.MCPHandlerOptions) http.Handler {
 	return serve.NewMCPHandler(s.d, opts)
-}
-
-// Draft returns a copy of a draft's state.
-func (s *Server) Draft(id string) (Draft, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d, ok := s.drafts[id]
-	if !ok {
-		return Draft{}, false
-	}
-	c := *d
-	c.Layers = slices.Clone(d.Layers)
-	return c, true
 }
 
 // tool is one catalog entry.
@@ -191,7 +175,7 @@ func (s *Server) create(title string) []byte {
 	}
 	s.mu.Lock()
 	s.next++
-	d := &Draft{DraftID: "d-" + strconv.Itoa(s.next), Generation: 1, Title: title, Layers: []string{}}
+	d := &draft{DraftID: "d-" + strconv.Itoa(s.next), Generation: 1, Title: title, Layers: []string{}}
 	s.drafts[d.DraftID] = d
 	first := len(s.drafts) == 1
 	answer := result(map[string]any{"draft": ref(d), "title": d.Title, "layers": d.Layers})
@@ -238,7 +222,7 @@ func (s *Server) edit(name, id string, gen *int64, layer, color string) []byte {
 }
 
 // ref is a draft's binding.
-func ref(d *Draft) map[string]any {
+func ref(d *draft) map[string]any {
 	return map[string]any{"draftId": d.DraftID, "generation": d.Generation}
 }
 

@@ -32,8 +32,8 @@ const (
 )
 
 // oaMaxEventBytes bounds one server-sent event of the upstream's stream, and
-// the arguments of one tool call, so a hostile upstream cannot exhaust
-// memory.
+// the arguments of all the tool calls of one answer together, so a hostile
+// upstream cannot exhaust memory.
 const oaMaxEventBytes = 4 << 20
 
 // oaMaxErrorBodyBytes bounds how much of a failed response's body is read
@@ -195,8 +195,11 @@ func (m *OpenAI) stream(ctx context.Context, req *ChatRequest, sink Sink, start 
 		headerTimer = time.AfterFunc(m.opts.HeaderTimeout, func() { cancel(errOAHeaderStall) })
 	}
 	resp, err := m.client.Do(hreq)
-	if headerTimer != nil {
-		headerTimer.Stop()
+	if headerTimer != nil && !headerTimer.Stop() && err == nil {
+		// The bound ran out just as the headers came: the request's context
+		// is cancelled, so the body cannot be read. It is a stall.
+		resp.Body.Close()
+		return m.sendFailure(reqCtx, errOAHeaderStall)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -239,7 +242,7 @@ func (m *OpenAI) finish(ctx context.Context, sink Sink, start time.Time, err err
 	if !errors.As(err, &e) {
 		e = &Error{Code: "upstream_error", Message: "forwarding to the upstream failed: " + err.Error()}
 	}
-	ev := Event{ErrorMessage: oaScrub(e.Message, m.opts.APIKey), ErrorCode: e.Code, LatencyMs: oaSince(start)}
+	ev := Event{ErrorMessage: oaScrub(e.Message, m.opts.APIKey), ErrorCode: e.Code, LatencyMs: ms(time.Since(start))}
 	return sink.Send(EventError, ev)
 }
 
@@ -400,14 +403,10 @@ func oaTruncate(s string, n int) string {
 	return s
 }
 
-// oaSince returns the milliseconds since start.
-func oaSince(start time.Time) float64 {
-	return float64(time.Since(start).Nanoseconds()) / 1e6
-}
-
 // oaSinkError marks a failure of the sink, returned as it is.
 type oaSinkError struct{ err error }
 
+// Error says that sending to the client failed, and why.
 func (e *oaSinkError) Error() string {
 	return "sending the answer to the client failed: " + e.err.Error()
 }

@@ -91,6 +91,7 @@ type oaStream struct {
 	finish   string // the finish_reason, "" while none
 	usage    oaUsage
 	calls    map[int]*oaCall
+	argBytes int // the arguments of every call so far, bounded by oaMaxEventBytes
 	usedIDs  map[string]bool
 	nextAuto int // the next key for a call the upstream gave no index
 }
@@ -272,9 +273,10 @@ func (s *oaStream) toolCall(pos int, d oaToolCallDelta) error {
 		call.upID = d.ID
 	}
 	frag := oaFragment(d.Function.Arguments)
-	if len(call.args)+len(frag) > oaMaxEventBytes {
-		return &Error{Code: "upstream_malformed", Message: "the upstream sent tool call arguments larger than " + strconv.Itoa(oaMaxEventBytes>>20) + " MiB"}
+	if s.argBytes+len(frag) > oaMaxEventBytes {
+		return &Error{Code: "upstream_malformed", Message: "the upstream sent tool call arguments larger than " + strconv.Itoa(oaMaxEventBytes>>20) + " MiB in all"}
 	}
+	s.argBytes += len(frag)
 	call.args = append(call.args, frag...)
 	if !call.started {
 		if d.Function.Name == "" {
@@ -390,7 +392,7 @@ func (s *oaStream) end() error {
 		StopReason:       s.stopReason(len(calls) > 0),
 		PromptTokens:     s.usage.PromptTokens,
 		CompletionTokens: s.usage.CompletionTokens,
-		LatencyMs:        oaSince(s.start),
+		LatencyMs:        ms(time.Since(s.start)),
 	})
 }
 

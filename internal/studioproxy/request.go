@@ -11,6 +11,7 @@ package studioproxy
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -77,7 +78,7 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 		switch m.Role {
 		case "user", "assistant", "tool":
 		default:
-			return nil, errors.New("message " + itoa(i) + " has role " + quote(m.Role) + "; want user, assistant or tool")
+			return nil, errors.New("message " + strconv.Itoa(i) + " has role " + quote(m.Role) + "; want user, assistant or tool")
 		}
 	}
 	return &req, nil
@@ -102,8 +103,6 @@ func (r *ChatRequest) HasTool(name string) bool {
 	}
 	return false
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func quote(s string) string {
 	b, _ := json.Marshal(s)

@@ -18,7 +18,7 @@ const ScriptedModelName = "scripted-model"
 
 // Names of the tools the scripted scenarios use. The page tool and the
 // composition tools are matched exactly; the journey tool by suffix, so any
-// graph id and separator work.
+// graph id works, with the separator "." or "__".
 const (
 	PageToolName      = "set_basemap"
 	CreateDraftTool   = "honua_studio_create_draft"
@@ -33,7 +33,7 @@ type Scripted struct {
 	Pace time.Duration
 }
 
-// Scenarios lists what the scripted model answers to, for help texts.
+// scriptedHelp is the answer to anything no scenario matches: what to try.
 const scriptedHelp = "I am the scripted model of agentwasm dev: no network, no key, the same answer every time. " +
 	"Try one of these: \"make the map dark\" (a page tool), \"add a schools layer\" (an MCP composition tool with a draft), " +
 	"\"publish the map\" (a journey through the app's port, with your approval), " +
@@ -45,8 +45,8 @@ const scriptedStory = "Once upon a time a map lived inside a web page. Every mor
 	"So it kept a stop button close, and a person closer, and the story went on and on, word after patient word, " +
 	"through layers and drafts and journeys, until someone decided it had gone on long enough."
 
-// Stream answers one request; see the package documentation for the
-// scenarios.
+// Stream answers one request by the scenario the last user message picks
+// (see this file's opening comment and plan).
 func (m Scripted) Stream(ctx context.Context, req *ChatRequest, sink Sink) error {
 	a := &answer{ctx: ctx, sink: sink, pace: m.Pace, req: req}
 	if err := a.send(EventMessageStart, Event{Model: ScriptedModelName}); err != nil {
