@@ -299,7 +299,7 @@ func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.W
 			case ev.Type == "chat" && ev.Event != nil && ev.Event.Type == session.EventTextDelta:
 				p.text(ev.Event.Text)
 			case ev.Type == "toolResult" && ev.Result != nil:
-				p.tool(dispatchFromModule(*ev.Result))
+				p.tool(*ev.Result)
 			case ev.Type == "toolDiscovery" && ev.Report != nil && ctx.Err() == nil:
 				p.discovery(ev.Report.ErrorMessage)
 			}
@@ -386,25 +386,9 @@ type chatTurn struct {
 	Rounds       int            `json:"rounds"`
 }
 
-// chatDispatch is one tool call of a chatTurn (the JavaScript
-// DispatchRecord).
-type chatDispatch struct {
-	ToolCallID           string     `json:"toolCallId"`
-	ToolName             string     `json:"toolName"`
-	Plane                string     `json:"plane"`
-	OK                   bool       `json:"ok"`
-	ErrorCode            string     `json:"errorCode,omitempty"`
-	ErrorMessage         string     `json:"errorMessage,omitempty"`
-	Content              string     `json:"content"`
-	Draft                *chatDraft `json:"draft,omitempty"`
-	RetriedAfterConflict bool       `json:"retriedAfterConflict,omitempty"`
-}
-
-// chatDraft is a composition draft binding.
-type chatDraft struct {
-	DraftID    string `json:"draftId"`
-	Generation int64  `json:"generation"`
-}
+// chatDispatch is one tool call of a chatTurn: the module's dispatch record
+// (the JavaScript DispatchRecord), which native records are converted to.
+type chatDispatch = wazerotest.DispatchRecord
 
 // turnFromSession converts a native turn.
 func turnFromSession(t session.Turn) chatTurn {
@@ -421,27 +405,17 @@ func dispatchFromSession(d session.DispatchRecord) chatDispatch {
 	out := chatDispatch{ToolCallID: d.ToolCallID, ToolName: d.ToolName, Plane: string(d.Plane), OK: d.OK,
 		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Content: d.Content, RetriedAfterConflict: d.RetriedAfterConflict}
 	if d.Draft != nil {
-		out.Draft = &chatDraft{DraftID: d.Draft.DraftID, Generation: d.Draft.Generation}
+		out.Draft = &wazerotest.Draft{DraftID: d.Draft.DraftID, Generation: d.Draft.Generation}
 	}
 	return out
 }
 
 // turnFromModule converts the module's turn record.
 func turnFromModule(t wazerotest.Turn) chatTurn {
-	out := chatTurn{Status: t.Status, Text: t.Text, ToolCalls: []chatDispatch{}, StopReason: t.StopReason,
+	out := chatTurn{Status: t.Status, Text: t.Text, ToolCalls: t.ToolCalls, StopReason: t.StopReason,
 		ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds}
-	for _, d := range t.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, dispatchFromModule(d))
-	}
-	return out
-}
-
-// dispatchFromModule converts the module's dispatch record.
-func dispatchFromModule(d wazerotest.DispatchRecord) chatDispatch {
-	out := chatDispatch{ToolCallID: d.ToolCallID, ToolName: d.ToolName, Plane: d.Plane, OK: d.OK,
-		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Content: d.Content, RetriedAfterConflict: d.RetriedAfterConflict}
-	if d.Draft != nil {
-		out.Draft = &chatDraft{DraftID: d.Draft.DraftID, Generation: d.Draft.Generation}
+	if out.ToolCalls == nil {
+		out.ToolCalls = []chatDispatch{}
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
 // Event names of the chat stream, in the grammar the session reads.
@@ -30,23 +32,10 @@ const (
 	StopError         = "error"
 )
 
-// Event is the data object of one frame. Type carries the camelCase type the
-// grammar pairs with the frame's event name (the name is the authority).
-type Event struct {
-	Type               string          `json:"type"`
-	Model              string          `json:"model,omitempty"`
-	Text               string          `json:"text,omitempty"`
-	ToolCallID         string          `json:"toolCallId,omitempty"`
-	ToolName           string          `json:"toolName,omitempty"`
-	ToolArgumentsDelta string          `json:"toolArgumentsDelta,omitempty"`
-	ToolArguments      json.RawMessage `json:"toolArguments,omitempty"`
-	StopReason         string          `json:"stopReason,omitempty"`
-	PromptTokens       int64           `json:"promptTokens,omitempty"`
-	CompletionTokens   int64           `json:"completionTokens,omitempty"`
-	LatencyMs          float64         `json:"latencyMs,omitempty"`
-	ErrorMessage       string          `json:"errorMessage,omitempty"`
-	ErrorCode          string          `json:"errorCode,omitempty"`
-}
+// Event is the data object of one frame: the session's own wire type.
+// Type carries the camelCase type the grammar pairs with the frame's event
+// name (the name is the authority; AppendFrame sets it).
+type Event = wire.StreamEvent
 
 // eventTypes pairs each event name with its data type.
 var eventTypes = map[string]string{

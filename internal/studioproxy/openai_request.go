@@ -158,7 +158,7 @@ func oaText(s string) *string { return &s }
 // oaArgumentsText returns a history tool call's arguments as the JSON text
 // the upstream wants: compacted, "{}" when absent or null, and unquoted when
 // the session stored them as a JSON string.
-func oaArgumentsText(raw json.RawMessage) string {
+func oaArgumentsText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "{}"

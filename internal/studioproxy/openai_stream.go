@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
 // oaMaxToolCalls bounds the tool calls of one answer.
@@ -415,15 +416,15 @@ func (s *oaStream) stopReason(calls bool) string {
 
 // oaArguments returns a call's joined fragments when they are a JSON
 // object, {} when they are empty, and nil (left out) otherwise.
-func oaArguments(args []byte) json.RawMessage {
+func oaArguments(args []byte) wire.RawMessage {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
-		return json.RawMessage("{}")
+		return wire.RawMessage("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
 		return nil
 	}
-	return json.RawMessage(args)
+	return wire.RawMessage(args)
 }
 
 // send sends one event, marking a failure of the sink.

@@ -13,53 +13,27 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
-// ChatRequest is the body of POST {base}/v1/studio/ai/chat, as the session
-// sends it (camelCase, unset fields omitted).
-type ChatRequest struct {
-	Provider    string      `json:"provider,omitempty"`
-	Model       string      `json:"model,omitempty"`
-	System      string      `json:"system,omitempty"`
-	Messages    []Message   `json:"messages"`
-	Tools       []Tool      `json:"tools,omitempty"`
-	ToolChoice  *ToolChoice `json:"toolChoice,omitempty"`
-	MaxTokens   int         `json:"maxTokens,omitempty"`
-	Temperature *float64    `json:"temperature,omitempty"`
-}
-
-// Message is one entry of the conversation: role user, assistant or tool.
-// An assistant message carries the tool calls of its round; a tool message
-// names the call it answers.
-type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
-	ToolCallID string     `json:"toolCallId,omitempty"`
-	ToolName   string     `json:"toolName,omitempty"`
-}
-
-// ToolCall is a call an assistant message made.
-type ToolCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-// Tool is a tool advertised to the model.
-type Tool struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-}
-
-// ToolChoice is auto, none, required, or specific (with ToolName).
-type ToolChoice struct {
-	Mode     string `json:"mode"`
-	ToolName string `json:"toolName,omitempty"`
-}
+// The wire types are the session's own (internal/wire), so what the proxy
+// reads and writes cannot drift from what the session sends and reads.
+type (
+	// ChatRequest is the body of POST {base}/v1/studio/ai/chat, as the
+	// session sends it (camelCase, unset fields omitted).
+	ChatRequest = wire.ChatRequest
+	// Message is one entry of the conversation: role user, assistant or
+	// tool. An assistant message carries the tool calls of its round; a
+	// tool message names the call it answers.
+	Message = wire.ChatMessage
+	// ToolCall is a call an assistant message made.
+	ToolCall = wire.ToolCall
+	// Tool is a tool advertised to the model.
+	Tool = wire.ToolSpec
+	// ToolChoice is auto, none, required, or specific (with ToolName).
+	ToolChoice = wire.ToolChoice
+)
 
 // maxRequestBytes bounds a chat request body.
 const maxRequestBytes = 8 << 20
@@ -84,8 +58,8 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 	return &req, nil
 }
 
-// LastUser returns the text of the last user message ("" when none).
-func (r *ChatRequest) LastUser() string {
+// lastUser returns the text of the last user message ("" when none).
+func lastUser(r *ChatRequest) string {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		if r.Messages[i].Role == "user" {
 			return r.Messages[i].Content
@@ -94,8 +68,8 @@ func (r *ChatRequest) LastUser() string {
 	return ""
 }
 
-// HasTool reports whether a tool of that name is advertised.
-func (r *ChatRequest) HasTool(name string) bool {
+// hasTool reports whether a tool of that name is advertised.
+func hasTool(r *ChatRequest, name string) bool {
 	for _, t := range r.Tools {
 		if t.Name == name {
 			return true

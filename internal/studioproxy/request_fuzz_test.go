@@ -32,6 +32,6 @@ func FuzzParseChatRequest(f *testing.F) {
 				t.Fatalf("accepted role %q", m.Role)
 			}
 		}
-		_ = req.LastUser()
+		_ = lastUser(req)
 	})
 }

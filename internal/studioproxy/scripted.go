@@ -75,7 +75,7 @@ type toolResult struct {
 // plan picks the scenario from the last user message and the step from
 // the tool results since it.
 func (a *answer) plan() error {
-	text := strings.ToLower(a.req.LastUser())
+	text := strings.ToLower(lastUser(a.req))
 	results := a.turnResults()
 	switch {
 	case hasAny(text, "fail", "error"):
@@ -104,7 +104,7 @@ func (a *answer) basemap(text string, results []toolResult) error {
 		}
 	}
 	if len(results) == 0 {
-		if !a.req.HasTool(PageToolName) {
+		if !hasTool(a.req, PageToolName) {
 			return a.say("The page offers no " + PageToolName + " tool to this session, so I cannot change the basemap.")
 		}
 		return a.call(PageToolName, map[string]any{"style": style})
@@ -124,7 +124,7 @@ func (a *answer) compose(text string, results []toolResult) error {
 			layer = l
 		}
 	}
-	if !a.req.HasTool(AddLayerTool) {
+	if !hasTool(a.req, AddLayerTool) {
 		return a.say("The MCP composition tools are not available to this session right now (the discovery panel says why), so I cannot add the " + layer + " layer.")
 	}
 	if len(results) == 0 {
