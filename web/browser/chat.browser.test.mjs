@@ -9,15 +9,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { browserMissing, launchChromium } from '../testing/browser.mjs';
 
-const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const required = process.env.AGENTWASM_REQUIRE_BROWSER === '1';
-const missing = !existsSync(chromium) ? `${chromium} not found (apt-get install chromium)` : '';
-if (missing && required) throw new Error(`browser test required but ${missing}`);
+const missing = browserMissing();
 
 const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -70,12 +67,7 @@ before(async () => {
   server = createServer((req, res) => { serve(req, res).catch(() => res.destroy()); });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${server.address().port}`;
-  const { chromium: pw } = await import('playwright-core');
-  browser = await pw.launch({
-    executablePath: chromium,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (err) => console.error('page error:', err));
   await page.goto(`${base}/browser/index.html`);

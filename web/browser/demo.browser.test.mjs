@@ -9,19 +9,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { browserMissing, launchChromium } from '../testing/browser.mjs';
 
-const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
-const required = process.env.AGENTWASM_REQUIRE_BROWSER === '1';
-const missing = !existsSync(chromium) ? `${chromium} not found (apt-get install chromium)`
-  : !existsSync(binary) ? `${binary} not found (make dist/agentwasm)` : '';
-if (missing && required) throw new Error(`browser test required but ${missing}`);
-const skip = missing || false;
+const skip = browserMissing({ [binary]: 'make dist/agentwasm' }) || false;
 
 let dev;
 let browser;
@@ -59,12 +54,7 @@ async function ask(text) {
 before(async () => {
   if (skip) return;
   const base = await startDev();
-  const { chromium: pw } = await import('playwright-core');
-  browser = await pw.launch({
-    executablePath: chromium,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));

@@ -11,14 +11,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { browserMissing, launchChromium } from '../testing/browser.mjs';
 import path from 'node:path';
 import { packAndInstall, root } from './fixture/pack.mjs';
 
-const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const required = process.env.AGENTWASM_REQUIRE_BROWSER === '1';
-const missing = !existsSync(chromium) ? `${chromium} not found (apt-get install chromium)` : '';
-if (missing && required) throw new Error(`browser test required but ${missing}`);
+const missing = browserMissing();
 
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 // A `node:` specifier in an import, export … from, or require.
@@ -128,12 +125,7 @@ test('the bundled page runs a scripted turn in Chromium', { skip: missing || fal
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${server.address().port}`;
 
-  const { chromium: pw } = await import('playwright-core');
-  browser = await pw.launch({
-    executablePath: chromium,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage();
   const problems = [];
   page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console: ${msg.text()}`); });
