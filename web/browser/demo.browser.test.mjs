@@ -4,8 +4,8 @@
 // a person types requests and sees streamed text and a page tool call, MCP
 // composition calls (with the draft conflict resolved), approves a
 // needs-confirm card and sees the step performed, reads the discovery panel,
-// and stops a running turn — with no console errors. The screenshot lands in
-// dist/demo.png.
+// and stops a running turn — with no console errors. Screenshots land in
+// dist/demo-approval.png (the card) and dist/demo.png (published).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -119,6 +119,8 @@ test('publishing waits for the person; approving the card performs it', { skip }
   assert.equal(await page.locator('#cards .card').count(), 1, 'one approval card');
   assert.match(await page.textContent('#cards .card'), /Publish the map to the public site/);
   assert.equal(await page.textContent('#published'), 'no', 'nothing was published before the person approved');
+  await mkdir(path.join(root, 'dist'), { recursive: true });
+  await page.screenshot({ path: path.join(root, 'dist', 'demo-approval.png') });
 
   const n = await page.evaluate(() => window.demo.state.turns.length);
   await page.click('#cards .card button.approve'); // the person, not the model
@@ -131,7 +133,6 @@ test('publishing waits for the person; approving the card performs it', { skip }
   assert.equal(await page.locator('#cards .card').count(), 0, 'the card is answered');
   assert.match(await page.textContent('#published'), /^yes/);
   assert.equal(await page.textContent('#app-steps li.current'), 'Published');
-  await mkdir(path.join(root, 'dist'), { recursive: true });
   await page.screenshot({ path: path.join(root, 'dist', 'demo.png'), fullPage: true });
 });
 
