@@ -9,9 +9,12 @@ package serve
 import (
 	"bytes"
 	"context"
+	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -24,6 +27,9 @@ type ToolServer interface {
 	ListTools() []byte
 	// CallTool runs one tool and returns a complete CallToolResult JSON
 	// object. args is the arguments object ("{}" when the call had none).
+	// The dispatcher calls it only with a name its tool list holds: a call
+	// of another name is answered with the JSON-RPC error -32602 (invalid
+	// params) before it reaches the tool server.
 	CallTool(ctx context.Context, name string, args []byte) []byte
 }
 
@@ -39,12 +45,21 @@ type MCPToolCall struct {
 	// stateless era's _meta; nil in the session era).
 	ClientCapabilities []byte
 	Stateless          bool // the request came in the 2026-07-28 era
+	// Progress, when not nil, sends notifications/progress for this call:
+	// the request's _meta carried a progressToken and its transport can
+	// stream (MCPRequest.Notify). progress must increase from one call to
+	// the next (a value that does not is dropped); total <= 0 means
+	// unknown and is left out, as is an empty message. Calls after the tool
+	// returned send nothing. It is safe for concurrent use.
+	Progress func(progress, total float64, message string)
 }
 
 // MCPCallHandler is an optional interface of a ToolServer that wants the
-// whole call, and may answer it with a JSON-RPC error instead of a result
-// (a missing client capability, for instance). When a ToolServer implements
-// it, the dispatcher calls it instead of CallTool.
+// whole call (its era, the client's capabilities, a Progress function), and
+// may answer it with a JSON-RPC error instead of a result (a missing client
+// capability, for instance). When a ToolServer implements it, the
+// dispatcher calls it instead of CallTool, and, as CallTool, only with a
+// name the tool list holds.
 type MCPCallHandler interface {
 	HandleToolCall(ctx context.Context, call MCPToolCall) ([]byte, *MCPError)
 }
@@ -74,6 +89,7 @@ const (
 	MCPHeaderMismatch      = -32020 // a required header is missing or differs from the body
 	MCPMissingCapability   = -32021 // the client did not declare a capability the call needs
 	MCPUnsupportedProtocol = -32022 // the requested protocol version is not served
+	MCPServerBusy          = -32000 // the session table is full of sessions in use: retry later (HTTP 503)
 )
 
 // MCPStatelessVersion is the protocol revision of the stateless era.
@@ -86,9 +102,14 @@ var mcpSessionVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
 // mcpStatelessVersions are the revisions served with per-request _meta.
 var mcpStatelessVersions = []string{MCPStatelessVersion}
 
-// maxMCPSessions bounds the session table; the oldest session is forgotten
-// beyond it.
-const maxMCPSessions = 4096
+// Session table defaults (MCPDispatcherOptions.MaxSessions, SessionIdle).
+const (
+	defaultMaxMCPSessions = 4096
+	defaultMCPSessionIdle = 10 * time.Minute
+)
+
+// maxValidToolNames caps the tool names an unknown-tool error lists.
+const maxValidToolNames = 50
 
 // MCPDispatcherOptions configure a dispatcher.
 type MCPDispatcherOptions struct {
@@ -101,8 +122,9 @@ type MCPDispatcherOptions struct {
 	// not served is answered as an unknown method (404), as an older or a
 	// newer server would.
 	Era string
-	// Sessions makes initialize issue an Mcp-Session-Id; a request that
-	// carries an unknown or ended id is then answered 404.
+	// Sessions makes initialize issue an Mcp-Session-Id; a session-era
+	// request other than initialize must then carry it: without one it is
+	// answered 400, with an unknown or ended one 404.
 	Sessions bool
 	// Capabilities is the server's capabilities object as JSON
 	// [{"tools":{"listChanged":false}}, or true with ListChanged].
@@ -119,6 +141,18 @@ type MCPDispatcherOptions struct {
 	// ToolsChanged.
 	ListTTLMs  int
 	CacheScope string
+	// MaxSessions bounds the session table [4096]. When it is full, an
+	// initialize evicts the sessions idle for SessionIdle or longer (and
+	// ends their notification streams); when none is, the initialize is
+	// refused with 503 (MCPServerBusy) and a retry delay
+	// (MCPResponse.RetryAfter). A session in use is never evicted.
+	MaxSessions int
+	// SessionIdle is how long a session must go unused before a full table
+	// may evict it [10 minutes]. Every request that names the session, and
+	// opening its notification stream, is a use.
+	SessionIdle time.Duration
+	// Now is the clock of the session table [time.Now]; tests inject one.
+	Now func() time.Time
 }
 
 // MCPDispatcher answers MCP JSON-RPC messages over a ToolServer. It is safe
@@ -133,14 +167,22 @@ type MCPDispatcher struct {
 	readMu sync.Mutex // serializes ToolsChanged's reads
 
 	mu       sync.Mutex
-	sessions map[string]string // id → negotiated protocol version
-	order    []string
+	sessions map[string]*mcpSession
+	evictAt  time.Time // no session may be evicted before this (zero: unknown)
 	subs     map[*MCPListen]struct{}
+}
+
+// mcpSession is one live session of the table.
+type mcpSession struct {
+	version  string    // the negotiated protocol version
+	lastUsed time.Time // the last request that named it
 }
 
 // toolList is the tool array as last read, and what is derived from it.
 type toolList struct {
-	tools     []byte // the tool array
+	tools     []byte              // the tool array
+	names     map[string]struct{} // the tool names
+	valid     []byte              // the first maxValidToolNames names, a JSON array
 	headers   map[string][]paramHeaderRule
 	session   []byte // tools/list result, session era
 	stateless []byte // tools/list result, stateless era
@@ -155,13 +197,19 @@ type MCPRequest struct {
 	Header func(name string) (value string, present bool)
 	// SessionID is the Mcp-Session-Id the client sent ("" none).
 	SessionID string
+	// Notify, when not nil, sends one JSON-RPC notification to the client
+	// ahead of the answer (Streamable HTTP answers the POST with an event
+	// stream then). The dispatcher calls it, one call at a time, only
+	// before Handle returns; nil means the transport cannot stream, and no
+	// notifications (progress) are sent.
+	Notify func(message []byte)
 }
 
 // MCPResponse is the dispatcher's answer.
 type MCPResponse struct {
 	Body []byte // the JSON-RPC answer; nil when there is nothing to answer
 	// Status is the HTTP status a transport should answer with: 200, 202
-	// (nothing to answer), 400, 404.
+	// (nothing to answer), 400, 404, 500, 503 (the session table is full).
 	Status int
 	// SessionID is a session id initialize just issued ("" none).
 	SessionID string
@@ -170,13 +218,16 @@ type MCPResponse struct {
 	// nil, and the transport answers 200 with an event stream carrying
 	// Listen's messages, and closes Listen when the client goes.
 	Listen *MCPListen
+	// RetryAfter, with Status 503, is how many seconds the client should
+	// wait before trying again (HTTP Retry-After); 0 otherwise.
+	RetryAfter int
 }
 
 // NewMCPDispatcher builds a dispatcher over ts. It reads ts.ListTools now
 // and again on each ToolsChanged; a tool list that is not a JSON array is
 // served as an empty one.
 func NewMCPDispatcher(ts ToolServer, opts MCPDispatcherOptions) *MCPDispatcher {
-	d := &MCPDispatcher{ts: ts, opts: opts, sessions: map[string]string{}}
+	d := &MCPDispatcher{ts: ts, opts: opts, sessions: map[string]*mcpSession{}}
 	if d.opts.Name == "" {
 		d.opts.Name = "agentwasm"
 	}
@@ -185,6 +236,15 @@ func NewMCPDispatcher(ts ToolServer, opts MCPDispatcherOptions) *MCPDispatcher {
 	}
 	if d.opts.CacheScope != "public" {
 		d.opts.CacheScope = "private"
+	}
+	if d.opts.MaxSessions <= 0 {
+		d.opts.MaxSessions = defaultMaxMCPSessions
+	}
+	if d.opts.SessionIdle <= 0 {
+		d.opts.SessionIdle = defaultMCPSessionIdle
+	}
+	if d.opts.Now == nil {
+		d.opts.Now = time.Now
 	}
 	if d.opts.ListTTLMs < 0 {
 		d.opts.ListTTLMs = 0
@@ -210,10 +270,40 @@ func (d *MCPDispatcher) readTools() {
 			l.tools = t
 		}
 	}
+	l.names, l.valid = listedToolNames(l.tools)
 	l.headers = paramHeaderRules(l.tools)
 	l.session = buildObject("tools", l.tools)
 	l.stateless = d.decorate("tools/list", l.session)
 	d.list.Store(l)
+}
+
+// listedToolNames reads the names of a tool array, and the first
+// maxValidToolNames of them as a JSON array.
+func listedToolNames(tools []byte) (map[string]struct{}, []byte) {
+	names := map[string]struct{}{}
+	var first []string
+	var list wire.RawList
+	if wire.Unmarshal(tools, &list) != nil {
+		return names, []byte("[]")
+	}
+	for _, t := range list {
+		fields, err := wire.ObjectFields(bytes.TrimSpace(t))
+		if err != nil {
+			continue
+		}
+		name, err := wire.DecodeString(bytes.TrimSpace(wire.GetField(fields, "name")))
+		if err != nil {
+			continue
+		}
+		if _, dup := names[name]; dup {
+			continue
+		}
+		names[name] = struct{}{}
+		if len(first) < maxValidToolNames {
+			first = append(first, name)
+		}
+	}
+	return names, stringArray(first)
 }
 
 // safeListTools calls ts.ListTools under recover.
@@ -226,8 +316,8 @@ func safeListTools(ts ToolServer) (out []byte) {
 	return bytes.TrimSpace(append([]byte(nil), ts.ListTools()...))
 }
 
-// EndSession ends a session (an HTTP DELETE). It reports whether the id was
-// a live session.
+// EndSession ends a session (an HTTP DELETE) and its notification streams.
+// It reports whether the id was a live session.
 func (d *MCPDispatcher) EndSession(id string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -242,39 +332,83 @@ func (d *MCPDispatcher) EndSession(id string) bool {
 // SessionsEnabled reports whether initialize issues session ids.
 func (d *MCPDispatcher) SessionsEnabled() bool { return d.opts.Sessions }
 
-// sessionVersion returns the version a live session negotiated.
+// sessionVersion returns the version a live session negotiated, and counts
+// the lookup as a use of the session.
 func (d *MCPDispatcher) sessionVersion(id string) (string, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	v, ok := d.sessions[id]
-	return v, ok
+	s, ok := d.sessions[id]
+	if !ok {
+		return "", false
+	}
+	s.lastUsed = d.opts.Now()
+	return s.version, true
 }
 
-// newSession records a session and returns its id.
-func (d *MCPDispatcher) newSession(version string) string {
+// newSession records a session and returns its id. When the table is full
+// and no session has been idle long enough to go, it records nothing and
+// returns how long until one may.
+func (d *MCPDispatcher) newSession(version string) (string, time.Duration) {
 	id := newSessionID()
 	if id == "" {
-		return ""
+		return "", 0
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.sessions[id] = version
-	d.order = append(d.order, id)
-	for len(d.sessions) > maxMCPSessions && len(d.order) > 0 {
-		delete(d.sessions, d.order[0])
-		d.endListenersLocked(d.order[0])
-		d.order = d.order[1:]
+	now := d.opts.Now()
+	if len(d.sessions) >= d.opts.MaxSessions {
+		if wait := d.evictIdleLocked(now); wait > 0 {
+			return "", wait
+		}
 	}
-	if len(d.order) > 2*maxMCPSessions { // ended sessions linger in order
-		live := d.order[:0]
-		for _, s := range d.order {
-			if _, ok := d.sessions[s]; ok {
-				live = append(live, s)
+	d.sessions[id] = &mcpSession{version: version, lastUsed: now}
+	return id, 0
+}
+
+// evictIdleLocked ends every session idle for SessionIdle or longer, and
+// their streams. When none was, it returns how long until one may be (at
+// least a second); d.mu is held. evictAt remembers the earliest time a scan
+// can free a session, so a flood of initialize calls refused before then
+// costs no scan.
+func (d *MCPDispatcher) evictIdleLocked(now time.Time) time.Duration {
+	if now.Before(d.evictAt) {
+		return atLeastSecond(d.evictAt.Sub(now))
+	}
+	ended := map[string]struct{}{}
+	var next time.Time
+	for id, s := range d.sessions {
+		at := s.lastUsed.Add(d.opts.SessionIdle)
+		if !now.Before(at) {
+			delete(d.sessions, id)
+			ended[id] = struct{}{}
+			continue
+		}
+		if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	d.evictAt = next
+	if len(ended) > 0 {
+		for l := range d.subs {
+			if _, ok := ended[l.session]; ok {
+				delete(d.subs, l)
+				l.end()
 			}
 		}
-		d.order = live
+		return 0
 	}
-	return id
+	if next.IsZero() { // MaxSessions sessions, none of them: cannot happen
+		return d.opts.SessionIdle
+	}
+	return atLeastSecond(next.Sub(now))
+}
+
+// atLeastSecond rounds a wait up to whole seconds, at least one.
+func atLeastSecond(w time.Duration) time.Duration {
+	if w < time.Second {
+		return time.Second
+	}
+	return (w + time.Second - 1).Truncate(time.Second)
 }
 
 // Handle answers one request: a JSON-RPC message, or a batch where the
@@ -295,11 +429,11 @@ func (d *MCPDispatcher) Handle(ctx context.Context, req MCPRequest) (resp MCPRes
 	if l := d.listenRequest(req, body); l != nil {
 		return MCPResponse{Status: 200, Listen: l}
 	}
-	out, status, sid := d.handleOne(ctx, req, body, false)
-	if out == nil {
+	a := d.handleOne(ctx, req, body, false)
+	if a.body == nil {
 		return MCPResponse{Status: 202}
 	}
-	return MCPResponse{Body: out, Status: status, SessionID: sid}
+	return MCPResponse{Body: a.body, Status: a.status, SessionID: a.sid, RetryAfter: a.retryAfter}
 }
 
 // sessionGone reports whether a session-era request carries a session id
@@ -312,9 +446,44 @@ func (d *MCPDispatcher) sessionGone(req MCPRequest) bool {
 	return !ok
 }
 
-// sessionGoneBody is the answer to a request of an ended session.
-func sessionGoneBody() []byte {
-	return errorBody(nil, MCPSessionNotFound, "session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one", nil)
+// sessionNotFound is the message of a request of an unknown or ended
+// session.
+const sessionNotFound = "session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one"
+
+// checkSession checks a session-era request other than initialize against
+// the session table and the MCP-Protocol-Version header: an unknown or
+// ended session id (404), a missing one when sessions are on (400), and a
+// header that names no session-era revision, or another than the session
+// negotiated (400, UnsupportedProtocolVersion). An absent header is fine:
+// the negotiated (or default) version is assumed. It returns the version
+// the session negotiated ("" without sessions).
+func (d *MCPDispatcher) checkSession(req MCPRequest) (string, *MCPError) {
+	negotiated, known := "", false
+	if d.opts.Sessions {
+		if req.SessionID == "" {
+			return "", &MCPError{Code: MCPInvalidRequest, Message: "bad request: this request needs the Mcp-Session-Id header that initialize issued; send initialize first, then echo its Mcp-Session-Id on every request"}
+		}
+		if negotiated, known = d.sessionVersion(req.SessionID); !known {
+			return "", &MCPError{Code: MCPSessionNotFound, Message: sessionNotFound}
+		}
+	}
+	if req.Header == nil {
+		return negotiated, nil
+	}
+	v, ok := req.Header("MCP-Protocol-Version")
+	if !ok {
+		return negotiated, nil
+	}
+	v = trimOWS(v)
+	if !slices.Contains(mcpSessionVersions, v) {
+		return "", unsupportedVersion(v, mcpSessionVersions)
+	}
+	if known && v != negotiated {
+		return "", &MCPError{Code: MCPUnsupportedProtocol,
+			Message: "unsupported protocol version " + quote(v) + " for this session: it negotiated " + quote(negotiated) + "; send MCP-Protocol-Version: " + negotiated + ", or initialize a new session",
+			Data:    buildObject("supported", stringArray(mcpSessionVersions), "requested", wire.EncodeString(v), "negotiated", wire.EncodeString(negotiated))}
+	}
+	return negotiated, nil
 }
 
 // handleBatch answers a JSON array of messages: per message in the
@@ -331,7 +500,12 @@ func (d *MCPDispatcher) handleBatch(ctx context.Context, req MCPRequest, body []
 		return MCPResponse{Body: errorBody(nil, MCPInvalidRequest, "invalid request: an empty batch", nil), Status: 400}
 	}
 	if d.sessionGone(req) {
-		return MCPResponse{Body: sessionGoneBody(), Status: 404}
+		return MCPResponse{Body: errorBody(nil, MCPSessionNotFound, sessionNotFound, nil), Status: 404}
+	}
+	if !d.isStateless(req, rpcMessage{}) && d.opts.Era != "stateless" {
+		if _, e := d.checkSession(req); e != nil {
+			return MCPResponse{Body: errorBody(nil, e.Code, e.Message, e.Data), Status: statusFor(e.Code, false)}
+		}
 	}
 	if d.requestVersion(req) != "2025-03-26" {
 		return MCPResponse{Body: errorBody(nil, MCPInvalidRequest, "invalid request: JSON-RPC batches are not part of this protocol revision", nil), Status: 400}
@@ -339,7 +513,7 @@ func (d *MCPDispatcher) handleBatch(ctx context.Context, req MCPRequest, body []
 	out := []byte{'['}
 	n := 0
 	for _, it := range items {
-		b, _, _ := d.handleOne(ctx, req, bytes.TrimSpace(it), true)
+		b := d.handleOne(ctx, req, bytes.TrimSpace(it), true).body
 		if b == nil {
 			continue
 		}
@@ -379,77 +553,99 @@ type rpcMessage struct {
 	hasParam bool
 }
 
-// handleOne answers one message: its answer (nil for a notification), the
-// HTTP status, and a session id initialize issued.
-func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byte, inBatch bool) (out []byte, status int, sid string) {
+// answer is handleOne's answer to one message.
+type answer struct {
+	body       []byte // nil for a notification
+	status     int    // the HTTP status
+	sid        string // a session id initialize issued
+	retryAfter int    // seconds, with status 503
+}
+
+// fail is the answer of an error.
+func fail(id []byte, e *MCPError, stateless bool) answer {
+	return answer{body: errorBody(id, e.Code, e.Message, e.Data), status: statusFor(e.Code, stateless)}
+}
+
+// handleOne answers one message.
+func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byte, inBatch bool) (a answer) {
 	var id []byte
 	defer func() {
 		if r := recover(); r != nil {
-			out, status, sid = errorBody(id, MCPInternalError, "internal error", nil), 500, ""
+			a = answer{body: errorBody(id, MCPInternalError, "internal error", nil), status: 500}
 		}
 	}()
 	if len(raw) == 0 {
-		return errorBody(nil, MCPParseError, "parse error: the body is empty", nil), 400, ""
+		return answer{body: errorBody(nil, MCPParseError, "parse error: the body is empty", nil), status: 400}
 	}
 	if _, err := ParseValue(raw); err != nil {
-		return errorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), 400, ""
+		return answer{body: errorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), status: 400}
 	}
 	msg, e := decodeMessage(raw)
 	id = msg.id
 	if e != nil {
-		return errorBody(id, e.Code, e.Message, nil), 400, ""
+		return answer{body: errorBody(id, e.Code, e.Message, nil), status: 400}
 	}
 	stateless := d.isStateless(req, msg)
 	if (stateless && d.opts.Era == "session") || (!stateless && d.opts.Era == "stateless") {
 		if msg.id == nil {
-			return nil, 202, ""
+			return answer{status: 202}
 		}
-		return errorBody(id, MCPMethodNotFound, "method not found: "+msg.method+" (this server does not speak that protocol era)", nil), 404, ""
+		return answer{body: errorBody(id, MCPMethodNotFound, "method not found: "+msg.method+" (this server does not speak that protocol era)", nil), status: 404}
 	}
 	if stateless {
 		if msg.id == nil {
-			return nil, 202, "" // notifications need no answer in either era
+			return answer{status: 202} // notifications need no answer in either era
 		}
 		if inBatch {
-			return errorBody(id, MCPInvalidRequest, "invalid request: no batches in the stateless era", nil), 400, ""
+			return answer{body: errorBody(id, MCPInvalidRequest, "invalid request: no batches in the stateless era", nil), status: 400}
 		}
 		version, cc, e := d.checkStateless(req, msg)
 		if e != nil {
-			return errorBody(id, e.Code, e.Message, e.Data), statusFor(e.Code, true), ""
+			return fail(id, e, true)
 		}
-		res, e := d.route(ctx, msg, version, cc, true)
+		res, e := d.route(ctx, req, msg, version, cc, true)
 		if e != nil {
-			return errorBody(id, e.Code, e.Message, e.Data), statusFor(e.Code, true), ""
+			return fail(id, e, true)
 		}
-		return resultBody(id, res), 200, ""
+		return answer{body: resultBody(id, res), status: 200}
 	}
-	// The session era's session check; initialize may carry a stale id (it
-	// starts a new session), and the stateless era ignores the header.
-	if msg.method != "initialize" && d.sessionGone(req) {
-		return sessionGoneBody(), 404, ""
+	// The session era: initialize may carry a stale id (it starts a new
+	// session) and negotiates its version in the body; every other message,
+	// notifications included, needs the live session and a header that
+	// agrees with it. (The stateless era ignores Mcp-Session-Id.)
+	version := ""
+	if msg.method != "initialize" {
+		if version, e = d.checkSession(req); e != nil {
+			return fail(id, e, false)
+		}
 	}
 	if msg.id == nil {
-		return nil, 202, "" // notifications/initialized, cancelled, …: nothing to answer
+		return answer{status: 202} // notifications/initialized, cancelled, …: nothing to answer
 	}
 	if msg.method == "initialize" {
 		if inBatch {
-			return errorBody(id, MCPInvalidRequest, "invalid request: initialize cannot be batched", nil), 400, ""
+			return answer{body: errorBody(id, MCPInvalidRequest, "invalid request: initialize cannot be batched", nil), status: 400}
 		}
 		res, version := d.initialize(msg)
-		if d.opts.Sessions {
-			sid = d.newSession(version)
+		if !d.opts.Sessions {
+			return answer{body: resultBody(id, res), status: 200}
 		}
-		return resultBody(id, res), 200, sid
+		sid, wait := d.newSession(version)
+		switch {
+		case wait > 0:
+			secs := int(wait / time.Second)
+			return answer{body: errorBody(id, MCPServerBusy, "server busy: every session is in use; retry initialize in "+strconv.Itoa(secs)+" s (Retry-After)", nil),
+				status: statusFor(MCPServerBusy, false), retryAfter: secs}
+		case sid == "":
+			return answer{body: errorBody(id, MCPInternalError, "internal error: no session id could be made; retry initialize", nil), status: 500}
+		}
+		return answer{body: resultBody(id, res), status: 200, sid: sid}
 	}
-	version := ""
-	if req.SessionID != "" {
-		version, _ = d.sessionVersion(req.SessionID)
-	}
-	res, e := d.route(ctx, msg, version, nil, false)
+	res, e := d.route(ctx, req, msg, version, nil, false)
 	if e != nil {
-		return errorBody(id, e.Code, e.Message, e.Data), statusFor(e.Code, false), ""
+		return fail(id, e, false)
 	}
-	return resultBody(id, res), 200, ""
+	return answer{body: resultBody(id, res), status: 200}
 }
 
 // listenRequest opens a listener when body is a valid stateless-era
@@ -611,7 +807,7 @@ func duplicateKey(data []byte) (string, bool) {
 
 // route answers a request in either era; version and cc are the request's
 // protocol version and client capabilities (stateless era).
-func (d *MCPDispatcher) route(ctx context.Context, msg rpcMessage, version string, cc []byte, stateless bool) ([]byte, *MCPError) {
+func (d *MCPDispatcher) route(ctx context.Context, req MCPRequest, msg rpcMessage, version string, cc []byte, stateless bool) ([]byte, *MCPError) {
 	switch msg.method {
 	case "tools/list":
 		if stateless {
@@ -619,7 +815,7 @@ func (d *MCPDispatcher) route(ctx context.Context, msg rpcMessage, version strin
 		}
 		return d.list.Load().session, nil
 	case "tools/call":
-		res, e := d.callTool(ctx, msg, version, cc, stateless)
+		res, e := d.callTool(ctx, req.Notify, msg, version, cc, stateless)
 		if e != nil {
 			return nil, e
 		}
@@ -671,8 +867,12 @@ func callMethod(ctx context.Context, fn MCPMethod, params []byte) (res []byte, e
 	return res, nil
 }
 
-// callTool checks tools/call params and runs the tool under recover.
-func (d *MCPDispatcher) callTool(ctx context.Context, msg rpcMessage, version string, cc []byte, stateless bool) (res []byte, e *MCPError) {
+// callTool checks tools/call params and runs the tool under recover. A name
+// the tool list does not hold is invalid params (the specification's error
+// for an unknown tool), listing valid names in the error's data. notify is
+// the transport's (nil: it cannot stream): with it and a progressToken, the
+// tool gets a Progress function.
+func (d *MCPDispatcher) callTool(ctx context.Context, notify func([]byte), msg rpcMessage, version string, cc []byte, stateless bool) (res []byte, e *MCPError) {
 	fields, err := wire.ObjectFields(msg.params)
 	if err != nil {
 		return nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + err.Error()}
@@ -682,6 +882,11 @@ func (d *MCPDispatcher) callTool(ctx context.Context, msg rpcMessage, version st
 		return nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: tools/call needs a string name"}
 	}
 	name, _ := wire.DecodeString(nraw)
+	if l := d.list.Load(); !hasName(l.names, name) {
+		return nil, &MCPError{Code: MCPInvalidParams,
+			Message: "invalid params: unknown tool " + quote(name) + "; call one of the tools tools/list returns (error.data.validTools lists the first " + strconv.Itoa(maxValidToolNames) + ")",
+			Data:    buildObject("tool", wire.EncodeString(name), "validTools", l.valid, "validToolCount", []byte(strconv.Itoa(len(l.names))))}
+	}
 	args := bytes.TrimSpace(wire.GetField(fields, "arguments"))
 	switch {
 	case len(args) == 0 || string(args) == "null":
@@ -695,7 +900,13 @@ func (d *MCPDispatcher) callTool(ctx context.Context, msg rpcMessage, version st
 		}
 	}()
 	if h, ok := d.ts.(MCPCallHandler); ok {
-		res, e = h.HandleToolCall(ctx, MCPToolCall{Name: name, Arguments: args, ProtocolVersion: version, ClientCapabilities: cc, Stateless: stateless})
+		call := MCPToolCall{Name: name, Arguments: args, ProtocolVersion: version, ClientCapabilities: cc, Stateless: stateless}
+		if tok := progressToken(msg.params); tok != nil && notify != nil {
+			p := &progress{notify: notify, token: tok}
+			defer p.stop()
+			call.Progress = p.send
+		}
+		res, e = h.HandleToolCall(ctx, call)
 		if e != nil {
 			return nil, e
 		}
@@ -707,6 +918,65 @@ func (d *MCPDispatcher) callTool(ctx context.Context, msg rpcMessage, version st
 		return nil, &MCPError{Code: MCPInternalError, Message: "internal error: tool " + strconv.Quote(name) + " returned no result object"}
 	}
 	return res, nil
+}
+
+// hasName reports whether names holds name.
+func hasName(names map[string]struct{}, name string) bool {
+	_, ok := names[name]
+	return ok
+}
+
+// progressToken returns params._meta.progressToken when it is a string or
+// a number (nil otherwise).
+func progressToken(params []byte) []byte {
+	tok := bytes.TrimSpace(wire.GetField(metaFields(params), "progressToken"))
+	if len(tok) == 0 || !(tok[0] == '"' || tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) {
+		return nil
+	}
+	return tok
+}
+
+// progress sends one call's notifications/progress until the call returns.
+type progress struct {
+	notify  func([]byte)
+	token   []byte
+	mu      sync.Mutex // held while notify runs: the notifications stay in order, and none follows stop
+	sent    bool
+	last    float64
+	stopped bool
+}
+
+// send writes one notification, unless the call returned or progress did
+// not increase (or is not a finite number).
+func (p *progress) send(progress, total float64, message string) {
+	if math.IsNaN(progress) || math.IsInf(progress, 0) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped || (p.sent && progress <= p.last) {
+		return
+	}
+	p.sent, p.last = true, progress
+	out := append([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`), p.token...)
+	out = append(out, `,"progress":`...)
+	out = strconv.AppendFloat(out, progress, 'g', -1, 64)
+	if total > 0 && !math.IsInf(total, 0) {
+		out = append(out, `,"total":`...)
+		out = strconv.AppendFloat(out, total, 'g', -1, 64)
+	}
+	if message != "" {
+		out = append(out, `,"message":`...)
+		out = append(out, wire.EncodeString(message)...)
+	}
+	p.notify(append(out, "}}"...))
+}
+
+// stop ends the notifications: the answer goes next.
+func (p *progress) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
 }
 
 // initialize answers the session-era handshake and returns the version it
@@ -780,6 +1050,8 @@ func statusFor(code int, stateless bool) int {
 		return 200
 	case MCPSessionNotFound:
 		return 404
+	case MCPServerBusy:
+		return 503
 	case MCPInternalError:
 		if stateless {
 			return 500

@@ -20,7 +20,9 @@ import (
 type fakeTools struct{ calls atomic.Int32 }
 
 const fakeToolList = `[{"name":"echo","description":"Echoes its arguments.","inputSchema":{"type":"object"}},` +
-	`{"name":"tagged","description":"Has a header parameter.","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}}]`
+	`{"name":"tagged","description":"Has a header parameter.","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}},` +
+	`{"name":"boom","description":"Panics.","inputSchema":{"type":"object"}},` +
+	`{"name":"garbage","description":"Answers something that is not JSON.","inputSchema":{"type":"object"}}]`
 
 func (f *fakeTools) ListTools() []byte { return []byte(fakeToolList) }
 
@@ -109,7 +111,7 @@ func TestMCPDispatcherSessionEra(t *testing.T) {
 			assert.NotNil(t, r.Result)
 		}},
 		{"tools/list", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 200, func(t *testing.T, r rpc) {
-			assert.Len(t, r.Result["tools"], 2)
+			assert.Len(t, r.Result["tools"], 4)
 			assert.NotContains(t, r.Result, "ttlMs")
 		}},
 		{"tools/call", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, 200, func(t *testing.T, r rpc) {
@@ -178,7 +180,7 @@ func TestMCPDispatcherToolsListByteIdentical(t *testing.T) {
 				assert.Equal(t, string(first), string(d.Handle(context.Background(), tc.req).Body))
 			}
 			r := decodeRPC(t, first)
-			assert.Len(t, r.Result["tools"], 2)
+			assert.Len(t, r.Result["tools"], 4)
 		})
 	}
 }
@@ -502,7 +504,18 @@ func TestMCPDispatcherRefusesDuplicateMembers(t *testing.T) {
 
 func TestMCPDispatcherUnsupportedVersionHeader(t *testing.T) {
 	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
-	for _, v := range []string{"1999-01-01", "2099-01-01", ""} {
+	sessionEra := []any{"2025-03-26", "2025-06-18", "2025-11-25"}
+	for _, tc := range []struct {
+		version   string
+		supported []any // the versions of the era the header puts the request in
+	}{
+		{"1999-01-01", sessionEra}, // older than the stateless revision: the session era
+		{"2024-11-05", sessionEra},
+		{"2099-01-01", []any{MCPStatelessVersion}},
+		{"v9", []any{MCPStatelessVersion}},
+		{"", []any{MCPStatelessVersion}},
+	} {
+		v := tc.version
 		resp := d.Handle(context.Background(), MCPRequest{
 			Body:   []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`),
 			Header: headers("MCP-Protocol-Version", v),
@@ -511,7 +524,7 @@ func TestMCPDispatcherUnsupportedVersionHeader(t *testing.T) {
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error, "version %q", v)
 		assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code, "not a complaint about _meta: %s", resp.Body)
-		assert.Equal(t, []any{MCPStatelessVersion}, r.Error.Data["supported"])
+		assert.Equal(t, tc.supported, r.Error.Data["supported"], "version %q", v)
 		assert.Equal(t, v, r.Error.Data["requested"])
 	}
 	// a served session-era version in the header still works
@@ -536,4 +549,248 @@ func TestMCPDispatcherStatelessIgnoresSessionID(t *testing.T) {
 	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`), SessionID: "stale"})
 	assert.Equal(t, 200, resp.Status, "initialize with a stale id starts a new session")
 	assert.NotEmpty(t, resp.SessionID)
+}
+
+// errorCode is the JSON-RPC error code of an answer (0: a result).
+func errorCode(t *testing.T, body []byte) int {
+	t.Helper()
+	if r := decodeRPC(t, body); r.Error != nil {
+		return r.Error.Code
+	}
+	return 0
+}
+
+// manyTools lists n tools named t0 … t(n-1).
+type manyTools struct {
+	fakeTools
+	n int
+}
+
+func (m *manyTools) ListTools() []byte {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < m.n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"name":"t` + strconv.Itoa(i) + `","inputSchema":{"type":"object"}}`)
+	}
+	b.WriteString("]")
+	return []byte(b.String())
+}
+
+func TestMCPDispatcherUnknownToolIsInvalidParams(t *testing.T) {
+	f := &fakeTools{}
+	d := NewMCPDispatcher(f, MCPDispatcherOptions{})
+	tests := []struct {
+		name   string
+		req    MCPRequest
+		status int
+	}{
+		{"session era", MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)}, 200},
+		{"stateless era", MCPRequest{
+			Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope",` + statelessMeta + `}}`),
+			Header: statelessHeaders("tools/call", "nope"),
+		}, 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := d.Handle(context.Background(), tc.req)
+			assert.Equal(t, tc.status, resp.Status, "answer: %s", resp.Body)
+			r := decodeRPC(t, resp.Body)
+			require.NotNil(t, r.Error, "an unknown tool is a protocol error, not a tool result: %s", resp.Body)
+			assert.Nil(t, r.Result)
+			assert.Equal(t, MCPInvalidParams, r.Error.Code)
+			assert.Contains(t, r.Error.Message, `"nope"`)
+			assert.Equal(t, "nope", r.Error.Data["tool"])
+			assert.Equal(t, []any{"echo", "tagged", "boom", "garbage"}, r.Error.Data["validTools"])
+			assert.Equal(t, float64(4), r.Error.Data["validToolCount"])
+		})
+	}
+	assert.Zero(t, f.calls.Load(), "the tool server never saw the unknown name")
+
+	t.Run("the list of valid names is capped", func(t *testing.T) {
+		d := NewMCPDispatcher(&manyTools{n: 60}, MCPDispatcherOptions{})
+		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t60"}}`)})
+		r := decodeRPC(t, resp.Body)
+		require.NotNil(t, r.Error)
+		assert.Len(t, r.Error.Data["validTools"], 50)
+		assert.Equal(t, float64(60), r.Error.Data["validToolCount"])
+		resp = d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t59"}}`)})
+		assert.Nil(t, decodeRPC(t, resp.Body).Error, "a listed tool past the cap is still callable")
+	})
+	t.Run("a tool that appears on ToolsChanged becomes callable", func(t *testing.T) {
+		m := &manyTools{n: 1}
+		d := NewMCPDispatcher(m, MCPDispatcherOptions{})
+		call := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t1"}}`)}
+		assert.Equal(t, MCPInvalidParams, errorCode(t, d.Handle(context.Background(), call).Body))
+		m.n = 2
+		d.ToolsChanged()
+		assert.Nil(t, decodeRPC(t, d.Handle(context.Background(), call).Body).Error)
+	})
+}
+
+func TestMCPDispatcherSessionIDRequired(t *testing.T) {
+	ctx := context.Background()
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	init := func() string {
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)})
+		require.Equal(t, 200, resp.Status, "initialize needs no session id: %s", resp.Body)
+		require.NotEmpty(t, resp.SessionID)
+		return resp.SessionID
+	}
+	tests := []struct {
+		name   string
+		body   string
+		header func(string) (string, bool)
+		id     string
+	}{
+		{"ping before initialize", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, nil, "7"},
+		{"tools/list", `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`, headers("MCP-Protocol-Version", "2025-11-25"), `"a"`},
+		{"tools/call", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`, nil, "2"},
+		{"a notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, "null"},
+		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, headers("MCP-Protocol-Version", "2025-03-26"), "null"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, when := range []string{"before", "after"} {
+				if when == "after" {
+					init()
+				}
+				resp := d.Handle(ctx, MCPRequest{Body: []byte(tc.body), Header: tc.header})
+				assert.Equal(t, 400, resp.Status, "%s initialize: %s", when, resp.Body)
+				r := decodeRPC(t, resp.Body)
+				require.NotNil(t, r.Error, "answer: %s", resp.Body)
+				assert.Equal(t, MCPInvalidRequest, r.Error.Code)
+				assert.Contains(t, r.Error.Message, "Mcp-Session-Id")
+				assert.Contains(t, r.Error.Message, "initialize")
+				assert.JSONEq(t, tc.id, string(r.ID))
+			}
+		})
+	}
+	t.Run("with the id it is served", func(t *testing.T) {
+		sid := init()
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`), SessionID: sid})
+		assert.Equal(t, 200, resp.Status)
+	})
+	t.Run("the stateless era needs no session id", func(t *testing.T) {
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`), Header: statelessHeaders("tools/list", "")})
+		assert.Equal(t, 200, resp.Status, "answer: %s", resp.Body)
+	})
+	t.Run("without sessions no id is needed", func(t *testing.T) {
+		d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)})
+		assert.Equal(t, 200, resp.Status)
+	})
+}
+
+func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
+	ctx := context.Background()
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	init := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)})
+	require.Equal(t, 200, init.Status)
+	sid := init.SessionID
+	sessionEra := []any{"2025-03-26", "2025-06-18", "2025-11-25"}
+	tests := []struct {
+		name       string
+		body       string
+		version    string // "": no header
+		status     int
+		negotiated string // the error's data.negotiated ("" none)
+	}{
+		{"the negotiated version", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "2025-06-18", 200, ""},
+		{"no header: the negotiated version is assumed", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "", 200, ""},
+		{"2024-11-05 is never negotiated", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "2024-11-05", 400, ""},
+		{"an older unknown revision", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "1999-01-01", 400, ""},
+		{"another session-era version than the negotiated one", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "2025-11-25", 400, "2025-06-18"},
+		{"a notification with another version", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "2025-03-26", 400, "2025-06-18"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := MCPRequest{Body: []byte(tc.body), SessionID: sid}
+			if tc.version != "" {
+				req.Header = headers("MCP-Protocol-Version", tc.version)
+			}
+			resp := d.Handle(ctx, req)
+			assert.Equal(t, tc.status, resp.Status, "answer: %s", resp.Body)
+			if tc.status == 200 {
+				assert.Nil(t, decodeRPC(t, resp.Body).Error)
+				return
+			}
+			r := decodeRPC(t, resp.Body)
+			require.NotNil(t, r.Error, "answer: %s", resp.Body)
+			assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code, r.Error.Message)
+			assert.Equal(t, sessionEra, r.Error.Data["supported"], "the session era's versions")
+			assert.Equal(t, tc.version, r.Error.Data["requested"])
+			if tc.negotiated != "" {
+				assert.Equal(t, tc.negotiated, r.Error.Data["negotiated"])
+				assert.Contains(t, r.Error.Message, tc.negotiated)
+			}
+			if strings.Contains(tc.body, `"id"`) {
+				assert.JSONEq(t, "3", string(r.ID))
+			}
+		})
+	}
+	t.Run("without sessions a session-era version is checked too", func(t *testing.T) {
+		d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", "2024-11-05")})
+		assert.Equal(t, 400, resp.Status)
+		r := decodeRPC(t, resp.Body)
+		require.NotNil(t, r.Error)
+		assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code)
+		assert.Equal(t, sessionEra, r.Error.Data["supported"])
+		for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+			resp = d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", v)})
+			assert.Equal(t, 200, resp.Status, "without a session any session-era version is fine: %s", v)
+		}
+	})
+	t.Run("a session-only server answers an unknown version with its versions", func(t *testing.T) {
+		d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Era: "session"})
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", "2099-01-01")})
+		assert.Equal(t, 400, resp.Status, "answer: %s", resp.Body)
+		r := decodeRPC(t, resp.Body)
+		require.NotNil(t, r.Error)
+		assert.Equal(t, sessionEra, r.Error.Data["supported"])
+	})
+}
+
+func TestMCPDispatcherSessionNotFoundCarriesID(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	for _, tc := range []struct{ body, id string }{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, "7"},
+		{`{"jsonrpc":"2.0","id":"x-1","method":"ping"}`, `"x-1"`},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "null"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "null"},
+	} {
+		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body), SessionID: "gone"})
+		assert.Equal(t, 404, resp.Status)
+		r := decodeRPC(t, resp.Body)
+		require.NotNil(t, r.Error)
+		assert.Equal(t, MCPSessionNotFound, r.Error.Code)
+		assert.JSONEq(t, tc.id, string(r.ID), "body %s", tc.body)
+	}
+}
+
+func TestMCPDispatcherStatelessRemovedMethodsAreNotFound(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	for _, method := range []string{"ping", "initialize", "logging/setLevel", "x/y"} {
+		for _, params := range []string{`{}`, `{` + statelessMeta + `}`} {
+			t.Run(method+" "+params, func(t *testing.T) {
+				resp := d.Handle(context.Background(), MCPRequest{
+					Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`),
+					Header: statelessHeaders(method, ""),
+				})
+				assert.Equal(t, statusFor(MCPMethodNotFound, true), resp.Status, "answer: %s", resp.Body)
+				assert.Equal(t, 404, resp.Status)
+				r := decodeRPC(t, resp.Body)
+				require.NotNil(t, r.Error)
+				assert.Equal(t, MCPMethodNotFound, r.Error.Code, r.Error.Message)
+				assert.JSONEq(t, "1", string(r.ID))
+			})
+		}
+	}
+	// a served method still needs its _meta
+	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`), Header: statelessHeaders("tools/list", "")})
+	assert.Equal(t, 400, resp.Status)
+	assert.Equal(t, MCPInvalidParams, errorCode(t, resp.Body))
 }

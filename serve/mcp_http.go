@@ -15,7 +15,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // MCPHandlerOptions configure the HTTP handler.
@@ -42,11 +44,16 @@ type MCPHandlerOptions struct {
 const defaultMaxBodyBytes = 4 << 20
 
 // NewMCPHandler returns the Streamable HTTP handler of d: POST carries
-// JSON-RPC and is answered with application/json (a stateless-era
-// subscriptions/listen, when d offers ListChanged, with an event stream of
-// notifications); GET opens the session era's notification stream when d
-// offers ListChanged, and is 405 otherwise; DELETE ends a session when d
-// issues session ids.
+// JSON-RPC and is answered with application/json — or, when the request
+// sends notifications before its answer (progress of a tools/call that
+// carried a progressToken) and the client's Accept admits
+// text/event-stream, with an event stream: the notifications, then the
+// answer as the last event. A stateless-era subscriptions/listen, when d
+// offers ListChanged, is answered with an event stream of notifications.
+// GET opens the session era's notification stream when d offers
+// ListChanged, and is 405 otherwise; DELETE ends a session when d issues
+// session ids. A full session table answers initialize 503 with
+// Retry-After.
 func NewMCPHandler(d *MCPDispatcher, opts MCPHandlerOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBodyBytes
@@ -118,13 +125,30 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, MCPParseError, "parse error: the body could not be read")
 		return
 	}
-	resp := h.d.Handle(r.Context(), MCPRequest{
+	req := MCPRequest{
 		Body:      body,
 		Header:    func(name string) (string, bool) { v := r.Header.Values(name); return strings.Join(v, ","), len(v) > 0 },
 		SessionID: r.Header.Get("Mcp-Session-Id"),
-	})
+	}
+	var sse *sseAnswer
+	if accepts(r.Header.Values("Accept"), "text/event-stream", "text/*") {
+		sse = &sseAnswer{w: w}
+		req.Notify = sse.notify
+	}
+	resp := h.d.Handle(r.Context(), req)
+	if sse != nil && sse.finish() {
+		// The answer went to an event stream: it is its last event.
+		if resp.Body != nil {
+			_, _ = w.Write(sseData(resp.Body))
+			sse.flush()
+		}
+		return
+	}
 	if resp.SessionID != "" {
 		w.Header().Set("Mcp-Session-Id", resp.SessionID)
+	}
+	if resp.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(resp.RetryAfter))
 	}
 	if resp.Listen != nil {
 		writeStream(w, r, resp.Listen)
@@ -141,6 +165,48 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(resp.Body)
+}
+
+// sseAnswer turns a POST's answer into an event stream when the dispatcher
+// sends a notification before the answer.
+type sseAnswer struct {
+	w       http.ResponseWriter
+	mu      sync.Mutex
+	started bool // the stream's header went out
+	done    bool // Handle returned: no more notifications
+}
+
+// notify writes one notification as an event, opening the stream first.
+func (s *sseAnswer) notify(msg []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return
+	}
+	if !s.started {
+		s.started = true
+		h := s.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-store")
+		s.w.WriteHeader(http.StatusOK)
+	}
+	_, _ = s.w.Write(sseData(msg))
+	s.flush()
+}
+
+// finish ends the notifications and reports whether the stream opened.
+func (s *sseAnswer) finish() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	return s.started
+}
+
+// flush sends what was written.
+func (s *sseAnswer) flush() {
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // get opens the session era's notification stream.

@@ -265,8 +265,11 @@ func TestMCPHandlerParallelMixedRequests(t *testing.T) {
 		`{"jsonrpc":"2.0","id":%d,"id":0,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"boom"}}`,
 	}
+	resp, _ := post(t, srv.URL, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid)
 	var mu sync.Mutex
-	sessions := map[string]bool{}
+	sessions := map[string]bool{sid: true}
 	var wg sync.WaitGroup
 	for i := 0; i < 60; i++ {
 		wg.Add(1)
@@ -277,7 +280,7 @@ func TestMCPHandlerParallelMixedRequests(t *testing.T) {
 			if strings.Contains(tmpl, "%d") {
 				body = strings.Replace(tmpl, "%d", strconv.Itoa(i), 1)
 			}
-			resp, got := post(t, srv.URL, body)
+			resp, got := post(t, srv.URL, body, "Mcp-Session-Id", sid)
 			switch i % len(bodies) {
 			case 0:
 				assert.JSONEq(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result":{}}`, got)
@@ -299,7 +302,7 @@ func TestMCPHandlerParallelMixedRequests(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	assert.Len(t, sessions, 12)
+	assert.Len(t, sessions, 13)
 }
 
 // On a listener that is not loopback (a LAN or public address: the request
@@ -320,4 +323,66 @@ func TestMCPHandlerAllowedHostsOffLoopback(t *testing.T) {
 	assert.Equal(t, 403, ping(guarded, "attacker.example"))
 	open := NewMCPHandler(NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{})
 	assert.Equal(t, 200, ping(open, "attacker.example"), "no AllowedHosts: a public server serves any Host")
+}
+
+// sseEvents reads the data lines of an event stream body.
+func sseEvents(body string) []string {
+	var out []string
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "data: ") {
+			out = append(out, strings.TrimPrefix(line, "data: "))
+		}
+	}
+	return out
+}
+
+func TestMCPHandlerProgressStreamsTheAnswer(t *testing.T) {
+	srv := httptest.NewServer(NewMCPHandler(NewMCPDispatcher(&progressTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{}))
+	t.Cleanup(srv.Close)
+	call := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"t"}}}`
+	stateless := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	tests := []struct {
+		name   string
+		body   string
+		kv     []string
+		stream bool
+	}{
+		{"session era", call, nil, true},
+		{"stateless era", stateless, []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "echo"}, true},
+		{"the client takes no event stream", call, []string{"Accept", "application/json"}, false},
+		{"no token", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo"}}`, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := post(t, srv.URL, tc.body, tc.kv...)
+			require.Equal(t, 200, resp.StatusCode, body)
+			if !tc.stream {
+				assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+				assert.NotContains(t, body, "notifications/progress")
+				assert.Contains(t, body, `"id":9,"result"`)
+				return
+			}
+			assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+			events := sseEvents(body)
+			require.Len(t, events, 4, body)
+			for i, p := range []string{`"progress":0,`, `"progress":50,`, `"progress":100,`} {
+				assert.Contains(t, events[i], `"method":"notifications/progress","params":{"progressToken":"t",`+p)
+			}
+			assert.Contains(t, events[3], `"id":9,"result":{`, "the answer is the last event")
+		})
+	}
+}
+
+func TestMCPHandlerFullSessionTableIs503(t *testing.T) {
+	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true, MaxSessions: 1, SessionIdle: time.Hour})
+	srv := httptest.NewServer(NewMCPHandler(d, MCPHandlerOptions{}))
+	t.Cleanup(srv.Close)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`
+	resp, body := post(t, srv.URL, init)
+	require.Equal(t, 200, resp.StatusCode, body)
+	resp, body = post(t, srv.URL, init)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, body)
+	assert.Equal(t, "3600", resp.Header.Get("Retry-After"))
+	assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+	assert.Contains(t, body, `"code":-32000`)
 }

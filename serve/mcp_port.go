@@ -1,11 +1,13 @@
 // The port as an MCP tool server: every port result becomes a CallToolResult
 // (text content and structuredContent, the same object), and a fire's result
-// is held up to a ceiling for its transition to settle (the settlement fold).
+// is held up to a ceiling for its transition to settle (the settlement fold),
+// with progress notifications around the wait when the client asks for them.
 
 package serve
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -55,7 +57,12 @@ func NewMCPServer(app *App, opts MCPServerOptions) (*MCPDispatcher, *Port, error
 // pending) waits up to that long, or until the call's context ends, for the
 // transition to settle; a settled one gets the settled facts folded in and
 // loses its settleWith pointer, otherwise it is returned pending. 0 never
-// waits. Pauses and refusals carry no transitionId and return at once.
+// waits. Pauses and refusals carry no transitionId and return at once. A
+// call whose request carried a progressToken (over a transport that can
+// stream) gets notifications/progress: 0 of 1 when it starts, 1 of 1 when
+// it answers, saying whether the fire settled. The dispatcher answers a
+// tool name the port does not list with -32602; Port.Call keeps its
+// UNKNOWN_TOOL result for the in-page path.
 func NewPortToolServer(p *Port, settleWithin time.Duration) ToolServer {
 	if settleWithin < 0 {
 		settleWithin = 0
@@ -76,9 +83,36 @@ func (s *portToolServer) CallTool(ctx context.Context, name string, args []byte)
 	return callToolResult(CallSettled(ctx, s.p, name, args, s.within))
 }
 
+// HandleToolCall is CallTool with progress: when the call has a Progress
+// function and the server waits for fires to settle, it reports the start
+// and the end of the call (the end says whether a fire settled).
+func (s *portToolServer) HandleToolCall(ctx context.Context, call MCPToolCall) ([]byte, *MCPError) {
+	if call.Progress == nil || s.within <= 0 {
+		return s.CallTool(ctx, call.Name, call.Arguments), nil
+	}
+	call.Progress(0, 1, "calling "+call.Name+"; a fire waits up to "+strconv.FormatInt(s.within.Milliseconds(), 10)+" ms to settle")
+	res := CallSettled(ctx, s.p, call.Name, call.Arguments, s.within)
+	call.Progress(1, 1, s.settleMessage(res))
+	return callToolResult(res), nil
+}
+
+// settleMessage says how a call ended, for its last progress notification.
+func (s *portToolServer) settleMessage(res Result) string {
+	if res.TransitionID() == "" {
+		return "done: nothing fired"
+	}
+	st, _ := res.Get("effectStatus")
+	status, _ := st.(string)
+	if settled, _ := res.Get("settled"); settled == true {
+		return "settled: " + status
+	}
+	return "not settled yet (" + status + "): " + s.p.DidItWorkTool() + " tells how it ends"
+}
+
 // callToolResult writes a port result as an MCP CallToolResult: one text
 // block with the compact JSON, the same object as structuredContent, and
-// isError only when the port says so.
+// isError only when the port says so (a failure inside the port; an unknown
+// tool never gets here, the dispatcher answers it -32602).
 func callToolResult(res Result) []byte {
 	obj := res.JSON()
 	out := append([]byte(`{"content":[{"type":"text","text":`), wire.EncodeString(string(obj))...)

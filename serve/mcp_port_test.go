@@ -1,8 +1,9 @@
-// Tests of the port over MCP: results as text and structuredContent,
-// isError only for UNKNOWN_TOOL, needs-confirm and approval-required as
-// ordinary results, confirm then firing, handler data, and the settlement
-// fold (settled within the ceiling, a miss, a fire that never settles, a
-// ceiling of 0, a cancelled call).
+// Tests of the port over MCP: results as text and structuredContent, an
+// unknown tool as the JSON-RPC error -32602 (while port.call keeps its
+// UNKNOWN_TOOL result), needs-confirm and approval-required as ordinary
+// results, confirm then firing, handler data, and the settlement fold
+// (settled within the ceiling, a miss, a fire that never settles, a ceiling
+// of 0, a cancelled call).
 
 package serve
 
@@ -96,7 +97,7 @@ func TestMCPPortToolsList(t *testing.T) {
 }
 
 func TestMCPPortResults(t *testing.T) {
-	d, _, _ := mcpShop(t, time.Second, nil)
+	d, p, _ := mcpShop(t, time.Second, nil)
 	ctx := context.Background()
 
 	t.Run("needs-confirm carries receipts and an askId, not isError", func(t *testing.T) {
@@ -121,10 +122,15 @@ func TestMCPPortResults(t *testing.T) {
 		assert.NotContains(t, sc, "settleWith", "a settled result drops its pending pointer")
 		assert.Equal(t, "done", sc["youAreOn"], "the goTo moved the page")
 	})
-	t.Run("unknown tool is isError", func(t *testing.T) {
-		r := callMCP(t, ctx, d, "shop.nope", `{}`)
-		assert.True(t, r.IsError)
-		assert.Equal(t, "UNKNOWN_TOOL", r.StructuredContent["reason"])
+	t.Run("an unknown tool is invalid params over MCP, UNKNOWN_TOOL in port.call", func(t *testing.T) {
+		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop.nope","arguments":{}}}`)})
+		r := decodeRPC(t, resp.Body)
+		require.NotNil(t, r.Error, "answer: %s", resp.Body)
+		assert.Equal(t, MCPInvalidParams, r.Error.Code)
+		assert.Equal(t, []any{"shop.whats_here", "shop.why", "shop.do_action", "shop.did_it_work"}, r.Error.Data["validTools"])
+		res := p.Call(ctx, "shop.nope", []byte(`{}`))
+		assert.True(t, res.IsError())
+		assert.Equal(t, ReasonUnknownTool, res.Reason())
 	})
 }
 

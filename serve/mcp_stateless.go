@@ -22,8 +22,13 @@ const (
 )
 
 // isStateless tells a request's era: stateless when its _meta names a
-// protocol version, its MCP-Protocol-Version header names a revision that is
-// not of the session era, or it asks server/discover.
+// protocol version, it asks server/discover, or its MCP-Protocol-Version
+// header names a stateless revision. A header naming a revision served in
+// neither era belongs to the one era the dispatcher serves; with both, to
+// the session era when it is a dated revision older than the stateless one
+// (2024-11-05) or the request carries an Mcp-Session-Id, and to the
+// stateless era otherwise. The era decides which versions an
+// UnsupportedProtocolVersion error lists.
 func (d *MCPDispatcher) isStateless(req MCPRequest, msg rpcMessage) bool {
 	if msg.method == "server/discover" {
 		return true
@@ -34,10 +39,46 @@ func (d *MCPDispatcher) isStateless(req MCPRequest, msg rpcMessage) bool {
 	if req.Header != nil {
 		if v, ok := req.Header("MCP-Protocol-Version"); ok {
 			v = trimOWS(v)
-			return v != "2024-11-05" && !slices.Contains(mcpSessionVersions, v)
+			switch {
+			case slices.Contains(mcpSessionVersions, v):
+				return false
+			case slices.Contains(mcpStatelessVersions, v):
+				return true
+			case d.opts.Era == "session" || d.opts.Era == "stateless":
+				return d.opts.Era == "stateless"
+			}
+			return !(olderRevision(v) || (d.opts.Sessions && req.SessionID != ""))
 		}
 	}
 	return false
+}
+
+// olderRevision reports whether v is a dated revision (YYYY-MM-DD) older
+// than the stateless era's.
+func olderRevision(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if i != 4 && i != 7 && (v[i] < '0' || v[i] > '9') {
+			return false
+		}
+	}
+	return v < MCPStatelessVersion
+}
+
+// statelessMethod reports whether the stateless era serves a method:
+// server/discover, tools/list, tools/call, subscriptions/listen (with
+// ListChanged) and the extra Methods. Others (ping and initialize, which the
+// revision removed, among them) are not found there, whatever the _meta.
+func (d *MCPDispatcher) statelessMethod(method string) bool {
+	switch method {
+	case "server/discover", "tools/list", "tools/call":
+		return true
+	case "subscriptions/listen":
+		return d.opts.ListChanged
+	}
+	return d.opts.Methods[method] != nil
 }
 
 // metaFields returns the members of params._meta (nil: absent or not an
@@ -77,7 +118,10 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 	if hasHeader && len(vraw) == 0 && !slices.Contains(mcpStatelessVersions, hv) {
 		// Classified by the header alone: a revision this server speaks in
 		// neither era (a session-era one would not be here).
-		return "", nil, unsupportedVersion(hv)
+		return "", nil, unsupportedVersion(hv, mcpStatelessVersions)
+	}
+	if !d.statelessMethod(msg.method) {
+		return "", nil, &MCPError{Code: MCPMethodNotFound, Message: "method not found: " + msg.method + " is not part of the " + MCPStatelessVersion + " revision"}
 	}
 	if meta == nil {
 		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: params._meta is required in the " + MCPStatelessVersion + " revision"}
@@ -104,7 +148,7 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 		return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: MCP-Protocol-Version " + quote(hv) + " differs from _meta " + quote(version)}
 	}
 	if !slices.Contains(mcpStatelessVersions, version) {
-		return "", nil, unsupportedVersion(version)
+		return "", nil, unsupportedVersion(version, mcpStatelessVersions)
 	}
 	if req.Header != nil {
 		if e := d.checkStandardHeaders(req, msg); e != nil {
@@ -115,9 +159,9 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 }
 
 // unsupportedVersion is the UnsupportedProtocolVersionError for a requested
-// revision, listing the stateless revisions served.
-func unsupportedVersion(requested string) *MCPError {
-	data := buildObject("supported", stringArray(mcpStatelessVersions), "requested", wire.EncodeString(requested))
+// revision, listing the revisions served in the request's era (supported).
+func unsupportedVersion(requested string, supported []string) *MCPError {
+	data := buildObject("supported", stringArray(supported), "requested", wire.EncodeString(requested))
 	return &MCPError{Code: MCPUnsupportedProtocol, Message: "unsupported protocol version " + quote(requested) + ": use one of the supported versions in error.data", Data: data}
 }
 

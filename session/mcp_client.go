@@ -56,6 +56,9 @@ const (
 	DefaultMCPClientVersion = "0.1.0"
 	// DefaultMCPCloseTimeout bounds the DELETE that Close sends.
 	DefaultMCPCloseTimeout = 10 * time.Second
+	// DefaultMCPAnswerTimeout bounds the POST that carries the client's
+	// answer to one server request (see HTTPMCPClient).
+	DefaultMCPAnswerTimeout = 5 * time.Second
 )
 
 // mcpSessionVersions are the session-era versions the client accepts from
@@ -87,6 +90,9 @@ type HTTPMCPConfig struct {
 	MaxResponseBytes int
 	// CloseTimeout bounds the DELETE that Close sends [DefaultMCPCloseTimeout].
 	CloseTimeout time.Duration
+	// AnswerTimeout bounds the POST that answers one server request
+	// [DefaultMCPAnswerTimeout].
+	AnswerTimeout time.Duration
 	// OnNotification, when set, observes every notification a server sends
 	// on a request's event stream before the answer (progress, log
 	// messages). It runs on the calling goroutine, so it should return
@@ -107,14 +113,27 @@ type HTTPMCPConfig struct {
 // Mcp-Session-Id (see ErrEndpointAbsent) — a call fails with an
 // *EndpointAbsentError wrapping the request's own error, and the client
 // forgets the era it guessed, so that a later call probes afresh.
+//
+// In the session era the client answers the requests a server sends it on
+// an event stream — the GET notification stream the list-changed watch
+// reads, and the stream answering a POST, before the response — as MCP
+// requires: ping with an empty result, any other method with a JSON-RPC
+// error -32601 (method not found), POSTed to the MCP endpoint with the
+// request's headers (session id, protocol version, bearer token). An answer
+// is sent on its own goroutine, bounded by AnswerTimeout and by the context
+// of the call or stream it came on; its failure is ignored and never breaks
+// the call or the stream. The stateless era (2026-07-28) has no server
+// requests — a server must not send them, a client must not POST responses,
+// and ping is gone — so there the client reads past them unanswered.
 type HTTPMCPClient struct {
 	cfg       HTTPMCPConfig
 	meta      wire.RawMessage // the stateless era's _meta
 	initMeta  wire.RawMessage // initialize's _meta
 	clientCap wire.RawMessage // the client capabilities: none
 
-	ids atomic.Int64
-	sem chan struct{} // one slot, held while probing or initializing
+	ids       atomic.Int64
+	sem       chan struct{} // one slot, held while probing or initializing
+	answering chan struct{} // a slot per answer to a server request in flight
 
 	mu      sync.Mutex
 	st      mcpState
@@ -144,7 +163,7 @@ func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
 	default:
 		return nil, errs.New("session: HTTPMCPConfig.Era is ", strconv.Quote(string(cfg.Era)), `; give "auto", "session" or "stateless"`)
 	}
-	if cfg.MaxPages < 0 || cfg.MaxResponseBytes < 0 || cfg.CloseTimeout < 0 {
+	if cfg.MaxPages < 0 || cfg.MaxResponseBytes < 0 || cfg.CloseTimeout < 0 || cfg.AnswerTimeout < 0 {
 		return nil, errors.New("session: HTTPMCPConfig bounds must not be negative")
 	}
 	if cfg.Fetcher == nil {
@@ -168,7 +187,10 @@ func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
 	if cfg.CloseTimeout == 0 {
 		cfg.CloseTimeout = DefaultMCPCloseTimeout
 	}
-	c := &HTTPMCPClient{cfg: cfg, sem: make(chan struct{}, 1), clientCap: wire.RawMessage("{}")}
+	if cfg.AnswerTimeout == 0 {
+		cfg.AnswerTimeout = DefaultMCPAnswerTimeout
+	}
+	c := &HTTPMCPClient{cfg: cfg, sem: make(chan struct{}, 1), answering: make(chan struct{}, mcpMaxAnswers), clientCap: wire.RawMessage("{}")}
 	var err error
 	c.meta, err = wire.Marshal(&wire.MCPRequestMeta{
 		ProtocolVersion:    MCPStatelessProtocolVersion,

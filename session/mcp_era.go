@@ -213,6 +213,7 @@ func (c *HTTPMCPClient) initializeRequest(ctx context.Context, st mcpState, para
 		return nil, "", err
 	}
 	sid := resp.Header.Get("mcp-session-id")
-	raw, err := c.readAnswer(ctx, "initialize", id, resp)
+	st.sessionID = sid // a server request before the answer (a ping) belongs to the new session
+	raw, err := c.readAnswer(ctx, st, "initialize", id, resp)
 	return raw, sid, err
 }

@@ -21,6 +21,7 @@ func FuzzMCPResponse(f *testing.F) {
 		`{"jsonrpc":"2.0","error":{"code":-32000,"message":"no session"}}`,
 		"id: a\ndata:\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
 		"data: {\"jsonrpc\":\"2.0\",\n" + "data: \"id\":1,\"result\":{\"content\":[]}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":\"s\\\"1\",\"method\":\"sampling/\\u0000x\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
 		"\xef\xbb\xbf: c\r\ndata: {}\r\r",
 		`null`, `[]`, `{"id":null,"result":null}`, ``,
 	} {
@@ -33,7 +34,12 @@ func FuzzMCPResponse(f *testing.F) {
 			ct = "text/event-stream; charset=utf-8"
 		}
 		notes := 0
-		raw, err := decodeAnswer("tools/call", 1, ct, bytes.NewReader(body), 4096, func(*wire.RPCMessage) { notes++ })
+		answer := func(m *wire.RPCMessage) {
+			if a, ok := serverAnswer(m); ok && !wire.Valid(a) {
+				t.Fatalf("the answer to a server request is not JSON: %s", a)
+			}
+		}
+		raw, err := decodeAnswer("tools/call", 1, ct, bytes.NewReader(body), 4096, func(*wire.RPCMessage) { notes++ }, answer)
 		if err != nil {
 			checkMCPErrorKind(t, err)
 			return

@@ -94,7 +94,7 @@ func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name
 	if err != nil {
 		return nil, 0, err
 	}
-	res, err := c.readAnswer(ctx, method, id, resp)
+	res, err := c.readAnswer(ctx, st, method, id, resp)
 	return res, resp.Status, err
 }
 
@@ -186,9 +186,11 @@ func ctxError(ctx context.Context, method string) error {
 
 func ok2xx(status int) bool { return status >= 200 && status <= 299 }
 
-// readAnswer reads request id's answer from resp and closes its body.
-// Cancelling ctx closes the body, so a read blocked on it returns.
-func (c *HTTPMCPClient) readAnswer(ctx context.Context, method string, id int64, resp *bridge.Response) (wire.RawMessage, error) {
+// readAnswer reads request id's answer from resp and closes its body. The
+// server requests on an event stream before the answer are answered with
+// st (session era only). Cancelling ctx closes the body, so a read blocked
+// on it returns.
+func (c *HTTPMCPClient) readAnswer(ctx context.Context, st mcpState, method string, id int64, resp *bridge.Response) (wire.RawMessage, error) {
 	defer resp.Body.Close()
 	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
 	defer stop()
@@ -198,7 +200,7 @@ func (c *HTTPMCPClient) readAnswer(ctx context.Context, method string, id int64,
 	if resp.Status == 202 || resp.Status == 204 {
 		return nil, &MCPTransportError{Method: method, Status: resp.Status, Msg: "the server accepted the request without answering it"}
 	}
-	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, c.cfg.MaxResponseBytes, c.observe)
+	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, c.cfg.MaxResponseBytes, c.observe, c.answerer(ctx, st))
 	if err != nil && ctx.Err() != nil {
 		return nil, ctxError(ctx, method)
 	}
@@ -228,10 +230,12 @@ func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error 
 // decodeAnswer reads the answer to request id from body: one JSON-RPC
 // response when contentType is not an event stream, else the first event
 // whose data is the response with that id (notifications before it go to
-// observe; server requests and answers to other ids are skipped). It reads
-// at most maxBytes. The result is returned; a JSON-RPC error is an
-// *MCPProtocolError; anything unreadable is an *MCPTransportError.
-func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe func(*wire.RPCMessage)) (wire.RawMessage, error) {
+// observe, server requests to answer; answers to other ids are skipped).
+// observe and answer may be nil; they run on the reading goroutine, so
+// answer must not block. It reads at most maxBytes. The result is returned;
+// a JSON-RPC error is an *MCPProtocolError; anything unreadable is an
+// *MCPTransportError.
+func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (wire.RawMessage, error) {
 	idText := strconv.FormatInt(id, 10)
 	r := &boundedReader{r: body, max: int64(maxBytes)}
 	if !isEventStream(contentType) {
@@ -271,7 +275,10 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 				observe(&m)
 			}
 		case m.Method != "":
-			// A server request: not answered by this client.
+			// A server request (a ping, say): answered on the side.
+			if answer != nil {
+				answer(&m)
+			}
 		case len(m.ID) == 0 && m.Error != nil, string(trimJSONSpace(m.ID)) == idText:
 			return answerOf(method, &m)
 		}

@@ -25,7 +25,8 @@ var ErrMCPListenClosed = errors.New("mcp: the server closed the subscription")
 type MCPListenStream struct {
 	body   io.Closer
 	r      *bridge.SSEReader
-	id     string // the subscriptions/listen request id; "" in the session era
+	id     string                 // the subscriptions/listen request id; "" in the session era
+	answer func(*wire.RPCMessage) // answers a server request; nil in the stateless era
 	stop   func() bool
 	closed sync.Once
 }
@@ -39,7 +40,9 @@ type MCPListenStream struct {
 // re-initializes once and retries. A non-2xx answer is an
 // *MCPProtocolError when its body is a JSON-RPC error, else an
 // *MCPTransportError; both carry the HTTP status (405 or 501: the server
-// offers no stream). Cancelling ctx, or Close, ends the stream.
+// offers no stream). Cancelling ctx, or Close, ends the stream. In the
+// session era the requests the server sends on the stream (pings) are
+// answered, bounded by ctx (see HTTPMCPClient).
 func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID string) (s *MCPListenStream, err error) {
 	const method = "subscriptions/listen"
 	defer recoverMCP(&err, method)
@@ -98,7 +101,7 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 			}
 			return nil, err
 		}
-		s := &MCPListenStream{body: resp.Body, r: bridge.NewSSEReader(resp.Body, c.cfg.MaxResponseBytes)}
+		s := &MCPListenStream{body: resp.Body, r: bridge.NewSSEReader(resp.Body, c.cfg.MaxResponseBytes), answer: c.answerer(ctx, st)}
 		if id != 0 {
 			s.id = strconv.FormatInt(id, 10)
 		}
@@ -110,7 +113,7 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 // readAnswerOnly reads a JSON answer to request id and closes the body.
 func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.Response, maxBytes int) (wire.RawMessage, error) {
 	defer resp.Body.Close()
-	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, maxBytes, nil)
+	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, maxBytes, nil, nil)
 	if err != nil && ctx.Err() != nil {
 		return nil, ctxError(ctx, method)
 	}
@@ -119,10 +122,14 @@ func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.R
 
 // Next returns the method and params of the next notification on the
 // stream (for the watch, "notifications/tools/list_changed" matters).
-// Server requests, malformed frames and answers to other requests are
-// skipped. It returns io.EOF when the stream ends, ErrMCPListenClosed when
-// the server answered subscriptions/listen, and a wrapped error when
-// reading fails or the stream was closed.
+// Server requests never come out of it: in the session era each is
+// answered (a ping with an empty result, anything else with -32601) on its
+// own goroutine, so Next does not wait for the answer; in the stateless era,
+// which has no server requests, they are skipped. Malformed frames and
+// answers to other requests are skipped too. It returns io.EOF when the
+// stream ends, ErrMCPListenClosed when the server answered
+// subscriptions/listen, and a wrapped error when reading fails or the
+// stream was closed.
 func (s *MCPListenStream) Next() (method string, params []byte, err error) {
 	for {
 		ev, err := s.r.Next()
@@ -137,7 +144,11 @@ func (s *MCPListenStream) Next() (method string, params []byte, err error) {
 		switch {
 		case m.Method != "" && len(m.ID) == 0:
 			return m.Method, m.Params, nil
-		case m.Method == "" && s.id != "" && string(trimJSONSpace(m.ID)) == s.id:
+		case m.Method != "":
+			if s.answer != nil {
+				s.answer(&m)
+			}
+		case s.id != "" && string(trimJSONSpace(m.ID)) == s.id:
 			return "", nil, ErrMCPListenClosed
 		}
 	}

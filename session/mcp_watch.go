@@ -12,9 +12,11 @@ import (
 	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
-// Listen opens the notification stream for the list-changed watch. A 405
-// or 501 answer, or a stateless-era "method not found" for
-// subscriptions/listen, is reported as ErrListenUnsupported.
+// Listen opens the notification stream for the list-changed watch (see
+// ListenToolListChanged: in the session era the server's requests on it,
+// pings, are answered, and never come out of the stream). A 405 or 501
+// answer, or a stateless-era "method not found" for subscriptions/listen,
+// is reported as ErrListenUnsupported.
 func (c *HTTPMCPClient) Listen(ctx context.Context, lastEventID string) (MCPNotificationStream, error) {
 	s, err := c.ListenToolListChanged(ctx, lastEventID)
 	if err != nil {

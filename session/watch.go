@@ -21,7 +21,10 @@ import (
 // stateless era a subscriptions/listen request for tool-list changes.
 // lastEventID, when not empty, resumes after that event. A server that
 // offers no such stream (405 or 501) makes Listen return an error wrapping
-// ErrListenUnsupported.
+// ErrListenUnsupported. Requests the server sends on the stream are the
+// listener's to answer (HTTPMCPClient answers a session-era ping, and any
+// other method with "method not found"); they never come out of the
+// stream.
 type MCPListener interface {
 	Listen(ctx context.Context, lastEventID string) (MCPNotificationStream, error)
 }
@@ -35,7 +38,7 @@ type MCPNotificationStream interface {
 }
 
 // MCPNotification is one notification (a message without an id; server
-// requests never come out of a stream).
+// requests never come out of a stream: the listener answers them).
 type MCPNotification struct {
 	Method  string // e.g. "notifications/tools/list_changed"
 	EventID string // the SSE id it came with, if any

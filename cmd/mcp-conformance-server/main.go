@@ -3,9 +3,10 @@
 // run by `make conformance`). It serves serve.MCPDispatcher through
 // serve.NewMCPHandler, the same code a port's MCP server runs, over a fixed
 // tool set: the tools the suite's scenarios call (simple text, image, audio,
-// embedded resource, mixed content, an error, a JSON Schema 2020-12 input
-// schema, an x-mcp-header parameter, and the stateless-era diagnostics), plus
-// empty prompt and resource lists so the caching hints can be read there.
+// embedded resource, mixed content, an error, progress notifications, a JSON
+// Schema 2020-12 input schema, an x-mcp-header parameter, and the
+// stateless-era diagnostics), plus empty prompt and resource lists so the
+// caching hints can be read there.
 //
 //	mcp-conformance-server -addr 127.0.0.1:8931 -era both
 //
@@ -20,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/serve"
@@ -82,6 +84,7 @@ const tools = `[` +
 	`{"name":"test_embedded_resource","description":"Returns an embedded text resource.","inputSchema":{"type":"object","properties":{}}},` +
 	`{"name":"test_multiple_content_types","description":"Returns text, an image and a resource.","inputSchema":{"type":"object","properties":{}}},` +
 	`{"name":"test_error_handling","description":"Always fails with a tool error.","inputSchema":{"type":"object","properties":{}}},` +
+	`{"name":"test_tool_with_progress","description":"Takes about 100 ms, reporting progress 0, 50 and 100 of 100 when the call carries a progressToken.","inputSchema":{"type":"object","properties":{}}},` +
 	`{"name":"json_schema_2020_12_tool","description":"Takes an input described with JSON Schema 2020-12 keywords.","inputSchema":{` +
 	`"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
 	`"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
@@ -108,7 +111,7 @@ func (f fixture) CallTool(ctx context.Context, name string, args []byte) []byte 
 }
 
 // HandleToolCall runs a tool with the request's era and client capabilities.
-func (fixture) HandleToolCall(_ context.Context, call serve.MCPToolCall) ([]byte, *serve.MCPError) {
+func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]byte, *serve.MCPError) {
 	switch call.Name {
 	case "test_simple_text":
 		return text("This is a simple text response for testing."), nil
@@ -124,6 +127,24 @@ func (fixture) HandleToolCall(_ context.Context, call serve.MCPToolCall) ([]byte
 			`{"type":"resource","resource":{"uri":"test://mixed-content-resource","mimeType":"application/json","text":"{\"test\":\"data\",\"value\":123}"}}]}`), nil
 	case "test_error_handling":
 		return []byte(`{"isError":true,"content":[{"type":"text","text":"This tool intentionally returns an error for testing"}]}`), nil
+	case "test_tool_with_progress":
+		// 0/100, ~50 ms, 50/100, ~50 ms, 100/100 (without a token: just
+		// the delays). Progress is nil when the call carried no token.
+		progress := func(p float64) {
+			if call.Progress != nil {
+				call.Progress(p, 100, "")
+			}
+		}
+		progress(0)
+		for _, p := range []float64{50, 100} {
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, &serve.MCPError{Code: serve.MCPInternalError, Message: "cancelled: the request ended"}
+			}
+			progress(p)
+		}
+		return text("Progress reported: 0, 50 and 100 of 100."), nil
 	case "json_schema_2020_12_tool":
 		return text("Received the arguments."), nil
 	case "test_custom_header":

@@ -4,7 +4,10 @@
 // 2026-07-28) or both. It serves a tool list over pages, answers tools/call
 // through a function, answers in JSON or as an event stream (with a
 // notification before the answer), can expire sessions, and records every
-// request.
+// request. It can also send requests of its own to the client (pings, or a
+// method the client does not handle) on its notification streams and inside
+// an event-stream answer, record the client's answers to them, and end a
+// session whose ping went unanswered, as a keep-alive server does.
 package fakemcp
 
 import (
@@ -18,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Era selects which generation of the protocol the server speaks.
@@ -88,11 +92,20 @@ type Request struct {
 	RPC RPCMessage
 }
 
-// RPCMessage is a decoded JSON-RPC message.
+// RPCMessage is a decoded JSON-RPC message: a request, a notification, or
+// (Result or Error, no Method) a response.
 type RPCMessage struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *RPCError       `json:"error,omitempty"`
+}
+
+// isResponse reports whether m is a JSON-RPC response: an id and a result
+// or an error, no method.
+func (m RPCMessage) isResponse() bool {
+	return m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil)
 }
 
 // Meta returns the _meta object of the request's params, or nil.
@@ -123,7 +136,7 @@ type Server struct {
 	// result.
 	Call CallFunc
 	// SSE answers every request as an event stream with a notification
-	// frame (and a server request with the same id) before the answer.
+	// frame (and a ping request with the same id) before the answer.
 	SSE bool
 	// NoSessionID makes a session-era server assign no session id.
 	NoSessionID bool
@@ -131,16 +144,44 @@ type Server struct {
 	// 405, a stateless-era subscriptions/listen a -32601 error with 404.
 	NoStream bool
 
-	mu       sync.Mutex
-	requests []Request
-	sessions map[string]bool
-	nextSID  int
-	expire   int
-	streams  map[*stream]bool
-	eventID  int
+	// AnswerRequests are the methods of requests the server sends to the
+	// client inside every event-stream answer to tools/call (SSE), after
+	// the notification and before the response, each with an id of its
+	// own (see SendRequest). In the session era the response then waits
+	// until the client answered each of them, or AnswerWait passed; a
+	// stateless-era server (which must not send them) does not wait.
+	AnswerRequests []string
+	// AnswerWait bounds how long a response waits for the answers to
+	// AnswerRequests [5s].
+	AnswerWait time.Duration
+	// PingTimeout, when positive, ends the session a ping went to (from
+	// SendRequest or AnswerRequests) when no answer to it arrived within
+	// it: the session is forgotten, so later requests with its id get 404,
+	// and its GET streams end. Zero never ends a session for a ping.
+	PingTimeout time.Duration
+	// AnswerStatus is the HTTP status a POST carrying the client's answer
+	// to a server request gets [202 Accepted; 404 for an unknown session,
+	// 400 in the stateless era, which has no client answers].
+	AnswerStatus int
+	// DropAnswers makes the server close the connection of a POST carrying
+	// the client's answer without responding (the answer is still
+	// recorded).
+	DropAnswers bool
+
+	mu        sync.Mutex
+	requests  []Request
+	sessions  map[string]bool
+	nextSID   int
+	expire    int
+	streams   map[*stream]bool
+	eventID   int
+	serverReq map[string]*pending // by the id's JSON text
+	sentReqs  []*pending          // in the order sent
+	answers   []Answer
 }
 
-// Requests returns the requests received so far.
+// Requests returns the requests received so far, apart from the client's
+// answers to server requests (see Answers).
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,10 +222,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := Request{HTTPMethod: r.Method, Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &rec.RPC)
+	msg := rec.RPC
+	if r.Method == http.MethodPost && msg.isResponse() {
+		s.serveAnswer(w, r, msg)
+		return
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
 	s.mu.Unlock()
-	msg := rec.RPC
 
 	switch r.Method {
 	case http.MethodPost:
@@ -273,7 +318,7 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, msg RPCM
 			writeError(w, http.StatusNotFound, msg.ID, CodeMethodNotFound, "Method not found")
 			return
 		}
-		s.serveStream(w, r, msg.ID)
+		s.serveStream(w, r, msg.ID, "")
 		return
 	}
 	if msg.Method == "server/discover" {
@@ -374,12 +419,11 @@ func (s *Server) serveMethod(w http.ResponseWriter, r *http.Request, msg RPCMess
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		_ = json.Unmarshal(msg.Params, &p)
-		if s.Call == nil {
-			s.answer(w, r, msg.ID, json.RawMessage(`{"content":[{"type":"text","text":""}]}`), nil)
-			return
+		res, rerr := json.RawMessage(`{"content":[{"type":"text","text":""}]}`), (*RPCError)(nil)
+		if s.Call != nil {
+			res, rerr = s.Call(r.Context(), p.Name, p.Arguments)
 		}
-		res, rerr := s.Call(r.Context(), p.Name, p.Arguments)
-		s.answer(w, r, msg.ID, res, rerr)
+		s.answerWith(w, r, msg.ID, res, rerr, s.AnswerRequests)
 	default:
 		s.answer(w, r, msg.ID, nil, &RPCError{Code: CodeMethodNotFound, Message: "Method not found"})
 	}
@@ -420,6 +464,13 @@ func (s *Server) page(cursor string) json.RawMessage {
 // answer writes the response to request id: a result or an error, as JSON
 // or as an event stream with a notification and a server request first.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, result json.RawMessage, rerr *RPCError) {
+	s.answerWith(w, r, id, result, rerr, nil)
+}
+
+// answerWith is answer that, in an event stream, also sends a request with
+// each of methods before the response and, in the session era, waits for
+// the client's answers to them (at most AnswerWait).
+func (s *Server) answerWith(w http.ResponseWriter, r *http.Request, id json.RawMessage, result json.RawMessage, rerr *RPCError, methods []string) {
 	resp := map[string]any{"jsonrpc": "2.0", "id": id}
 	if rerr != nil {
 		resp["error"] = rerr
@@ -442,8 +493,32 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, id json.RawMessa
 	serverReq := `{"jsonrpc":"2.0","id":` + string(id) + `,"method":"ping"}`
 	other := `{"jsonrpc":"2.0","id":"other","result":{"tools":[]}}`
 	fmt.Fprintf(w, "id: e0\ndata:\n\nevent: message\ndata: %s\n\nevent: message\ndata: %s\n\n: keep-alive\n\ndata: %s\n\n", progress, serverReq, other)
+	var sent []*pending
+	for _, m := range methods {
+		p := s.newRequest(m, r.Header.Get("Mcp-Session-Id"), false)
+		sent = append(sent, p)
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", p.frame())
+	}
 	if fl != nil {
 		fl.Flush()
+	}
+	if len(sent) > 0 && s.Era != Stateless && r.Header.Get("Mcp-Protocol-Version") != StatelessVersion {
+		wait := s.AnswerWait
+		if wait <= 0 {
+			wait = 5 * time.Second
+		}
+		bound := time.NewTimer(wait)
+		defer bound.Stop()
+	waiting:
+		for _, p := range sent {
+			select {
+			case <-p.done:
+			case <-bound.C:
+				break waiting
+			case <-r.Context().Done():
+				return
+			}
+		}
 	}
 	fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
 }

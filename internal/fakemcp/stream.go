@@ -12,8 +12,16 @@ import (
 
 // stream is one open notification stream.
 type stream struct {
-	send chan string // frames to write
+	send chan outgoing // messages to write
 	end  chan struct{}
+	sid  string // the session of a GET stream
+}
+
+// outgoing is a message the server sends on a stream: a notification, or
+// a request when req is set.
+type outgoing struct {
+	method string
+	req    *pending
 }
 
 // NotifyToolsChanged sends notifications/tools/list_changed on every open
@@ -22,7 +30,7 @@ func (s *Server) NotifyToolsChanged() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for st := range s.streams {
-		st.send <- "notifications/tools/list_changed"
+		st.send <- outgoing{method: "notifications/tools/list_changed"}
 	}
 	return len(s.streams)
 }
@@ -51,23 +59,24 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
+	sid := r.Header.Get("Mcp-Session-Id")
 	if !s.NoSessionID {
 		s.mu.Lock()
-		known := s.sessions[r.Header.Get("Mcp-Session-Id")]
+		known := s.sessions[sid]
 		s.mu.Unlock()
 		if !known {
 			w.WriteHeader(http.StatusNotFound)
 			return
 		}
 	}
-	s.serveStream(w, r, nil)
+	s.serveStream(w, r, nil, sid)
 }
 
 // serveStream holds a notification stream open until the client leaves or
 // EndStreams. listenID is the subscriptions/listen request id (nil for a
-// GET stream).
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID json.RawMessage) {
-	st := &stream{send: make(chan string, 16), end: make(chan struct{})}
+// GET stream); sid is the session of a GET stream.
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID json.RawMessage, sid string) {
+	st := &stream{send: make(chan outgoing, 16), end: make(chan struct{}), sid: sid}
 	s.mu.Lock()
 	if s.streams == nil {
 		s.streams = map[*stream]bool{}
@@ -92,25 +101,36 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID js
 	if fl != nil {
 		fl.Flush()
 	}
-	for {
-		select {
-		case method := <-st.send:
-			s.mu.Lock()
-			s.eventID++
-			id := "ev-" + strconv.Itoa(s.eventID)
-			s.mu.Unlock()
+	write := func(out outgoing) {
+		s.mu.Lock()
+		s.eventID++
+		id := "ev-" + strconv.Itoa(s.eventID)
+		s.mu.Unlock()
+		if listenID == nil {
+			fmt.Fprintf(w, "id: %s\n", id)
+		}
+		if out.req != nil {
+			fmt.Fprintf(w, "data: %s\n\n", out.req.frame())
+		} else {
 			params := ""
 			if meta != "" {
 				params = `,"params":{` + meta + `}`
 			}
-			if listenID == nil {
-				fmt.Fprintf(w, "id: %s\n", id)
-			}
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":%q%s}\n\n", method, params)
-			if fl != nil {
-				fl.Flush()
-			}
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":%q%s}\n\n", out.method, params)
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	for {
+		select {
+		case out := <-st.send:
+			write(out)
 		case <-st.end:
+			// What was sent before the end goes out first.
+			for len(st.send) > 0 {
+				write(<-st.send)
+			}
 			if listenID != nil {
 				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"resultType\":\"complete\",%s}}\n\n", listenID, meta)
 			}
