@@ -7,7 +7,6 @@ package serve
 
 import (
 	"errors"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -179,30 +178,6 @@ func parseGuardNode(v any, depth int) (*guardNode, error) {
 	return &guardNode{kind: guardLeaf, key: key, op: op, value: CloneValue(value)}, nil
 }
 
-// jsonKind names the JSON type of v for error messages.
-func jsonKind(v any) string {
-	if v == nil {
-		return "null"
-	}
-	if _, ok := numberOf(v); ok {
-		return "a number"
-	}
-	switch v.(type) {
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	}
-	if _, ok := arrayOf(v); ok {
-		return "an array"
-	}
-	if _, ok := objectOf(v); ok {
-		return "an object"
-	}
-	// reflect names the type exactly as fmt's %T does.
-	return "a " + reflect.TypeOf(v).String()
-}
-
 // Eval evaluates the guard against state. When it holds, held lists the
 // leaf conditions that made it hold (the "because" receipt) and failed is
 // nil; when it fails, failed lists the leaf conditions that made it fail
@@ -353,23 +328,21 @@ func (c Condition) String() string {
 // AppendJSON appends the condition as a compact JSON object
 // {"key","op","value"?,"actual"?,"negated"?} to dst; value and actual are
 // left out when nil, negated when false.
-func (c Condition) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"key":`...)
-	dst = appendString(dst, c.Key)
-	dst = append(dst, `,"op":`...)
-	dst = appendString(dst, c.Op)
+func (c Condition) AppendJSON(dst []byte) []byte { return AppendValue(dst, c) }
+
+// fields returns the members AppendJSON writes, in order.
+func (c Condition) fields() Obj {
+	o := Obj{{"key", c.Key}, {"op", c.Op}}
 	if c.Value != nil {
-		dst = append(dst, `,"value":`...)
-		dst = AppendValue(dst, c.Value)
+		o = append(o, Field{"value", c.Value})
 	}
 	if c.Actual != nil {
-		dst = append(dst, `,"actual":`...)
-		dst = AppendValue(dst, c.Actual)
+		o = append(o, Field{"actual", c.Actual})
 	}
 	if c.Negated {
-		dst = append(dst, `,"negated":true`...)
+		o = append(o, Field{"negated", true})
 	}
-	return append(dst, '}')
+	return o
 }
 
 // State is the app's state: JSON values by key. Keys may be dotted

@@ -1,14 +1,10 @@
-// Results of the port: an ordered JSON object with a fixed key order, the
-// small object type used for its nested parts, and the encoder that writes
-// them without encoding/json or reflect.
+// Results of the port: an ordered JSON object with a fixed key order, and
+// the small object type used for its nested parts (AppendValue writes
+// both).
 
 package serve
 
-import (
-	"encoding/json"
-	"math"
-	"strconv"
-)
+import "encoding/json"
 
 // Obj is an ordered JSON object: its fields are written in the order they
 // were set. Values are JSON values (see ParseValue), Obj, []Obj,
@@ -49,19 +45,8 @@ func (o Obj) Get(key string) (any, bool) {
 	return nil, false
 }
 
-// AppendJSON appends o as compact JSON.
-func (o Obj) AppendJSON(dst []byte) []byte {
-	dst = append(dst, '{')
-	for i, f := range o {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = AppendValue(dst, f.Key)
-		dst = append(dst, ':')
-		dst = appendAny(dst, f.Value)
-	}
-	return append(dst, '}')
-}
+// AppendJSON appends o as compact JSON, its fields in order (AppendValue).
+func (o Obj) AppendJSON(dst []byte) []byte { return AppendValue(dst, o) }
 
 // jsonNull is an explicit JSON null (a nil value deletes a field).
 var jsonNull = json.RawMessage("null")
@@ -186,69 +171,4 @@ func (r Result) str(key string) string {
 	v, _ := r.Get(key)
 	s, _ := v.(string)
 	return s
-}
-
-// appendAny writes v: the types of Obj plus JSON values through
-// AppendValue.
-func appendAny(dst []byte, v any) []byte {
-	switch t := v.(type) {
-	case Obj:
-		return t.AppendJSON(dst)
-	case []Obj:
-		dst = append(dst, '[')
-		for i, o := range t {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = o.AppendJSON(dst)
-		}
-		return append(dst, ']')
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range t {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendAny(dst, e)
-		}
-		return append(dst, ']')
-	case []string:
-		dst = append(dst, '[')
-		for i, s := range t {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendValue(dst, s)
-		}
-		return append(dst, ']')
-	case Condition:
-		return t.AppendJSON(dst)
-	case []Condition:
-		dst = append(dst, '[')
-		for i, c := range t {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = c.AppendJSON(dst)
-		}
-		return append(dst, ']')
-	case int:
-		return strconv.AppendInt(dst, int64(t), 10)
-	case int64:
-		return strconv.AppendInt(dst, t, 10)
-	case float64:
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return append(dst, "null"...)
-		}
-		return AppendValue(dst, t)
-	case json.RawMessage:
-		if len(t) == 0 {
-			return append(dst, "null"...)
-		}
-		return append(dst, t...)
-	case Principal:
-		return AppendValue(dst, string(t))
-	default:
-		return AppendValue(dst, v)
-	}
 }

@@ -150,6 +150,27 @@ func TestAppendValue(t *testing.T) {
 	}
 }
 
+// AppendValue writes serve's own types as the JSON they stand for, at any
+// depth: Result, Obj.AppendJSON and Condition.AppendJSON go through it.
+func TestAppendValueServeTypes(t *testing.T) {
+	cases := []struct {
+		name string
+		in   any
+		want string
+	}{
+		{"obj keeps field order", Obj{{"b", 1}, {"a", nil}}, `{"b":1,"a":null}`},
+		{"objs", []Obj{{{"k", "v"}}, nil}, `[{"k":"v"},{}]`},
+		{"principal", PrincipalAgent, `"agent"`},
+		{"conditions in a map", map[string]any{"c": []Condition{{Key: "k", Op: "truthy", Negated: true}}}, `{"c":[{"key":"k","op":"truthy","negated":true}]}`},
+		{"state in an obj", Obj{{"s", State{"b": 2, "a": 1}}}, `{"s":{"a":1,"b":2}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, string(AppendValue(nil, c.in)))
+		})
+	}
+}
+
 func TestAppendValueAppends(t *testing.T) {
 	assert.Equal(t, "x:[1]", string(AppendValue([]byte("x:"), []any{1.0})))
 }

@@ -1,13 +1,17 @@
-// Differential fuzz test of jsonr against easyjson's jlexer and encoding/json.Valid.
+// Differential fuzz tests of jsonr: the Lexer against easyjson's jlexer and
+// encoding/json.Valid, Value against encoding/json.
 
 package jsonr_test
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentwasm/agentwasm/internal/jsonr"
+	"github.com/agentwasm/agentwasm/internal/jsonw"
 	"github.com/mailru/easyjson/jlexer"
 )
 
@@ -224,4 +228,51 @@ func compare(t *testing.T, what string, data []byte, isValid bool, ours, theirs 
 	case ours == nil && !same():
 		t.Fatalf("%s: jsonr and jlexer decoded %q differently", what, data)
 	}
+}
+
+// FuzzValue runs Value and encoding/json's Unmarshal into an any over the
+// same input: they must accept the same documents (but for those nested
+// deeper than MaxValueDepth, which only Value refuses) and decode them to
+// the same values. Both keep the last of duplicate keys and turn invalid
+// UTF-8 into U+FFFD. What Value decodes, jsonw.AppendValue writes back as
+// a document Value reads to the same value.
+func FuzzValue(f *testing.F) {
+	for _, s := range []string{
+		`null`, ` true `, `-0`, `1e21`, `1e-7`, `1e-400`, `1e400`, `123456789012345678901234567890`, `0.1`,
+		`"a\"\\\/\b\f\n\r\t\u0000\u2028\ud83d\ude00\ud800\ud83d\u0041"`, "\"\xff\xed\xa0\x80\"", `[]`, `{}`,
+		`{"a":[1,{"b":null}],"a":"dup"}`, `[1,]`, `{"a" 1}`, `01`, `-`, `1.`, `.5`, "\"\x01\"", `"\x"`, `"\u12"`,
+		`[[[[[[[[[[]]]]]]]]]]`, `{"k":{"k":{"k":[true,false,null]}}}`, `tru`, `nul1`, `1 2`, "\xef\xbb\xbf1",
+		strings.Repeat("[", jsonr.MaxValueDepth+1) + strings.Repeat("]", jsonr.MaxValueDepth+1),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := jsonr.Value(data)
+		var std any
+		stdErr := json.Unmarshal(data, &std)
+		if err != nil {
+			if v != nil {
+				t.Fatalf("Value(%q) returned %#v with its error", data, v)
+			}
+			var e *jsonr.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Value(%q): %T is not an *Error", data, err)
+			}
+			if stdErr == nil && !strings.HasPrefix(e.Reason, "nesting deeper than ") {
+				t.Fatalf("Value refused %q (%v), encoding/json accepted it", data, err)
+			}
+			return
+		}
+		if stdErr != nil {
+			t.Fatalf("Value accepted %q, encoding/json refused it: %v", data, stdErr)
+		}
+		if !reflect.DeepEqual(v, std) {
+			t.Fatalf("%q: Value %#v, encoding/json %#v", data, v, std)
+		}
+		out := jsonw.AppendValue(nil, v, nil)
+		back, err := jsonr.Value(out)
+		if err != nil || !reflect.DeepEqual(v, back) {
+			t.Fatalf("%q written as %q reads back as %#v (%v)", data, out, back, err)
+		}
+	})
 }

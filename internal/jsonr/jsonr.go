@@ -1,6 +1,7 @@
-// Package jsonr is the JSON reader behind agentwasm's generated codecs: a
-// strict, allocation-light lexer with the method set the easyjson generator
-// decodes with.
+// Package jsonr is the JSON reader of agentwasm: the strict,
+// allocation-light lexer behind the generated codecs, and Value, which
+// reads a whole document into dynamic values (map[string]any, []any,
+// string, float64, bool, nil).
 //
 // internal/wire/generate.sh points the generated unmarshalers here instead
 // of at easyjson's jlexer, which imports fmt, encoding/json and reflect
@@ -16,6 +17,13 @@
 // and Skip, SkipRecursive and Raw accept only well-formed JSON. Invalid
 // UTF-8 in a decoded string becomes U+FFFD, one per bad byte, as with
 // encoding/json. Running out of input is an *Error, not io.EOF.
+//
+// The Lexer and Value scan strings, numbers and literals with the same
+// code, and SkipRecursive and Raw walk nested values with Value's walker,
+// so they decode and refuse alike. Their errors name the offending byte
+// and what was wanted there ("unexpected ']', want a value"); where the
+// caller drives the Lexer, a token out of place is a "syntax error" or
+// "expected <what the caller asked for>".
 package jsonr
 
 import (
@@ -40,7 +48,7 @@ func (e *Error) Error() string {
 // maxContext bounds Error.Data.
 const maxContext = 13
 
-// maxDepth bounds the nesting Skip, SkipRecursive and Raw accept (as
+// maxDepth bounds the nesting SkipRecursive and Raw accept (as
 // encoding/json does).
 const maxDepth = 10000
 
@@ -166,12 +174,45 @@ func (l *Lexer) fetch() {
 			l.fail(l.pos, "syntax error")
 			return
 		}
+		// A number or a literal ends at white space or a delimiter.
+		if end >= 0 && k != kindString && end < len(d) && !isEnd(d[end]) {
+			l.fail(end, "unexpected "+describe(d, end)+" after the value")
+			return
+		}
 		if end >= 0 {
 			l.kind, l.pos = k, end
 		}
 		return
 	}
 	l.fail(l.pos, "unexpected end of input")
+}
+
+// skipSpace returns the offset of the first byte at or after i that is not
+// white space.
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	return i
+}
+
+// describe names the byte at i of d for an error message: 'x' when it is
+// printable ASCII, byte 0xNN otherwise, or end of input.
+func describe(d []byte, i int) string {
+	if i >= len(d) {
+		return "end of input"
+	}
+	c := d[i]
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return "byte 0x" + hex2(c)
+}
+
+// hex2 writes c as two lowercase hex digits.
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&0xf]})
 }
 
 // scanString checks the string literal whose opening quote is at i and
@@ -188,7 +229,8 @@ func (l *Lexer) scanString(i int) int {
 		case c == '\\':
 			l.esc = true
 			if i+1 >= len(d) {
-				break
+				l.fail(len(d), "unexpected end of input in a string escape")
+				return -1
 			}
 			switch d[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -196,23 +238,23 @@ func (l *Lexer) scanString(i int) int {
 				continue
 			case 'u':
 				if hex4(d[i+2:]) < 0 {
-					l.fail(i, "invalid \\u escape in string")
+					l.fail(i, "invalid \\u escape in a string")
 					return -1
 				}
 				i += 6
 				continue
 			}
-			l.fail(i, "invalid escape in string")
+			l.fail(i+1, "invalid escape "+describe(d, i+1)+" in a string")
 			return -1
 		case c < 0x20:
-			l.fail(i, "control character in string")
+			l.fail(i, "control character 0x"+hex2(c)+" in a string must be escaped")
 			return -1
 		case c >= utf8.RuneSelf:
 			l.high = true
 		}
 		i++
 	}
-	l.fail(len(d), "unterminated string")
+	l.fail(len(d), "unexpected end of input in a string")
 	return -1
 }
 
@@ -242,19 +284,20 @@ func hex4(b []byte) rune {
 // -1 after recording an error.
 func (l *Lexer) scanWord(i int, w string) int {
 	d := l.Data
-	end := i + len(w)
-	if end > len(d) || string(d[i:end]) != w || (end < len(d) && !isEnd(d[end])) {
-		l.fail(i, "syntax error")
-		return -1
+	for j := 0; j < len(w); j++ {
+		if i+j >= len(d) || d[i+j] != w[j] {
+			l.fail(i+j, "unexpected "+describe(d, i+j)+" in literal "+w)
+			return -1
+		}
 	}
-	return end
+	return i + len(w)
 }
 
 // scanNumber checks the number at i against the JSON grammar and returns
-// the offset after it, or -1 after recording an error.
+// the offset after it, or -1 after recording an error. What may follow
+// the number is for the caller to check.
 func (l *Lexer) scanNumber(i int) int {
 	d := l.Data
-	start := i
 	if d[i] == '-' {
 		i++
 	}
@@ -264,14 +307,12 @@ func (l *Lexer) scanNumber(i int) int {
 	case i < len(d) && '1' <= d[i] && d[i] <= '9':
 		i = digits(d, i+1)
 	default:
-		l.fail(start, "invalid number")
-		return -1
+		return l.badDigit(i, "")
 	}
 	if i < len(d) && d[i] == '.' {
 		j := digits(d, i+1)
 		if j == i+1 {
-			l.fail(start, "invalid number")
-			return -1
+			return l.badDigit(j, " after '.'")
 		}
 		i = j
 	}
@@ -282,16 +323,17 @@ func (l *Lexer) scanNumber(i int) int {
 		}
 		j := digits(d, i)
 		if j == i {
-			l.fail(start, "invalid number")
-			return -1
+			return l.badDigit(j, " in the exponent")
 		}
 		i = j
 	}
-	if i < len(d) && !isEnd(d[i]) {
-		l.fail(start, "invalid number")
-		return -1
-	}
 	return i
+}
+
+// badDigit records that a number wants a digit at i, and returns -1.
+func (l *Lexer) badDigit(i int, where string) int {
+	l.fail(i, "unexpected "+describe(l.Data, i)+" in a number, want a digit"+where)
+	return -1
 }
 
 // digits returns the offset of the first non-digit at or after i.
@@ -300,117 +342,6 @@ func digits(d []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// skipNested checks the object or array that opens at i and returns the
-// offset after it, or -1 after recording an error.
-func (l *Lexer) skipNested(i int) int {
-	const (
-		wantValue = iota
-		wantValueOrClose
-		wantKey
-		wantKeyOrClose
-		wantColon
-		wantCommaOrClose
-	)
-	d := l.Data
-	var buf [64]byte
-	stack := buf[:0] // the closers of the open containers
-	state := wantValue
-	for {
-		for i < len(d) && isSpace(d[i]) {
-			i++
-		}
-		if i >= len(d) {
-			l.fail(i, "unexpected end of input")
-			return -1
-		}
-		c := d[i]
-		closing := false
-		switch state {
-		case wantColon:
-			if c != ':' {
-				l.fail(i, "syntax error")
-				return -1
-			}
-			i++
-			state = wantValue
-			continue
-		case wantCommaOrClose:
-			if c == ',' {
-				i++
-				state = wantValue
-				if stack[len(stack)-1] == '}' {
-					state = wantKey
-				}
-				continue
-			}
-			closing = true
-		case wantKey, wantKeyOrClose:
-			if state == wantKeyOrClose && c == '}' {
-				closing = true
-				break
-			}
-			if c != '"' {
-				l.fail(i, "syntax error")
-				return -1
-			}
-			if i = l.scanString(i); i < 0 {
-				return -1
-			}
-			state = wantColon
-			continue
-		case wantValue, wantValueOrClose:
-			if state == wantValueOrClose && c == ']' {
-				closing = true
-				break
-			}
-			switch c {
-			case '{', '[':
-				if len(stack) >= maxDepth {
-					l.fail(i, "nesting too deep")
-					return -1
-				}
-				if c == '{' {
-					stack = append(stack, '}')
-					state = wantKeyOrClose
-				} else {
-					stack = append(stack, ']')
-					state = wantValueOrClose
-				}
-				i++
-				continue
-			case '"':
-				i = l.scanString(i)
-			case 't':
-				i = l.scanWord(i, "true")
-			case 'f':
-				i = l.scanWord(i, "false")
-			case 'n':
-				i = l.scanWord(i, "null")
-			case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-				i = l.scanNumber(i)
-			default:
-				l.fail(i, "syntax error")
-				return -1
-			}
-			if i < 0 {
-				return -1
-			}
-			state = wantCommaOrClose
-			continue
-		}
-		if !closing || c != stack[len(stack)-1] {
-			l.fail(i, "syntax error")
-			return -1
-		}
-		stack = stack[:len(stack)-1]
-		i++
-		if len(stack) == 0 {
-			return i
-		}
-		state = wantCommaOrClose
-	}
 }
 
 // consume drops the current token.
@@ -485,7 +416,8 @@ func (l *Lexer) SkipRecursive() {
 			l.consume()
 			return
 		}
-		if end := l.skipNested(l.start); end >= 0 {
+		w := walker{l: l, max: maxDepth}
+		if end, _ := w.value(l.start, 0); end >= 0 {
 			l.pos = end
 		} else {
 			l.pos = len(l.Data)
@@ -538,6 +470,12 @@ func (l *Lexer) String() string {
 	if !ok {
 		return ""
 	}
+	return l.text(raw)
+}
+
+// text returns the value of the string token raw, the bytes between the
+// quotes of the string scanString checked last.
+func (l *Lexer) text(raw []byte) string {
 	if b, fresh := l.unquote(raw); fresh {
 		return unsafe.String(unsafe.SliceData(b), len(b))
 	}

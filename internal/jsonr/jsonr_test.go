@@ -55,14 +55,15 @@ func TestString(t *testing.T) {
 		{"\"\xed\xa0\x80\"", "\uFFFD\uFFFD\uFFFD", ""},
 		{"\"\xff\\n\"", "\uFFFD\n", ""},
 		{"\u2028", "", "syntax error"},
-		{`"abc`, "", "unterminated string"},
-		{`"abc\"`, "", "unterminated string"},
-		{`"abc\`, "", "unterminated string"},
-		{`"\x"`, "", "invalid escape in string"},
-		{`"\u12"`, "", "invalid \\u escape"},
+		{`"abc`, "", "unexpected end of input in a string near offset 4"},
+		{`"abc\"`, "", "unexpected end of input in a string near offset 6"},
+		{`"abc\`, "", "unexpected end of input in a string escape near offset 5"},
+		{`"\x"`, "", "invalid escape 'x' in a string near offset 2"},
+		{`"\ü"`, "", "invalid escape byte 0xc3 in a string near offset 2"},
+		{`"\u12"`, "", "invalid \\u escape in a string near offset 1"},
 		{`"\u12g4"`, "", "invalid \\u escape"},
-		{"\"a\nb\"", "", "control character in string"},
-		{"\"a\x00\"", "", "control character in string"},
+		{"\"a\nb\"", "", "control character 0x0a in a string must be escaped near offset 2"},
+		{"\"a\x00\"", "", "control character 0x00 in a string must be escaped"},
 		{`42`, "", "expected string"},
 		{`null`, "", "expected string"},
 		{`{}`, "", "expected string"},
@@ -114,20 +115,20 @@ func TestNumbers(t *testing.T) {
 		{"1E+2", 0, 100, "invalid syntax", ""},
 		{"2.5e-1", 0, 0.25, "invalid syntax", ""},
 		{"1e400", 0, 0, "invalid syntax", "cannot read 1e400 as float64: value out of range"},
-		{"01", 0, 0, "invalid number", "invalid number"},
-		{"-01", 0, 0, "invalid number", "invalid number"},
-		{"1.", 0, 0, "invalid number", "invalid number"},
-		{"1.e5", 0, 0, "invalid number", "invalid number"},
+		{"01", 0, 0, "unexpected '1' after the value near offset 1", "unexpected '1' after the value"},
+		{"-01", 0, 0, "unexpected '1' after the value near offset 2", "unexpected '1' after the value"},
+		{"1.", 0, 0, "unexpected end of input in a number, want a digit after '.' near offset 2", "want a digit after '.'"},
+		{"1.e5", 0, 0, "unexpected 'e' in a number, want a digit after '.' near offset 2", "want a digit after '.'"},
 		{".5", 0, 0, "syntax error", "syntax error"},
-		{"-", 0, 0, "invalid number", "invalid number"},
-		{"-a", 0, 0, "invalid number", "invalid number"},
-		{"1e", 0, 0, "invalid number", "invalid number"},
-		{"1e+", 0, 0, "invalid number", "invalid number"},
+		{"-", 0, 0, "unexpected end of input in a number, want a digit near offset 1", "want a digit"},
+		{"-a", 0, 0, "unexpected 'a' in a number, want a digit near offset 1", "want a digit"},
+		{"1e", 0, 0, "unexpected end of input in a number, want a digit in the exponent near offset 2", "want a digit in the exponent"},
+		{"1e+", 0, 0, "want a digit in the exponent near offset 3", "want a digit in the exponent"},
 		{"+1", 0, 0, "syntax error", "syntax error"},
-		{"1x", 0, 0, "invalid number", "invalid number"},
-		{`1"`, 0, 0, "invalid number", "invalid number"},
-		{"0x10", 0, 0, "invalid number", "invalid number"},
-		{"1.2.3", 0, 0, "invalid number", "invalid number"},
+		{"1x", 0, 0, "unexpected 'x' after the value near offset 1", "unexpected 'x' after the value"},
+		{`1"`, 0, 0, `unexpected '"' after the value`, `unexpected '"' after the value`},
+		{"0x10", 0, 0, "unexpected 'x' after the value near offset 1", "unexpected 'x' after the value"},
+		{"1.2.3", 0, 0, "unexpected '.' after the value near offset 3", "unexpected '.' after the value"},
 		{`"1"`, 0, 0, "expected number", "expected number"},
 		{`true`, 0, 0, "expected number", "expected number"},
 		{``, 0, 0, "unexpected end of input", "unexpected end of input"},
@@ -163,11 +164,12 @@ func TestBoolAndNull(t *testing.T) {
 		{"true", true, false, ""},
 		{" false ", false, false, ""},
 		{"null", false, true, "expected bool"},
-		{"tru", false, false, "syntax error"},
-		{"truex", false, false, "syntax error"},
+		{"tru", false, false, "unexpected end of input in literal true near offset 3"},
+		{"truex", false, false, "unexpected 'x' after the value near offset 4"},
 		{"True", false, false, "syntax error"},
-		{"nul", false, false, "syntax error"},
-		{"nullx", false, false, "syntax error"},
+		{"nul", false, false, "unexpected end of input in literal null"},
+		{"nulL", false, false, "unexpected 'L' in literal null near offset 3"},
+		{"nullx", false, false, "unexpected 'x' after the value"},
 		{"1", false, false, "expected bool"},
 		{`"true"`, false, false, "expected bool"},
 	}
@@ -325,24 +327,30 @@ func TestSkipAndRaw(t *testing.T) {
 		{`[[],[[]],{"x":{}}]`, `[[],[[]],{"x":{}}]`, ""},
 		{"[\"\xff\"]", "[\"\xff\"]", ""},
 		{deep, deep, ""},
-		{tooDeep, "", "nesting too deep"},
-		{`{"a":1,}`, "", "syntax error"},
-		{`[1,]`, "", "syntax error"},
-		{`[1 2]`, "", "syntax error"},
-		{`{"a"}`, "", "syntax error"},
-		{`{"a":1 "b":2}`, "", "syntax error"},
-		{`{1:2}`, "", "syntax error"},
-		{`{"a":1]`, "", "syntax error"},
-		{`[}`, "", "syntax error"},
-		{`[1}`, "", "syntax error"},
-		{`{"a":[}]}`, "", "syntax error"},
-		{`[01]`, "", "invalid number"},
-		{`[tru]`, "", "syntax error"},
-		{`["\x"]`, "", "invalid escape"},
-		{"[\"\t\"]", "", "control character"},
-		{`{"a":`, "", "unexpected end of input"},
-		{`[`, "", "unexpected end of input"},
-		{`["a`, "", "unterminated string"},
+		{tooDeep, "", "nesting deeper than 10000 near offset 10000"},
+		{`{"a":1,}`, "", "unexpected '}', want an object key near offset 7"},
+		{`[1,]`, "", "unexpected ']', want a value near offset 3"},
+		{`[1 2]`, "", "unexpected '2', want ',' or ']' in an array near offset 3"},
+		{`{"a"}`, "", "unexpected '}', want ':' after an object key near offset 4"},
+		{`{"a":1 "b":2}`, "", `unexpected '"', want ',' or '}' in an object near offset 7`},
+		{`{1:2}`, "", "unexpected '1', want an object key near offset 1"},
+		{`{"a":1]`, "", "unexpected ']', want ',' or '}' in an object"},
+		{`[}`, "", "unexpected '}', want a value near offset 1"},
+		{`[1}`, "", "unexpected '}', want ',' or ']' in an array"},
+		{`{"a":[}]}`, "", "unexpected '}', want a value near offset 6"},
+		{`[01]`, "", "unexpected '1', want ',' or ']' in an array near offset 2"},
+		{`[tru]`, "", "unexpected ']' in literal true near offset 4"},
+		{`["\x"]`, "", "invalid escape 'x' in a string"},
+		{"[\"\t\"]", "", "control character 0x09 in a string must be escaped"},
+		{`{"a":`, "", "unexpected end of input, want a value near offset 5"},
+		{`[`, "", "unexpected end of input, want a value near offset 1"},
+		{`[1`, "", "unexpected end of input in an array near offset 2"},
+		{`{"a":1`, "", "unexpected end of input in an object near offset 6"},
+		{`{`, "", "unexpected end of input, want an object key"},
+		{`{"a"`, "", "unexpected end of input, want ':' after an object key"},
+		{"[\x01]", "", "unexpected byte 0x01, want a value"},
+		{`[1e400]`, "[1e400]", ""},
+		{`["a`, "", "unexpected end of input in a string"},
 		{`"\x"`, "", "invalid escape"},
 		{`]`, "", "syntax error"},
 		{``, "", "unexpected end of input"},
@@ -417,18 +425,18 @@ func TestErrors(t *testing.T) {
 	l.WantColon()
 	assert.False(t, l.Bool())
 	require.Error(t, l.Error())
-	assert.Equal(t, "parse error: syntax error near offset 22 of 'tru}'", l.Error().Error())
+	assert.Equal(t, "parse error: unexpected '}' in literal true near offset 25 of '}'", l.Error().Error())
 	var e *jsonr.Error
 	require.ErrorAs(t, l.Error(), &e)
-	assert.Equal(t, 22, e.Offset)
+	assert.Equal(t, 25, e.Offset)
 
 	// Long context is cut.
 	l = lex(`"` + strings.Repeat("x", 40))
 	_ = l.String()
-	assert.Equal(t, "parse error: unterminated string near offset 41 of ''", errText(l))
-	l = lex(`[` + strings.Repeat("1", 40) + `x]`)
+	assert.Equal(t, "parse error: unexpected end of input in a string near offset 41 of ''", errText(l))
+	l = lex(`["\q` + strings.Repeat("1", 40) + `"]`)
 	l.Raw()
-	assert.Equal(t, "parse error: invalid number near offset 1 of '1111111111...'", errText(l))
+	assert.Equal(t, "parse error: invalid escape 'q' in a string near offset 3 of 'q111111111...'", errText(l))
 	l = lex(`"` + strings.Repeat("y", 40) + `"`)
 	l.Int()
 	assert.Equal(t, `parse error: expected number near offset 0 of '"yyyyyyyyy...'`, errText(l))

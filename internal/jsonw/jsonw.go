@@ -1,4 +1,7 @@
-// Package jsonw is the JSON writer behind agentwasm's generated codecs.
+// Package jsonw is the JSON writer of agentwasm: the Writer behind the
+// generated codecs, and AppendValue, which writes dynamic values
+// (map[string]any, []any, …) for the serving port. Both escape strings
+// with AppendString.
 //
 // The easyjson generator writes marshalers against a writer with a small
 // method set (RawByte, RawString, String, Bool, Int, Int64, Float64, Raw,
