@@ -51,6 +51,7 @@ const sources = {
   'wasm_exec.js': path.join(dist, 'wasm_exec.js'),
   'agentwasm-wasip1.wasm': path.join(dist, 'agentwasm-wasip1.wasm'),
   'README.md': path.join(root, 'web', 'package', 'README.md'),
+  LICENSE: path.join(root, 'LICENSE'),
   'LICENSE-go': goLicense(),
 };
 
@@ -76,6 +77,7 @@ const manifest = {
   // globalThis.Go) has, so a bundler must keep a bare import of it.
   sideEffects: ['./wasm_exec.js'],
   engines: { node: '>=20' },
+  license: 'MIT AND BSD-3-Clause',
 };
 
 for (const [name, from] of Object.entries(sources)) {
