@@ -10,12 +10,12 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -78,29 +78,24 @@ type MCPError struct {
 // Error returns the code and message.
 func (e *MCPError) Error() string { return "mcp error " + strconv.Itoa(e.Code) + ": " + e.Message }
 
-// JSON-RPC and MCP error codes the dispatcher answers with.
+// JSON-RPC and MCP error codes the dispatcher answers with; each is the
+// code internal/mcp defines.
 const (
-	MCPParseError          = -32700 // the body is not JSON
-	MCPInvalidRequest      = -32600 // not a valid JSON-RPC request
-	MCPMethodNotFound      = -32601 // no such method (in this era)
-	MCPInvalidParams       = -32602 // params malformed or missing
-	MCPInternalError       = -32603 // the server failed
-	MCPSessionNotFound     = -32001 // the session id is unknown or ended
-	MCPHeaderMismatch      = -32020 // a required header is missing or differs from the body
-	MCPMissingCapability   = -32021 // the client did not declare a capability the call needs
-	MCPUnsupportedProtocol = -32022 // the requested protocol version is not served
-	MCPServerBusy          = -32000 // the session table is full of sessions in use: retry later (HTTP 503)
+	MCPParseError          = mcp.ParseError                      // -32700: the body is not JSON
+	MCPInvalidRequest      = mcp.InvalidRequest                  // -32600: not a valid JSON-RPC request
+	MCPMethodNotFound      = mcp.MethodNotFound                  // -32601: no such method (in this era)
+	MCPInvalidParams       = mcp.InvalidParams                   // -32602: params malformed or missing, or an unknown tool
+	MCPInternalError       = mcp.InternalError                   // -32603: the server failed
+	MCPSessionNotFound     = mcp.SessionNotFound                 // -32001: the session id is unknown or ended
+	MCPHeaderMismatch      = mcp.HeaderMismatch                  // -32020: a required header is missing or differs from the body
+	MCPMissingCapability   = mcp.MissingRequiredClientCapability // -32021: the client did not declare a capability the call needs
+	MCPUnsupportedProtocol = mcp.UnsupportedProtocolVersion      // -32022: the requested protocol version is not served
+	MCPServerBusy          = mcp.ServerBusy                      // -32000: the session table is full of sessions in use: retry later (HTTP 503)
 )
 
-// MCPStatelessVersion is the protocol revision of the stateless era.
-const MCPStatelessVersion = "2026-07-28"
-
-// mcpSessionVersions are the session-era revisions initialize negotiates,
-// oldest first; the last is offered when the client asks for another.
-var mcpSessionVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
-
-// mcpStatelessVersions are the revisions served with per-request _meta.
-var mcpStatelessVersions = []string{MCPStatelessVersion}
+// MCPStatelessVersion is the protocol revision of the stateless era
+// ("2026-07-28").
+const MCPStatelessVersion = mcp.LatestStatelessVersion
 
 // Session table defaults (MCPDispatcherOptions.MaxSessions, SessionIdle).
 const (
@@ -183,7 +178,7 @@ type toolList struct {
 	tools     []byte              // the tool array
 	names     map[string]struct{} // the tool names
 	valid     []byte              // the first maxValidToolNames names, a JSON array
-	headers   map[string][]paramHeaderRule
+	headers   map[string][]mcp.ParamHeader
 	session   []byte // tools/list result, session era
 	stateless []byte // tools/list result, stateless era
 }
@@ -273,7 +268,7 @@ func (d *MCPDispatcher) readTools() {
 	l.names, l.valid = listedToolNames(l.tools)
 	l.headers = paramHeaderRules(l.tools)
 	l.session = buildObject("tools", l.tools)
-	l.stateless = d.decorate("tools/list", l.session)
+	l.stateless = d.decorate(mcp.MethodToolsList, l.session)
 	d.list.Store(l)
 }
 
@@ -303,7 +298,7 @@ func listedToolNames(tools []byte) (map[string]struct{}, []byte) {
 			first = append(first, name)
 		}
 	}
-	return names, stringArray(first)
+	return names, mcp.AppendStrings(nil, first)
 }
 
 // safeListTools calls ts.ListTools under recover.
@@ -416,7 +411,7 @@ func atLeastSecond(w time.Duration) time.Duration {
 func (d *MCPDispatcher) Handle(ctx context.Context, req MCPRequest) (resp MCPResponse) {
 	defer func() {
 		if r := recover(); r != nil {
-			resp = MCPResponse{Body: errorBody(nil, MCPInternalError, "internal error", nil), Status: 500}
+			resp = MCPResponse{Body: mcp.ErrorBody(nil, MCPInternalError, "internal error", nil), Status: 500}
 		}
 	}()
 	if ctx == nil {
@@ -448,7 +443,7 @@ func (d *MCPDispatcher) sessionGone(req MCPRequest) bool {
 
 // sessionNotFound is the message of a request of an unknown or ended
 // session.
-const sessionNotFound = "session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one"
+const sessionNotFound = "session not found: it ended or never existed; send initialize without " + mcp.HeaderSessionID + " to start a new one"
 
 // checkSession checks a session-era request other than initialize against
 // the session table and the MCP-Protocol-Version header: an unknown or
@@ -461,7 +456,7 @@ func (d *MCPDispatcher) checkSession(req MCPRequest) (string, *MCPError) {
 	negotiated, known := "", false
 	if d.opts.Sessions {
 		if req.SessionID == "" {
-			return "", &MCPError{Code: MCPInvalidRequest, Message: "bad request: this request needs the Mcp-Session-Id header that initialize issued; send initialize first, then echo its Mcp-Session-Id on every request"}
+			return "", &MCPError{Code: MCPInvalidRequest, Message: "bad request: this request needs the " + mcp.HeaderSessionID + " header that initialize issued; send initialize first, then echo its " + mcp.HeaderSessionID + " on every request"}
 		}
 		if negotiated, known = d.sessionVersion(req.SessionID); !known {
 			return "", &MCPError{Code: MCPSessionNotFound, Message: sessionNotFound}
@@ -470,18 +465,18 @@ func (d *MCPDispatcher) checkSession(req MCPRequest) (string, *MCPError) {
 	if req.Header == nil {
 		return negotiated, nil
 	}
-	v, ok := req.Header("MCP-Protocol-Version")
+	v, ok := req.Header(mcp.HeaderProtocolVersion)
 	if !ok {
 		return negotiated, nil
 	}
 	v = trimOWS(v)
-	if !slices.Contains(mcpSessionVersions, v) {
-		return "", unsupportedVersion(v, mcpSessionVersions)
+	if !mcp.IsSessionVersion(v) {
+		return "", unsupportedVersion(v, mcp.SessionVersions())
 	}
 	if known && v != negotiated {
 		return "", &MCPError{Code: MCPUnsupportedProtocol,
-			Message: "unsupported protocol version " + quote(v) + " for this session: it negotiated " + quote(negotiated) + "; send MCP-Protocol-Version: " + negotiated + ", or initialize a new session",
-			Data:    buildObject("supported", stringArray(mcpSessionVersions), "requested", wire.EncodeString(v), "negotiated", wire.EncodeString(negotiated))}
+			Message: "unsupported protocol version " + quote(v) + " for this session: it negotiated " + quote(negotiated) + "; send " + mcp.HeaderProtocolVersion + ": " + negotiated + ", or initialize a new session",
+			Data:    buildObject("supported", mcp.AppendStrings(nil, mcp.SessionVersions()), "requested", wire.EncodeString(v), "negotiated", wire.EncodeString(negotiated))}
 	}
 	return negotiated, nil
 }
@@ -490,25 +485,25 @@ func (d *MCPDispatcher) checkSession(req MCPRequest) (string, *MCPError) {
 // 2025-03-26 revision, which has batches; otherwise one Invalid Request.
 func (d *MCPDispatcher) handleBatch(ctx context.Context, req MCPRequest, body []byte) MCPResponse {
 	if _, err := ParseValue(body); err != nil {
-		return MCPResponse{Body: errorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), Status: 400}
+		return MCPResponse{Body: mcp.ErrorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), Status: 400}
 	}
 	var items []wire.RawMessage
 	if err := wire.Unmarshal(body, (*wire.RawList)(&items)); err != nil {
-		return MCPResponse{Body: errorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), Status: 400}
+		return MCPResponse{Body: mcp.ErrorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), Status: 400}
 	}
 	if len(items) == 0 {
-		return MCPResponse{Body: errorBody(nil, MCPInvalidRequest, "invalid request: an empty batch", nil), Status: 400}
+		return MCPResponse{Body: mcp.ErrorBody(nil, MCPInvalidRequest, "invalid request: an empty batch", nil), Status: 400}
 	}
 	if d.sessionGone(req) {
-		return MCPResponse{Body: errorBody(nil, MCPSessionNotFound, sessionNotFound, nil), Status: 404}
+		return MCPResponse{Body: mcp.ErrorBody(nil, MCPSessionNotFound, sessionNotFound, nil), Status: 404}
 	}
 	if !d.isStateless(req, rpcMessage{}) && d.opts.Era != "stateless" {
 		if _, e := d.checkSession(req); e != nil {
-			return MCPResponse{Body: errorBody(nil, e.Code, e.Message, e.Data), Status: statusFor(e.Code, false)}
+			return MCPResponse{Body: mcp.ErrorBody(nil, e.Code, e.Message, e.Data), Status: statusFor(e.Code, false)}
 		}
 	}
-	if d.requestVersion(req) != "2025-03-26" {
-		return MCPResponse{Body: errorBody(nil, MCPInvalidRequest, "invalid request: JSON-RPC batches are not part of this protocol revision", nil), Status: 400}
+	if !mcp.HasBatches(d.requestVersion(req)) {
+		return MCPResponse{Body: mcp.ErrorBody(nil, MCPInvalidRequest, "invalid request: JSON-RPC batches are not part of this protocol revision", nil), Status: 400}
 	}
 	out := []byte{'['}
 	n := 0
@@ -533,7 +528,7 @@ func (d *MCPDispatcher) handleBatch(ctx context.Context, req MCPRequest, body []
 // or its session ("" unknown).
 func (d *MCPDispatcher) requestVersion(req MCPRequest) string {
 	if req.Header != nil {
-		if v, ok := req.Header("MCP-Protocol-Version"); ok {
+		if v, ok := req.Header(mcp.HeaderProtocolVersion); ok {
 			return trimOWS(v)
 		}
 	}
@@ -563,7 +558,7 @@ type answer struct {
 
 // fail is the answer of an error.
 func fail(id []byte, e *MCPError, stateless bool) answer {
-	return answer{body: errorBody(id, e.Code, e.Message, e.Data), status: statusFor(e.Code, stateless)}
+	return answer{body: mcp.ErrorBody(id, e.Code, e.Message, e.Data), status: statusFor(e.Code, stateless)}
 }
 
 // handleOne answers one message.
@@ -571,33 +566,33 @@ func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byt
 	var id []byte
 	defer func() {
 		if r := recover(); r != nil {
-			a = answer{body: errorBody(id, MCPInternalError, "internal error", nil), status: 500}
+			a = answer{body: mcp.ErrorBody(id, MCPInternalError, "internal error", nil), status: 500}
 		}
 	}()
 	if len(raw) == 0 {
-		return answer{body: errorBody(nil, MCPParseError, "parse error: the body is empty", nil), status: 400}
+		return answer{body: mcp.ErrorBody(nil, MCPParseError, "parse error: the body is empty", nil), status: 400}
 	}
 	if _, err := ParseValue(raw); err != nil {
-		return answer{body: errorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), status: 400}
+		return answer{body: mcp.ErrorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), status: 400}
 	}
 	msg, e := decodeMessage(raw)
 	id = msg.id
 	if e != nil {
-		return answer{body: errorBody(id, e.Code, e.Message, nil), status: 400}
+		return answer{body: mcp.ErrorBody(id, e.Code, e.Message, nil), status: 400}
 	}
 	stateless := d.isStateless(req, msg)
 	if (stateless && d.opts.Era == "session") || (!stateless && d.opts.Era == "stateless") {
 		if msg.id == nil {
 			return answer{status: 202}
 		}
-		return answer{body: errorBody(id, MCPMethodNotFound, "method not found: "+msg.method+" (this server does not speak that protocol era)", nil), status: 404}
+		return answer{body: mcp.ErrorBody(id, MCPMethodNotFound, "method not found: "+msg.method+" (this server does not speak that protocol era)", nil), status: 404}
 	}
 	if stateless {
 		if msg.id == nil {
 			return answer{status: 202} // notifications need no answer in either era
 		}
 		if inBatch {
-			return answer{body: errorBody(id, MCPInvalidRequest, "invalid request: no batches in the stateless era", nil), status: 400}
+			return answer{body: mcp.ErrorBody(id, MCPInvalidRequest, "invalid request: no batches in the stateless era", nil), status: 400}
 		}
 		version, cc, e := d.checkStateless(req, msg)
 		if e != nil {
@@ -607,14 +602,14 @@ func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byt
 		if e != nil {
 			return fail(id, e, true)
 		}
-		return answer{body: resultBody(id, res), status: 200}
+		return answer{body: mcp.ResultBody(id, res), status: 200}
 	}
 	// The session era: initialize may carry a stale id (it starts a new
 	// session) and negotiates its version in the body; every other message,
 	// notifications included, needs the live session and a header that
 	// agrees with it. (The stateless era ignores Mcp-Session-Id.)
 	version := ""
-	if msg.method != "initialize" {
+	if msg.method != mcp.MethodInitialize {
 		if version, e = d.checkSession(req); e != nil {
 			return fail(id, e, false)
 		}
@@ -622,30 +617,30 @@ func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byt
 	if msg.id == nil {
 		return answer{status: 202} // notifications/initialized, cancelled, …: nothing to answer
 	}
-	if msg.method == "initialize" {
+	if msg.method == mcp.MethodInitialize {
 		if inBatch {
-			return answer{body: errorBody(id, MCPInvalidRequest, "invalid request: initialize cannot be batched", nil), status: 400}
+			return answer{body: mcp.ErrorBody(id, MCPInvalidRequest, "invalid request: initialize cannot be batched", nil), status: 400}
 		}
 		res, version := d.initialize(msg)
 		if !d.opts.Sessions {
-			return answer{body: resultBody(id, res), status: 200}
+			return answer{body: mcp.ResultBody(id, res), status: 200}
 		}
 		sid, wait := d.newSession(version)
 		switch {
 		case wait > 0:
 			secs := int(wait / time.Second)
-			return answer{body: errorBody(id, MCPServerBusy, "server busy: every session is in use; retry initialize in "+strconv.Itoa(secs)+" s (Retry-After)", nil),
+			return answer{body: mcp.ErrorBody(id, MCPServerBusy, "server busy: every session is in use; retry initialize in "+strconv.Itoa(secs)+" s (Retry-After)", nil),
 				status: statusFor(MCPServerBusy, false), retryAfter: secs}
 		case sid == "":
-			return answer{body: errorBody(id, MCPInternalError, "internal error: no session id could be made; retry initialize", nil), status: 500}
+			return answer{body: mcp.ErrorBody(id, MCPInternalError, "internal error: no session id could be made; retry initialize", nil), status: 500}
 		}
-		return answer{body: resultBody(id, res), status: 200, sid: sid}
+		return answer{body: mcp.ResultBody(id, res), status: 200, sid: sid}
 	}
 	res, e := d.route(ctx, req, msg, version, nil, false)
 	if e != nil {
 		return fail(id, e, false)
 	}
-	return answer{body: resultBody(id, res), status: 200}
+	return answer{body: mcp.ResultBody(id, res), status: 200}
 }
 
 // listenRequest opens a listener when body is a valid stateless-era
@@ -653,14 +648,14 @@ func (d *MCPDispatcher) handleOne(ctx context.Context, req MCPRequest, raw []byt
 // other body (or an invalid listen request) is left to handleOne, which
 // answers it or its error.
 func (d *MCPDispatcher) listenRequest(req MCPRequest, body []byte) *MCPListen {
-	if !d.opts.ListChanged || d.opts.Era == "session" || !bytes.Contains(body, []byte("subscriptions/listen")) {
+	if !d.opts.ListChanged || d.opts.Era == "session" || !bytes.Contains(body, []byte(mcp.MethodSubscriptionsListen)) {
 		return nil
 	}
 	if _, err := ParseValue(body); err != nil {
 		return nil
 	}
 	msg, e := decodeMessage(body)
-	if e != nil || msg.id == nil || msg.method != "subscriptions/listen" || !d.isStateless(req, msg) {
+	if e != nil || msg.id == nil || msg.method != mcp.MethodSubscriptionsListen || !d.isStateless(req, msg) {
 		return nil
 	}
 	if _, _, e := d.checkStateless(req, msg); e != nil {
@@ -681,7 +676,7 @@ func decodeMessage(raw []byte) (rpcMessage, *MCPError) {
 	}
 	m.fields = fields
 	if idRaw := bytes.TrimSpace(wire.GetField(fields, "id")); len(idRaw) > 0 {
-		if idRaw[0] == '"' || idRaw[0] == '-' || (idRaw[0] >= '0' && idRaw[0] <= '9') {
+		if mcp.ValidID(idRaw) {
 			m.id = idRaw
 		} else {
 			return m, &MCPError{Code: MCPInvalidRequest, Message: "invalid request: id must be a string or a number"}
@@ -809,30 +804,30 @@ func duplicateKey(data []byte) (string, bool) {
 // protocol version and client capabilities (stateless era).
 func (d *MCPDispatcher) route(ctx context.Context, req MCPRequest, msg rpcMessage, version string, cc []byte, stateless bool) ([]byte, *MCPError) {
 	switch msg.method {
-	case "tools/list":
+	case mcp.MethodToolsList:
 		if stateless {
 			return d.list.Load().stateless, nil
 		}
 		return d.list.Load().session, nil
-	case "tools/call":
+	case mcp.MethodToolsCall:
 		res, e := d.callTool(ctx, req.Notify, msg, version, cc, stateless)
 		if e != nil {
 			return nil, e
 		}
 		if stateless {
-			res = d.decorate("tools/call", res)
+			res = d.decorate(mcp.MethodToolsCall, res)
 		}
 		return res, nil
-	case "server/discover":
+	case mcp.MethodServerDiscover:
 		if !stateless {
 			return nil, &MCPError{Code: MCPMethodNotFound, Message: "method not found: server/discover belongs to the " + MCPStatelessVersion + " revision"}
 		}
 		return d.discover(), nil
-	case "ping":
+	case mcp.MethodPing:
 		if !stateless {
 			return []byte("{}"), nil
 		}
-	case "initialize":
+	case mcp.MethodInitialize:
 		// stateless era: no handshake; falls through to not found
 	default:
 		if fn := d.opts.Methods[msg.method]; fn != nil {
@@ -929,8 +924,8 @@ func hasName(names map[string]struct{}, name string) bool {
 // progressToken returns params._meta.progressToken when it is a string or
 // a number (nil otherwise).
 func progressToken(params []byte) []byte {
-	tok := bytes.TrimSpace(wire.GetField(metaFields(params), "progressToken"))
-	if len(tok) == 0 || !(tok[0] == '"' || tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) {
+	tok := bytes.TrimSpace(wire.GetField(metaFields(params), mcp.MetaProgressToken))
+	if !mcp.ValidID(tok) {
 		return nil
 	}
 	return tok
@@ -958,18 +953,18 @@ func (p *progress) send(progress, total float64, message string) {
 		return
 	}
 	p.sent, p.last = true, progress
-	out := append([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`), p.token...)
-	out = append(out, `,"progress":`...)
-	out = strconv.AppendFloat(out, progress, 'g', -1, 64)
+	params := append([]byte(`{"`+mcp.MetaProgressToken+`":`), p.token...)
+	params = append(params, `,"progress":`...)
+	params = strconv.AppendFloat(params, progress, 'g', -1, 64)
 	if total > 0 && !math.IsInf(total, 0) {
-		out = append(out, `,"total":`...)
-		out = strconv.AppendFloat(out, total, 'g', -1, 64)
+		params = append(params, `,"total":`...)
+		params = strconv.AppendFloat(params, total, 'g', -1, 64)
 	}
 	if message != "" {
-		out = append(out, `,"message":`...)
-		out = append(out, wire.EncodeString(message)...)
+		params = append(params, `,"message":`...)
+		params = append(params, wire.EncodeString(message)...)
 	}
-	p.notify(append(out, "}}"...))
+	p.notify(mcp.NotificationBody(mcp.NotificationProgress, append(params, '}')))
 }
 
 // stop ends the notifications: the answer goes next.
@@ -982,16 +977,11 @@ func (p *progress) stop() {
 // initialize answers the session-era handshake and returns the version it
 // negotiated.
 func (d *MCPDispatcher) initialize(msg rpcMessage) ([]byte, string) {
-	version := mcpSessionVersions[len(mcpSessionVersions)-1]
+	requested := ""
 	if fields, err := wire.ObjectFields(msg.params); err == nil {
-		if v, err := wire.DecodeString(bytes.TrimSpace(wire.GetField(fields, "protocolVersion"))); err == nil {
-			for _, s := range mcpSessionVersions {
-				if s == v {
-					version = v
-				}
-			}
-		}
+		requested, _ = wire.DecodeString(bytes.TrimSpace(wire.GetField(fields, "protocolVersion")))
 	}
+	version := mcp.NegotiateSession(requested)
 	kv := []any{"protocolVersion", wire.EncodeString(version), "capabilities", d.caps, "serverInfo", d.info}
 	if d.opts.Instructions != "" {
 		kv = append(kv, "instructions", wire.EncodeString(d.opts.Instructions))
@@ -1001,18 +991,18 @@ func (d *MCPDispatcher) initialize(msg rpcMessage) ([]byte, string) {
 
 // discover answers server/discover.
 func (d *MCPDispatcher) discover() []byte {
-	kv := []any{"supportedVersions", stringArray(mcpStatelessVersions), "capabilities", d.caps}
+	kv := []any{"supportedVersions", mcp.AppendStrings(nil, mcp.StatelessVersions()), "capabilities", d.caps}
 	if d.opts.Instructions != "" {
 		kv = append(kv, "instructions", wire.EncodeString(d.opts.Instructions))
 	}
-	kv = append(kv, "_meta", buildObject("io.modelcontextprotocol/serverInfo", d.info))
-	return d.decorate("server/discover", buildObject(kv...))
+	kv = append(kv, mcp.KeyMeta, buildObject(mcp.MetaServerInfo, d.info))
+	return d.decorate(mcp.MethodServerDiscover, buildObject(kv...))
 }
 
 // mcpCacheable are the results that carry caching hints in the stateless era.
 var mcpCacheable = map[string]bool{
-	"server/discover": true, "tools/list": true, "prompts/list": true,
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	mcp.MethodServerDiscover: true, mcp.MethodToolsList: true, mcp.MethodPromptsList: true,
+	mcp.MethodResourcesList: true, mcp.MethodResourcesTemplatesList: true, mcp.MethodResourcesRead: true,
 }
 
 // decorate adds the stateless era's result fields a result lacks:
@@ -1023,8 +1013,8 @@ func (d *MCPDispatcher) decorate(method string, res []byte) []byte {
 		return res
 	}
 	var add []wire.Field
-	if wire.GetField(fields, "resultType") == nil {
-		add = append(add, wire.Field{Key: "resultType", Value: []byte(`"complete"`)})
+	if wire.GetField(fields, mcp.KeyResultType) == nil {
+		add = append(add, wire.Field{Key: mcp.KeyResultType, Value: []byte(`"` + mcp.ResultComplete + `"`)})
 	}
 	if mcpCacheable[method] {
 		if wire.GetField(fields, "ttlMs") == nil {
@@ -1071,33 +1061,6 @@ func statusFor(code int, stateless bool) int {
 	return 200
 }
 
-// resultBody writes a JSON-RPC result response.
-func resultBody(id, result []byte) []byte {
-	out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	out = append(out, `,"result":`...)
-	out = append(out, result...)
-	return append(out, '}')
-}
-
-// errorBody writes a JSON-RPC error response; a nil id is written as null.
-func errorBody(id []byte, code int, message string, data []byte) []byte {
-	out := []byte(`{"jsonrpc":"2.0","id":`)
-	if id == nil {
-		out = append(out, "null"...)
-	} else {
-		out = append(out, id...)
-	}
-	out = append(out, `,"error":{"code":`...)
-	out = strconv.AppendInt(out, int64(code), 10)
-	out = append(out, `,"message":`...)
-	out = append(out, wire.EncodeString(message)...)
-	if len(data) > 0 {
-		out = append(out, `,"data":`...)
-		out = append(out, data...)
-	}
-	return append(out, "}}"...)
-}
-
 // buildObject writes key/value pairs (values are JSON bytes) as an object.
 func buildObject(kv ...any) []byte {
 	fields := make([]wire.Field, 0, len(kv)/2)
@@ -1105,18 +1068,6 @@ func buildObject(kv ...any) []byte {
 		fields = append(fields, wire.Field{Key: kv[i].(string), Value: kv[i+1].([]byte)})
 	}
 	return wire.BuildObject(fields)
-}
-
-// stringArray writes a JSON array of strings.
-func stringArray(ss []string) []byte {
-	out := []byte{'['}
-	for i, s := range ss {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, wire.EncodeString(s)...)
-	}
-	return append(out, ']')
 }
 
 // isJSONObject reports whether b is one well-formed JSON object.

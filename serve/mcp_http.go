@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // MCPHandlerOptions configure the HTTP handler.
@@ -107,11 +109,11 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // post answers a JSON-RPC POST.
 func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
+	if err != nil || mt != mcp.ContentTypeJSON {
 		writeRPCError(w, http.StatusUnsupportedMediaType, MCPInvalidRequest, "unsupported media type: POST a JSON-RPC message as application/json")
 		return
 	}
-	if vs := r.Header.Values("Accept"); len(vs) > 0 && !accepts(vs, "application/json", "application/*") {
+	if vs := r.Header.Values("Accept"); len(vs) > 0 && !accepts(vs, mcp.ContentTypeJSON, "application/*") {
 		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: this server answers application/json")
 		return
 	}
@@ -128,10 +130,10 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	req := MCPRequest{
 		Body:      body,
 		Header:    func(name string) (string, bool) { v := r.Header.Values(name); return strings.Join(v, ","), len(v) > 0 },
-		SessionID: r.Header.Get("Mcp-Session-Id"),
+		SessionID: r.Header.Get(mcp.HeaderSessionID),
 	}
 	var sse *sseAnswer
-	if accepts(r.Header.Values("Accept"), "text/event-stream", "text/*") {
+	if accepts(r.Header.Values("Accept"), mcp.ContentTypeEventStream, "text/*") {
 		sse = &sseAnswer{w: w}
 		req.Notify = sse.notify
 	}
@@ -139,13 +141,13 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if sse != nil && sse.finish() {
 		// The answer went to an event stream: it is its last event.
 		if resp.Body != nil {
-			_, _ = w.Write(sseData(resp.Body))
+			_, _ = w.Write(mcp.DataEvent(resp.Body))
 			sse.flush()
 		}
 		return
 	}
 	if resp.SessionID != "" {
-		w.Header().Set("Mcp-Session-Id", resp.SessionID)
+		w.Header().Set(mcp.HeaderSessionID, resp.SessionID)
 	}
 	if resp.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(resp.RetryAfter))
@@ -158,7 +160,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", mcp.ContentTypeJSON)
 	status := resp.Status
 	if status == 0 {
 		status = http.StatusOK
@@ -186,11 +188,11 @@ func (s *sseAnswer) notify(msg []byte) {
 	if !s.started {
 		s.started = true
 		h := s.w.Header()
-		h.Set("Content-Type", "text/event-stream")
+		h.Set("Content-Type", mcp.ContentTypeEventStream)
 		h.Set("Cache-Control", "no-store")
 		s.w.WriteHeader(http.StatusOK)
 	}
-	_, _ = s.w.Write(sseData(msg))
+	_, _ = s.w.Write(mcp.DataEvent(msg))
 	s.flush()
 }
 
@@ -211,11 +213,11 @@ func (s *sseAnswer) flush() {
 
 // get opens the session era's notification stream.
 func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
-	if !accepts(r.Header.Values("Accept"), "text/event-stream", "text/*") {
+	if !accepts(r.Header.Values("Accept"), mcp.ContentTypeEventStream, "text/*") {
 		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: the stream is text/event-stream; send Accept: text/event-stream")
 		return
 	}
-	l, e := h.d.ListenSession(r.Header.Get("Mcp-Session-Id"))
+	l, e := h.d.ListenSession(r.Header.Get(mcp.HeaderSessionID))
 	if e != nil {
 		status := http.StatusBadRequest
 		if e.Code == MCPSessionNotFound {
@@ -233,7 +235,7 @@ func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
 // state, and the client lists the tools again after reconnecting).
 func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen) {
 	defer l.Close()
-	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Content-Type", mcp.ContentTypeEventStream)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	flush := func() {
@@ -242,7 +244,7 @@ func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen) {
 		}
 	}
 	if first := l.First(); first != nil {
-		_, _ = w.Write(sseData(first))
+		_, _ = w.Write(mcp.DataEvent(first))
 	} else {
 		_, _ = io.WriteString(w, ": open\n\n")
 	}
@@ -252,16 +254,11 @@ func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen) {
 		if err != nil {
 			return
 		}
-		if _, err := w.Write(sseData(msg)); err != nil {
+		if _, err := w.Write(mcp.DataEvent(msg)); err != nil {
 			return
 		}
 		flush()
 	}
-}
-
-// sseData is one event carrying a JSON message (one line).
-func sseData(msg []byte) []byte {
-	return append(append([]byte("data: "), msg...), "\n\n"...)
 }
 
 // delete ends a session.
@@ -271,9 +268,9 @@ func (h *mcpHandler) delete(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, "method not allowed: this server keeps no sessions")
 		return
 	}
-	sid := r.Header.Get("Mcp-Session-Id")
+	sid := r.Header.Get(mcp.HeaderSessionID)
 	if sid == "" {
-		writeRPCError(w, http.StatusBadRequest, MCPInvalidRequest, "bad request: DELETE needs an Mcp-Session-Id header")
+		writeRPCError(w, http.StatusBadRequest, MCPInvalidRequest, "bad request: DELETE needs an "+mcp.HeaderSessionID+" header")
 		return
 	}
 	if !h.d.EndSession(sid) {
@@ -330,7 +327,7 @@ func (h *mcpHandler) cors(w http.ResponseWriter, r *http.Request, allow string) 
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", origin)
 	hd.Add("Vary", "Origin")
-	hd.Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
+	hd.Set("Access-Control-Expose-Headers", mcp.HeaderSessionID)
 	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
 		return false
 	}
@@ -412,7 +409,7 @@ func accepts(values []string, types ...string) bool {
 
 // writeRPCError answers with a JSON-RPC error body (id null).
 func writeRPCError(w http.ResponseWriter, status, code int, message string) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", mcp.ContentTypeJSON)
 	w.WriteHeader(status)
-	_, _ = w.Write(errorBody(nil, code, message, nil))
+	_, _ = w.Write(mcp.ErrorBody(nil, code, message, nil))
 }

@@ -9,14 +9,9 @@ package serve
 import (
 	"context"
 	"sync"
+
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
-
-// listChangedMethod is the notification a tool-list change sends.
-const listChangedMethod = "notifications/tools/list_changed"
-
-// subscriptionIDKey names the subscription in a stateless-era
-// notification's _meta.
-const subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
 
 // MCPListen is an open notification stream the dispatcher handed to a
 // transport: write First (when not nil), then each message Next returns,
@@ -53,10 +48,7 @@ func (l *MCPListen) Next(ctx context.Context) ([]byte, error) {
 			return nil, context.Canceled
 		default:
 		}
-		if l.id == nil {
-			return []byte(`{"jsonrpc":"2.0","method":"` + listChangedMethod + `"}`), nil
-		}
-		return []byte(`{"jsonrpc":"2.0","method":"` + listChangedMethod + `","params":{"_meta":{"` + subscriptionIDKey + `":` + string(l.id) + `}}}`), nil
+		return mcp.ListChangedNotification(l.id), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-l.done:
@@ -107,8 +99,7 @@ func (d *MCPDispatcher) listen(id []byte, session string) *MCPListen {
 	l := &MCPListen{d: d, session: session, changed: make(chan struct{}, 1), done: make(chan struct{})}
 	if id != nil {
 		l.id = append([]byte(nil), id...)
-		l.first = []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"` +
-			subscriptionIDKey + `":` + string(l.id) + `},"notifications":{"toolsListChanged":true}}}`)
+		l.first = mcp.AcknowledgedNotification(l.id)
 	}
 	d.mu.Lock()
 	if d.subs == nil {
@@ -145,7 +136,7 @@ func (d *MCPDispatcher) ListenSession(sessionID string) (*MCPListen, *MCPError) 
 			return nil, &MCPError{Code: MCPInvalidRequest, Message: "bad request: the stream needs the Mcp-Session-Id that initialize issued"}
 		}
 		if _, ok := d.sessionVersion(sessionID); !ok {
-			return nil, &MCPError{Code: MCPSessionNotFound, Message: "session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one"}
+			return nil, &MCPError{Code: MCPSessionNotFound, Message: sessionNotFound}
 		}
 	} else {
 		sessionID = ""

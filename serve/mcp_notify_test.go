@@ -184,7 +184,7 @@ func TestMCPListenCoalescesAndCloses(t *testing.T) {
 	d.ToolsChanged() // a burst
 	msg, err := l.Next(context.Background())
 	require.NoError(t, err)
-	assert.Contains(t, string(msg), listChangedMethod)
+	assert.Contains(t, string(msg), "notifications/tools/list_changed")
 	assert.Len(t, l.changed, 0, "the burst made one notification")
 
 	d.ToolsChanged()

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // MCPServerOptions configure the MCP server of a port: the port options,
@@ -115,11 +115,5 @@ func (s *portToolServer) settleMessage(res Result) string {
 // tool never gets here, the dispatcher answers it -32602).
 func callToolResult(res Result) []byte {
 	obj := res.JSON()
-	out := append([]byte(`{"content":[{"type":"text","text":`), wire.EncodeString(string(obj))...)
-	out = append(out, `}],"structuredContent":`...)
-	out = append(out, obj...)
-	if res.IsError() {
-		out = append(out, `,"isError":true`...)
-	}
-	return append(out, '}')
+	return mcp.ToolResult(string(obj), obj, res.IsError())
 }

@@ -7,18 +7,11 @@ package serve
 
 import (
 	"bytes"
-	"encoding/base64"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
-)
-
-// MCP _meta keys of the stateless era.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 )
 
 // isStateless tells a request's era: stateless when its _meta names a
@@ -30,41 +23,27 @@ const (
 // stateless era otherwise. The era decides which versions an
 // UnsupportedProtocolVersion error lists.
 func (d *MCPDispatcher) isStateless(req MCPRequest, msg rpcMessage) bool {
-	if msg.method == "server/discover" {
+	if msg.method == mcp.MethodServerDiscover {
 		return true
 	}
-	if meta := metaFields(msg.params); meta != nil && wire.GetField(meta, metaProtocolVersion) != nil {
+	if meta := metaFields(msg.params); meta != nil && wire.GetField(meta, mcp.MetaProtocolVersion) != nil {
 		return true
 	}
 	if req.Header != nil {
-		if v, ok := req.Header("MCP-Protocol-Version"); ok {
+		if v, ok := req.Header(mcp.HeaderProtocolVersion); ok {
 			v = trimOWS(v)
 			switch {
-			case slices.Contains(mcpSessionVersions, v):
+			case mcp.IsSessionVersion(v):
 				return false
-			case slices.Contains(mcpStatelessVersions, v):
+			case mcp.IsStatelessVersion(v):
 				return true
 			case d.opts.Era == "session" || d.opts.Era == "stateless":
 				return d.opts.Era == "stateless"
 			}
-			return !(olderRevision(v) || (d.opts.Sessions && req.SessionID != ""))
+			return !(mcp.PrecedesStateless(v) || (d.opts.Sessions && req.SessionID != ""))
 		}
 	}
 	return false
-}
-
-// olderRevision reports whether v is a dated revision (YYYY-MM-DD) older
-// than the stateless era's.
-func olderRevision(v string) bool {
-	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if i != 4 && i != 7 && (v[i] < '0' || v[i] > '9') {
-			return false
-		}
-	}
-	return v < MCPStatelessVersion
 }
 
 // statelessMethod reports whether the stateless era serves a method:
@@ -73,9 +52,9 @@ func olderRevision(v string) bool {
 // revision removed, among them) are not found there, whatever the _meta.
 func (d *MCPDispatcher) statelessMethod(method string) bool {
 	switch method {
-	case "server/discover", "tools/list", "tools/call":
+	case mcp.MethodServerDiscover, mcp.MethodToolsList, mcp.MethodToolsCall:
 		return true
-	case "subscriptions/listen":
+	case mcp.MethodSubscriptionsListen:
 		return d.opts.ListChanged
 	}
 	return d.opts.Methods[method] != nil
@@ -88,7 +67,7 @@ func metaFields(params []byte) []wire.Field {
 	if err != nil {
 		return nil
 	}
-	meta := bytes.TrimSpace(wire.GetField(fields, "_meta"))
+	meta := bytes.TrimSpace(wire.GetField(fields, mcp.KeyMeta))
 	if len(meta) == 0 || meta[0] != '{' {
 		return nil
 	}
@@ -107,18 +86,18 @@ func metaFields(params []byte) []wire.Field {
 func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, []byte, *MCPError) {
 	hv, hasHeader := "", false
 	if req.Header != nil {
-		hv, hasHeader = req.Header("MCP-Protocol-Version")
+		hv, hasHeader = req.Header(mcp.HeaderProtocolVersion)
 		hv = trimOWS(hv)
 		if !hasHeader {
-			return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the MCP-Protocol-Version header is missing"}
+			return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + mcp.HeaderProtocolVersion + " header is missing"}
 		}
 	}
 	meta := metaFields(msg.params)
-	vraw := bytes.TrimSpace(wire.GetField(meta, metaProtocolVersion))
-	if hasHeader && len(vraw) == 0 && !slices.Contains(mcpStatelessVersions, hv) {
+	vraw := bytes.TrimSpace(wire.GetField(meta, mcp.MetaProtocolVersion))
+	if hasHeader && len(vraw) == 0 && !mcp.IsStatelessVersion(hv) {
 		// Classified by the header alone: a revision this server speaks in
 		// neither era (a session-era one would not be here).
-		return "", nil, unsupportedVersion(hv, mcpStatelessVersions)
+		return "", nil, unsupportedVersion(hv, mcp.StatelessVersions())
 	}
 	if !d.statelessMethod(msg.method) {
 		return "", nil, &MCPError{Code: MCPMethodNotFound, Message: "method not found: " + msg.method + " is not part of the " + MCPStatelessVersion + " revision"}
@@ -128,27 +107,27 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 	}
 	var missing []string
 	if len(vraw) == 0 {
-		missing = append(missing, metaProtocolVersion)
+		missing = append(missing, mcp.MetaProtocolVersion)
 	}
-	cc := bytes.TrimSpace(wire.GetField(meta, metaClientCapabilities))
+	cc := bytes.TrimSpace(wire.GetField(meta, mcp.MetaClientCapabilities))
 	if len(cc) == 0 {
-		missing = append(missing, metaClientCapabilities)
+		missing = append(missing, mcp.MetaClientCapabilities)
 	}
 	if len(missing) > 0 {
 		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: _meta lacks " + strings.Join(missing, " and ")}
 	}
 	version, err := wire.DecodeString(vraw)
 	if err != nil || vraw[0] != '"' {
-		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + metaProtocolVersion + " must be a string"}
+		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + mcp.MetaProtocolVersion + " must be a string"}
 	}
 	if cc[0] != '{' {
-		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + metaClientCapabilities + " must be an object"}
+		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + mcp.MetaClientCapabilities + " must be an object"}
 	}
 	if hasHeader && hv != version {
-		return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: MCP-Protocol-Version " + quote(hv) + " differs from _meta " + quote(version)}
+		return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + mcp.HeaderProtocolVersion + " " + quote(hv) + " differs from _meta " + quote(version)}
 	}
-	if !slices.Contains(mcpStatelessVersions, version) {
-		return "", nil, unsupportedVersion(version, mcpStatelessVersions)
+	if !mcp.IsStatelessVersion(version) {
+		return "", nil, unsupportedVersion(version, mcp.StatelessVersions())
 	}
 	if req.Header != nil {
 		if e := d.checkStandardHeaders(req, msg); e != nil {
@@ -161,25 +140,25 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 // unsupportedVersion is the UnsupportedProtocolVersionError for a requested
 // revision, listing the revisions served in the request's era (supported).
 func unsupportedVersion(requested string, supported []string) *MCPError {
-	data := buildObject("supported", stringArray(supported), "requested", wire.EncodeString(requested))
-	return &MCPError{Code: MCPUnsupportedProtocol, Message: "unsupported protocol version " + quote(requested) + ": use one of the supported versions in error.data", Data: data}
+	return &MCPError{Code: MCPUnsupportedProtocol, Message: "unsupported protocol version " + quote(requested) + ": use one of the supported versions in error.data",
+		Data: mcp.UnsupportedVersionData(supported, requested)}
 }
 
 // checkStandardHeaders checks Mcp-Method, Mcp-Name and the custom
 // Mcp-Param-* headers against the body.
 func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MCPError {
-	m, ok := req.Header("Mcp-Method")
+	m, ok := req.Header(mcp.HeaderMethod)
 	if !ok {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the Mcp-Method header is missing"}
+		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + mcp.HeaderMethod + " header is missing"}
 	}
 	if m = trimOWS(m); m != msg.method {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: Mcp-Method " + quote(m) + " differs from the body's method " + quote(msg.method)}
+		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + mcp.HeaderMethod + " " + quote(m) + " differs from the body's method " + quote(msg.method)}
 	}
 	nameKey := ""
 	switch msg.method {
-	case "tools/call", "prompts/get":
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
 		nameKey = "name"
-	case "resources/read":
+	case mcp.MethodResourcesRead:
 		nameKey = "uri"
 	}
 	if nameKey == "" {
@@ -191,45 +170,39 @@ func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MC
 		return nil // the method's own params check answers
 	}
 	name, _ := wire.DecodeString(nraw)
-	h, ok := req.Header("Mcp-Name")
+	h, ok := req.Header(mcp.HeaderName)
 	if !ok {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the Mcp-Name header is missing"}
+		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + mcp.HeaderName + " header is missing"}
 	}
-	h, e := headerValue("Mcp-Name", h)
+	h, e := headerValue(mcp.HeaderName, h)
 	if e != nil {
 		return e
 	}
 	if h != name {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: Mcp-Name " + quote(h) + " differs from the body's " + nameKey + " " + quote(name)}
+		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + mcp.HeaderName + " " + quote(h) + " differs from the body's " + nameKey + " " + quote(name)}
 	}
-	if msg.method != "tools/call" {
+	if msg.method != mcp.MethodToolsCall {
 		return nil
 	}
 	rules := d.list.Load().headers[name]
 	if len(rules) == 0 {
 		return nil
 	}
-	args := bytes.TrimSpace(wire.GetField(fields, "arguments"))
+	args := wire.GetField(fields, "arguments")
 	for _, r := range rules {
-		if e := r.check(req, args); e != nil {
+		if e := checkParamHeader(req, r, args); e != nil {
 			return e
 		}
 	}
 	return nil
 }
 
-// paramHeaderRule is one x-mcp-header annotation of a tool: the property
-// path from the arguments root and the header name after Mcp-Param-.
-type paramHeaderRule struct {
-	path   []string
-	header string
-}
-
-// check compares the Mcp-Param header with the argument value.
-func (r paramHeaderRule) check(req MCPRequest, args []byte) *MCPError {
-	hname := "Mcp-Param-" + r.header
+// checkParamHeader compares the Mcp-Param header of annotation r with the
+// argument value.
+func checkParamHeader(req MCPRequest, r mcp.ParamHeader, args []byte) *MCPError {
+	hname := mcp.HeaderParamPrefix + r.Name
 	hv, hasHeader := req.Header(hname)
-	val, number, hasVal := argumentText(args, r.path)
+	val, number, hasVal := argumentText(mcp.ArgumentAt(args, r.Path))
 	if !hasHeader {
 		if hasVal {
 			return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + hname + " header is missing"}
@@ -258,13 +231,9 @@ func headerValue(hname, hv string) (string, *MCPError) {
 			return "", &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " carries characters a header value may not; send such a value as =?base64?…?="}
 		}
 	}
-	hv = trimOWS(hv)
-	if strings.HasPrefix(hv, "=?base64?") && strings.HasSuffix(hv, "?=") && len(hv) >= len("=?base64??=") {
-		dec, err := base64.StdEncoding.Strict().DecodeString(hv[len("=?base64?") : len(hv)-2])
-		if err != nil {
-			return "", &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " is not valid Base64 inside =?base64?…?="}
-		}
-		hv = string(dec)
+	hv, err := mcp.DecodeHeaderValue(trimOWS(hv))
+	if err != nil {
+		return "", &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " is " + err.Error()}
 	}
 	return hv, nil
 }
@@ -280,22 +249,10 @@ func sameNumber(a, b string) bool {
 	return err == nil && x == y
 }
 
-// argumentText returns the value at path in the arguments object as header
-// text: a string as is, a number or boolean as written (number reports a
-// number). Absent, null, or a container: not there.
-func argumentText(args []byte, path []string) (text string, number, ok bool) {
-	cur := args
-	for _, key := range path {
-		fields, err := wire.ObjectFields(bytes.TrimSpace(cur))
-		if err != nil {
-			return "", false, false
-		}
-		cur = wire.GetField(fields, key)
-		if cur == nil {
-			return "", false, false
-		}
-	}
-	cur = bytes.TrimSpace(cur)
+// argumentText returns an argument value (mcp.ArgumentAt) as header text: a
+// string as is, a number or boolean as written (number reports a number).
+// Absent, null, or a container: not there.
+func argumentText(cur []byte) (text string, number, ok bool) {
 	if len(cur) == 0 {
 		return "", false, false
 	}
@@ -312,10 +269,12 @@ func argumentText(args []byte, path []string) (text string, number, ok bool) {
 }
 
 // paramHeaderRules reads the x-mcp-header annotations of every tool in a
-// tools/list array: tool name → rules. Malformed schemas give no rules.
-func paramHeaderRules(tools []byte) map[string][]paramHeaderRule {
-	out := map[string][]paramHeaderRule{}
-	if !bytes.Contains(tools, []byte("x-mcp-header")) {
+// tools/list array: tool name → annotations. A tool whose annotations break
+// the rules (mcp.ParamHeaders; the client leaves such a tool out of its
+// catalog) gets no header checks.
+func paramHeaderRules(tools []byte) map[string][]mcp.ParamHeader {
+	out := map[string][]mcp.ParamHeader{}
+	if !bytes.Contains(tools, []byte(mcp.SchemaParamHeader)) {
 		return out
 	}
 	var list wire.RawList
@@ -331,40 +290,11 @@ func paramHeaderRules(tools []byte) map[string][]paramHeaderRule {
 		if err != nil || name == "" {
 			continue
 		}
-		var rules []paramHeaderRule
-		collectHeaderRules(bytes.TrimSpace(wire.GetField(fields, "inputSchema")), nil, &rules, 0)
-		if len(rules) > 0 {
-			out[name] = rules
+		if hs, err := mcp.ParamHeaders(wire.GetField(fields, "inputSchema")); err == nil && len(hs) > 0 {
+			out[name] = hs
 		}
 	}
 	return out
-}
-
-// collectHeaderRules walks properties chains of a schema for x-mcp-header.
-func collectHeaderRules(schema []byte, path []string, out *[]paramHeaderRule, depth int) {
-	if depth > 32 || len(schema) == 0 || schema[0] != '{' {
-		return
-	}
-	fields, err := wire.ObjectFields(schema)
-	if err != nil {
-		return
-	}
-	if len(path) > 0 {
-		if h, err := wire.DecodeString(bytes.TrimSpace(wire.GetField(fields, "x-mcp-header"))); err == nil && h != "" {
-			*out = append(*out, paramHeaderRule{path: slices.Clone(path), header: h})
-		}
-	}
-	props := bytes.TrimSpace(wire.GetField(fields, "properties"))
-	if len(props) == 0 || props[0] != '{' {
-		return
-	}
-	pf, err := wire.ObjectFields(props)
-	if err != nil {
-		return
-	}
-	for _, p := range pf {
-		collectHeaderRules(bytes.TrimSpace(p.Value), append(path, p.Key), out, depth+1)
-	}
 }
 
 // trimOWS drops the optional white space around an HTTP field value.

@@ -2,9 +2,9 @@
 // era (2025-03-26 … 2025-11-25) a server may send JSON-RPC requests on any
 // event stream — the GET notification stream, or the stream answering a
 // POST — and the client must answer each: ping promptly with an empty
-// result, a method it does not support with error -32601. The answer is a
-// POST of a JSON-RPC response to the MCP endpoint, which the server accepts
-// with 202.
+// result, a method it does not support with "method not found". The answer
+// is a POST of a JSON-RPC response to the MCP endpoint, which the server
+// accepts with 202.
 //
 // The stateless era (2026-07-28) has none of this: its servers MUST NOT
 // send requests on any stream (server-to-client interactions travel inside
@@ -16,8 +16,8 @@ package session
 
 import (
 	"context"
-	"strconv"
 
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -67,17 +67,16 @@ func (c *HTTPMCPClient) answerRequest(ctx context.Context, st mcpState, m *wire.
 }
 
 // serverAnswer returns the JSON-RPC response to server request m: an empty
-// result for ping, else a -32601 error naming the method. ok is false when
-// m's id is neither a string nor a number, so that no answer can name it.
+// result for ping, else a "method not found" error naming the method. ok is
+// false when m's id is neither a string nor a number, so that no answer can
+// name it.
 func serverAnswer(m *wire.RPCMessage) (body []byte, ok bool) {
 	id := trimJSONSpace(m.ID)
-	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
+	if !mcp.ValidID(id) {
 		return nil, false
 	}
-	head := `{"jsonrpc":"2.0","id":` + string(id)
-	if m.Method == "ping" {
-		return []byte(head + `,"result":{}}`), true
+	if m.Method == mcp.MethodPing {
+		return mcp.ResultBody(id, []byte("{}")), true
 	}
-	msg := wire.EncodeString("method not found: " + m.Method + " (this client does not handle it)")
-	return []byte(head + `,"error":{"code":` + strconv.Itoa(RPCMethodNotFound) + `,"message":` + string(msg) + `}}`), true
+	return mcp.ErrorBody(id, mcp.MethodNotFound, "method not found: "+m.Method+" (this client does not handle it)", nil), true
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -38,11 +39,11 @@ const (
 // Protocol versions and defaults of HTTPMCPClient.
 const (
 	// MCPStatelessProtocolVersion is the stateless-era version the client
-	// sends in _meta and the MCP-Protocol-Version header.
-	MCPStatelessProtocolVersion = "2026-07-28"
+	// sends in _meta and the MCP-Protocol-Version header ("2026-07-28").
+	MCPStatelessProtocolVersion = mcp.LatestStatelessVersion
 	// MCPSessionProtocolVersion is the session-era version the client asks
-	// for in initialize.
-	MCPSessionProtocolVersion = "2025-11-25"
+	// for in initialize ("2025-11-25").
+	MCPSessionProtocolVersion = mcp.LatestSessionVersion
 	// DefaultMCPMaxPages bounds a tools/list walk.
 	DefaultMCPMaxPages = 50
 	// DefaultMCPMaxResponseBytes bounds one response body (a JSON body, or
@@ -60,10 +61,6 @@ const (
 	// answer to one server request (see HTTPMCPClient).
 	DefaultMCPAnswerTimeout = 5 * time.Second
 )
-
-// mcpSessionVersions are the session-era versions the client accepts from
-// an initialize answer, newest first.
-var mcpSessionVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
 // HTTPMCPConfig configures an HTTPMCPClient. Zero fields take the defaults
 // given.
@@ -117,9 +114,9 @@ type HTTPMCPConfig struct {
 // In the session era the client answers the requests a server sends it on
 // an event stream — the GET notification stream the list-changed watch
 // reads, and the stream answering a POST, before the response — as MCP
-// requires: ping with an empty result, any other method with a JSON-RPC
-// error -32601 (method not found), POSTed to the MCP endpoint with the
-// request's headers (session id, protocol version, bearer token). An answer
+// requires: ping with an empty result, any other method with the JSON-RPC
+// error RPCMethodNotFound, POSTed to the MCP endpoint with the request's
+// headers (session id, protocol version, bearer token). An answer
 // is sent on its own goroutine, bounded by AnswerTimeout and by the context
 // of the call or stream it came on; its failure is ignored and never breaks
 // the call or the stream. The stateless era (2026-07-28) has no server
@@ -137,8 +134,8 @@ type HTTPMCPClient struct {
 
 	mu      sync.Mutex
 	st      mcpState
-	params  map[string][]paramHeader // x-mcp-header annotations by tool, from the last stateless-era walk
-	reached bool                     // some answer since the last Reset or Close was neither 404 nor 405
+	params  map[string][]mcp.ParamHeader // x-mcp-header annotations by tool, from the last stateless-era walk
+	reached bool                         // some answer since the last Reset or Close was neither 404 nor 405
 }
 
 // mcpState is what the client knows about the server, copied by each request.
@@ -232,11 +229,11 @@ func (c *HTTPMCPClient) ListTools(ctx context.Context) (tools []MCPTool, err err
 // ListToolPages is ListTools that also says how many pages the catalog
 // took (MCPPageLister).
 func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pages int, err error) {
-	defer recoverMCP(&err, "tools/list")
+	defer recoverMCP(&err, mcp.MethodToolsList)
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 1; ; page++ {
-		raw, err := c.call(ctx, "tools/list", "", nil, func(meta wire.RawMessage) wire.Marshaler {
+		raw, err := c.call(ctx, mcp.MethodToolsList, "", nil, func(meta wire.RawMessage) wire.Marshaler {
 			return &wire.MCPListToolsParams{Cursor: cursor, Meta: meta}
 		})
 		if err != nil {
@@ -244,7 +241,7 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 		}
 		var r wire.MCPListToolsResult
 		if err := wire.Unmarshal(raw, &r); err != nil {
-			return nil, 0, &MCPTransportError{Method: "tools/list", Msg: "malformed result", Err: err}
+			return nil, 0, &MCPTransportError{Method: mcp.MethodToolsList, Msg: "malformed result", Err: err}
 		}
 		for _, t := range r.Tools {
 			tools = append(tools, MCPTool{
@@ -261,10 +258,10 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 		case r.NextCursor == "":
 			return c.checkParamHeaders(tools), page, nil
 		case seen[r.NextCursor] || r.NextCursor == cursor:
-			return nil, 0, &MCPProtocolError{Method: "tools/list", Code: RPCInternalError,
+			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
 				Message: "the server repeated the cursor " + strconv.Quote(r.NextCursor) + " on page " + strconv.Itoa(page)}
 		case page >= c.cfg.MaxPages:
-			return nil, 0, &MCPProtocolError{Method: "tools/list", Code: RPCInternalError,
+			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
 				Message: "the catalog has more than " + strconv.Itoa(c.cfg.MaxPages) + " pages"}
 		}
 		seen[r.NextCursor] = true
@@ -278,7 +275,7 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 // usable answer is an *MCPTransportError; an ended ctx gives an error for
 // which errors.Is(err, ctx.Err()) holds.
 func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args json.RawMessage) (res MCPToolResult, err error) {
-	defer recoverMCP(&err, "tools/call")
+	defer recoverMCP(&err, mcp.MethodToolsCall)
 	if name == "" {
 		return MCPToolResult{}, errors.New("mcp: tools/call: the tool name is empty")
 	}
@@ -289,7 +286,7 @@ func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args json.Raw
 	c.mu.Lock()
 	extra := paramHeaderValues(c.params[name], a)
 	c.mu.Unlock()
-	raw, err := c.call(ctx, "tools/call", name, extra, func(meta wire.RawMessage) wire.Marshaler {
+	raw, err := c.call(ctx, mcp.MethodToolsCall, name, extra, func(meta wire.RawMessage) wire.Marshaler {
 		return &wire.MCPCallToolParams{Name: name, Arguments: a, Meta: meta}
 	})
 	if err != nil {
@@ -303,10 +300,10 @@ func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args json.Raw
 func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
 	var r wire.MCPCallToolResult
 	if err := wire.Unmarshal(raw, &r); err != nil {
-		return MCPToolResult{}, &MCPTransportError{Method: "tools/call", Msg: "malformed result", Err: err}
+		return MCPToolResult{}, &MCPTransportError{Method: mcp.MethodToolsCall, Msg: "malformed result", Err: err}
 	}
-	if r.ResultType == "input_required" {
-		return MCPToolResult{}, &MCPProtocolError{Method: "tools/call", Code: RPCInternalError,
+	if r.ResultType == mcp.ResultInputRequired {
+		return MCPToolResult{}, &MCPProtocolError{Method: mcp.MethodToolsCall, Code: RPCInternalError,
 			Message: "the server asked for client input (resultType input_required), which this client does not provide"}
 	}
 	res := MCPToolResult{
@@ -346,11 +343,7 @@ func (c *HTTPMCPClient) Close() (err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.CloseTimeout)
 	defer cancel()
-	hdr := bridge.Header{"mcp-session-id": st.sessionID}
-	if st.version != "" {
-		hdr["mcp-protocol-version"] = st.version
-	}
-	resp, err := c.send(ctx, "DELETE", "DELETE", hdr, nil)
+	resp, err := c.send(ctx, "DELETE", "DELETE", sessionHeader(bridge.Header{}, st), nil)
 	if err != nil {
 		return err
 	}
@@ -421,11 +414,11 @@ func (c *HTTPMCPClient) absent(status int, err error) error {
 // annotations of the others for tools/call. In the session era it forgets
 // them.
 func (c *HTTPMCPClient) checkParamHeaders(tools []MCPTool) []MCPTool {
-	params := map[string][]paramHeader{}
+	params := map[string][]mcp.ParamHeader{}
 	if c.Era() == MCPEraStateless {
 		kept := tools[:0]
 		for _, t := range tools {
-			hs, err := paramHeaders(t.InputSchema)
+			hs, err := mcp.ParamHeaders(t.InputSchema)
 			if err != nil {
 				c.rejected(t.Name, err.Error())
 				continue

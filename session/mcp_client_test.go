@@ -474,7 +474,7 @@ func TestMCPProtocolErrorKeepsItsCode(t *testing.T) {
 	for _, sse := range []bool{false, true} {
 		t.Run(fmt.Sprint("sse=", sse), func(t *testing.T) {
 			srv := &fakemcp.Server{Era: fakemcp.Session, SSE: sse, Call: func(context.Context, string, json.RawMessage) (json.RawMessage, *fakemcp.RPCError) {
-				return nil, &fakemcp.RPCError{Code: -32602, Message: "Unknown tool: nope", Data: json.RawMessage(`{"tool":"nope"}`)}
+				return nil, &fakemcp.RPCError{Code: -32602, Message: "Unknown tool: nope", Data: []byte(`{"tool":"nope"}`)}
 			}}
 			c := startMCP(t, srv, nil)
 			_, err := c.CallTool(mcpCtx(t), "nope", json.RawMessage(`{}`))

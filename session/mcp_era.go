@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -35,7 +36,7 @@ func (c *HTTPMCPClient) ensure(ctx context.Context) (mcpState, error) {
 	if st := c.state(); st.usable() {
 		return st, nil
 	}
-	if err := c.acquire(ctx, "initialize"); err != nil {
+	if err := c.acquire(ctx, mcp.MethodInitialize); err != nil {
 		return mcpState{}, err
 	}
 	defer c.release()
@@ -86,13 +87,13 @@ func statusOf(err error) int {
 // renew starts a new session after stale's session ended (a 404), unless a
 // concurrent caller already did.
 func (c *HTTPMCPClient) renew(ctx context.Context, stale mcpState) (mcpState, error) {
-	if err := c.acquire(ctx, "initialize"); err != nil {
+	if err := c.acquire(ctx, mcp.MethodInitialize); err != nil {
 		return mcpState{}, err
 	}
 	defer c.release()
 	st := c.state()
 	if st.gen != stale.gen {
-		return mcpState{}, &MCPTransportError{Method: "initialize", Msg: "the MCP client was reset while the session was renewed"}
+		return mcpState{}, &MCPTransportError{Method: mcp.MethodInitialize, Msg: "the MCP client was reset while the session was renewed"}
 	}
 	if st.usable() && st.sessionID != stale.sessionID {
 		return st, nil // someone else renewed it
@@ -108,13 +109,13 @@ func (c *HTTPMCPClient) renew(ctx context.Context, stale mcpState) (mcpState, er
 // "method not found" answer.
 func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) {
 	st.era, st.version = MCPEraStateless, MCPStatelessProtocolVersion
-	raw, status, err := c.roundTrip(ctx, st, "server/discover", "", nil, func(meta wire.RawMessage) wire.Marshaler {
+	raw, status, err := c.roundTrip(ctx, st, mcp.MethodServerDiscover, "", nil, func(meta wire.RawMessage) wire.Marshaler {
 		return &wire.MCPMetaParams{Meta: meta}
 	})
 	if err == nil {
 		var r wire.MCPDiscoverResult
 		if err := wire.Unmarshal(raw, &r); err != nil {
-			return "", &MCPTransportError{Method: "server/discover", Msg: "malformed result", Err: err}
+			return "", &MCPTransportError{Method: mcp.MethodServerDiscover, Msg: "malformed result", Err: err}
 		}
 		return eraOfVersions(r.SupportedVersions, nil)
 	}
@@ -126,7 +127,7 @@ func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) 
 	switch {
 	case status == 404 || status == 405:
 		return MCPEraSession, nil
-	case status == 400 && isPE && statelessErrorCode(pe.Code):
+	case status == 400 && isPE && mcp.IsStatelessErrorCode(pe.Code):
 		if pe.Code == MCPUnsupportedProtocolVersion {
 			var d wire.MCPUnsupportedVersionData
 			if wire.Unmarshal(pe.Data, &d) == nil {
@@ -142,12 +143,6 @@ func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) 
 	return "", err
 }
 
-// statelessErrorCode reports whether code is an error only a stateless-era
-// server sends.
-func statelessErrorCode(code int) bool {
-	return code == MCPHeaderMismatch || code == MCPMissingRequiredClientCapability || code == MCPUnsupportedProtocolVersion
-}
-
 // eraOfVersions picks the era from a server's supported versions: the
 // stateless era when it lists ours (or lists nothing), else the session era
 // when it lists a session-era version the client speaks. Otherwise it fails
@@ -157,14 +152,14 @@ func eraOfVersions(versions []string, cause error) (MCPEra, error) {
 		return MCPEraStateless, nil
 	}
 	for _, v := range versions {
-		if slices.Contains(mcpSessionVersions, v) {
+		if mcp.IsSessionVersion(v) {
 			return MCPEraSession, nil
 		}
 	}
 	if cause != nil {
 		return "", cause
 	}
-	return "", &MCPProtocolError{Method: "server/discover", Code: MCPUnsupportedProtocolVersion,
+	return "", &MCPProtocolError{Method: mcp.MethodServerDiscover, Code: MCPUnsupportedProtocolVersion,
 		Message: "the server supports none of the client's protocol versions (it supports [" + strings.Join(versions, " ") + "])"}
 }
 
@@ -185,14 +180,14 @@ func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, 
 	}
 	var r wire.MCPInitializeResult
 	if err := wire.Unmarshal(raw, &r); err != nil {
-		return mcpState{}, &MCPTransportError{Method: "initialize", Msg: "malformed result", Err: err}
+		return mcpState{}, &MCPTransportError{Method: mcp.MethodInitialize, Msg: "malformed result", Err: err}
 	}
-	if !slices.Contains(mcpSessionVersions, r.ProtocolVersion) {
-		return mcpState{}, &MCPProtocolError{Method: "initialize", Code: MCPUnsupportedProtocolVersion,
+	if !mcp.IsSessionVersion(r.ProtocolVersion) {
+		return mcpState{}, &MCPProtocolError{Method: mcp.MethodInitialize, Code: MCPUnsupportedProtocolVersion,
 			Message: "the server answered protocol version " + strconv.Quote(r.ProtocolVersion) + ", which this client does not speak"}
 	}
 	st.sessionID, st.version = sid, r.ProtocolVersion
-	if err := c.notify(ctx, st, "notifications/initialized"); err != nil {
+	if err := c.notify(ctx, st, mcp.NotificationInitialized); err != nil {
 		return mcpState{}, err
 	}
 	st.ready = true
@@ -204,16 +199,16 @@ func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, 
 // Mcp-Session-Id the response carried.
 func (c *HTTPMCPClient) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (wire.RawMessage, string, error) {
 	id := c.ids.Add(1)
-	body, err := encodeRequest(id, "initialize", params)
+	body, err := encodeRequest(id, mcp.MethodInitialize, params)
 	if err != nil {
 		return nil, "", err
 	}
-	resp, err := c.send(ctx, "initialize", "POST", c.postHeader(st, "initialize", ""), body)
+	resp, err := c.send(ctx, mcp.MethodInitialize, "POST", c.postHeader(st, mcp.MethodInitialize, ""), body)
 	if err != nil {
 		return nil, "", err
 	}
-	sid := resp.Header.Get("mcp-session-id")
+	sid := resp.Header.Get(mcp.HeaderSessionID)
 	st.sessionID = sid // a server request before the answer (a ping) belongs to the new session
-	raw, err := c.readAnswer(ctx, st, "initialize", id, resp)
+	raw, err := c.readAnswer(ctx, st, mcp.MethodInitialize, id, resp)
 	return raw, sid, err
 }

@@ -5,23 +5,29 @@ package session
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
-// JSON-RPC and MCP error codes the MCP client reads or reports.
+// JSON-RPC and MCP error codes the MCP client reads or reports; each is
+// the code internal/mcp defines.
 const (
 	// RPCMethodNotFound is JSON-RPC's "method not found" (-32601).
-	RPCMethodNotFound = -32601
-	// RPCInternalError is JSON-RPC's "internal error" (-32603); the client
-	// reports a broken tools/list walk and an unusable answer with it.
-	RPCInternalError = -32603
-	// MCPHeaderMismatch is the 2026-07-28 HeaderMismatch error (-32020).
-	MCPHeaderMismatch = -32020
+	RPCMethodNotFound = mcp.MethodNotFound
+	// RPCInternalError is JSON-RPC's "internal error" (-32603);
+	// the client reports a broken tools/list walk and an unusable answer
+	// with it.
+	RPCInternalError = mcp.InternalError
+	// MCPHeaderMismatch is the 2026-07-28 HeaderMismatch error
+	// (-32020).
+	MCPHeaderMismatch = mcp.HeaderMismatch
 	// MCPMissingRequiredClientCapability is the 2026-07-28
-	// MissingRequiredClientCapability error (-32021).
-	MCPMissingRequiredClientCapability = -32021
+	// MissingRequiredClientCapability error
+	// (-32021).
+	MCPMissingRequiredClientCapability = mcp.MissingRequiredClientCapability
 	// MCPUnsupportedProtocolVersion is the 2026-07-28
 	// UnsupportedProtocolVersion error (-32022).
-	MCPUnsupportedProtocolVersion = -32022
+	MCPUnsupportedProtocolVersion = mcp.UnsupportedProtocolVersion
 )
 
 // MCPTransportError reports an MCP request that got no usable answer: the

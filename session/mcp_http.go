@@ -5,7 +5,6 @@ package session
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"io"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -29,7 +29,7 @@ func encodeRequest(id int64, method string, params wire.Marshaler) ([]byte, erro
 	if err != nil {
 		return nil, &MCPTransportError{Method: method, Msg: "could not encode the request", Err: err}
 	}
-	return wire.Marshal(&wire.RPCRequest{JSONRPC: "2.0", ID: wire.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p})
+	return mcp.RequestBody(strconv.AppendInt(nil, id, 10), method, p), nil
 }
 
 // postHeader returns the headers of a POST in st's era: content type and
@@ -37,38 +37,30 @@ func encodeRequest(id int64, method string, params wire.Marshaler) ([]byte, erro
 // once known; the protocol version, Mcp-Method and (for a named call)
 // Mcp-Name in the stateless era.
 func (c *HTTPMCPClient) postHeader(st mcpState, method, name string) bridge.Header {
-	h := bridge.Header{"content-type": "application/json", "accept": "application/json, text/event-stream"}
+	h := bridge.Header{"content-type": mcp.ContentTypeJSON, "accept": mcp.AcceptPost}
 	switch st.era {
 	case MCPEraStateless:
-		h["mcp-protocol-version"] = st.version
-		h["mcp-method"] = method
+		h.Set(mcp.HeaderProtocolVersion, st.version)
+		h.Set(mcp.HeaderMethod, method)
 		if name != "" {
-			h["mcp-name"] = headerValue(name)
+			h.Set(mcp.HeaderName, mcp.EncodeHeaderValue(name))
 		}
 	case MCPEraSession:
-		if st.sessionID != "" {
-			h["mcp-session-id"] = st.sessionID
-		}
-		if st.version != "" {
-			h["mcp-protocol-version"] = st.version
-		}
+		sessionHeader(h, st)
 	}
 	return h
 }
 
-// headerValue returns v as a header value, Base64-encoded in the
-// "=?base64?…?=" form when it is not plain visible ASCII (with inner spaces
-// and tabs allowed) or looks like that form itself.
-func headerValue(v string) string {
-	safe := v == "" || (v[0] != ' ' && v[0] != '\t' && v[len(v)-1] != ' ' && v[len(v)-1] != '\t')
-	for i := 0; safe && i < len(v); i++ {
-		b := v[i]
-		safe = b == ' ' || b == '\t' || (b >= 0x21 && b <= 0x7e)
+// sessionHeader adds to h the session-era headers of st, once known: the
+// session id and the protocol version. It returns h.
+func sessionHeader(h bridge.Header, st mcpState) bridge.Header {
+	if st.sessionID != "" {
+		h.Set(mcp.HeaderSessionID, st.sessionID)
 	}
-	if safe && !(strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=")) {
-		return v
+	if st.version != "" {
+		h.Set(mcp.HeaderProtocolVersion, st.version)
 	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+	return h
 }
 
 // roundTrip sends one request with st and returns its result, and the HTTP
@@ -100,11 +92,7 @@ func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name
 
 // notify sends a notification and expects a 2xx (202 Accepted).
 func (c *HTTPMCPClient) notify(ctx context.Context, st mcpState, method string) error {
-	body, err := wire.Marshal(&wire.RPCNotification{JSONRPC: "2.0", Method: method})
-	if err != nil {
-		return &MCPTransportError{Method: method, Msg: "could not encode the notification", Err: err}
-	}
-	resp, err := c.send(ctx, method, "POST", c.postHeader(st, method, ""), body)
+	resp, err := c.send(ctx, method, "POST", c.postHeader(st, method, ""), mcp.NotificationBody(method, nil))
 	if err != nil {
 		return err
 	}
@@ -220,8 +208,7 @@ func (c *HTTPMCPClient) observe(m *wire.RPCMessage) {
 // *MCPProtocolError (with the status), anything else an *MCPTransportError.
 func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyBytes))
-	var m wire.RPCMessage
-	if d := trimJSONSpace(data); len(d) > 0 && d[0] == '{' && wire.Unmarshal(d, &m) == nil && m.Error != nil {
+	if m, ok := mcp.ReadMessage(data); ok && m.Error != nil {
 		return &MCPProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data), Status: resp.Status}
 	}
 	return &MCPTransportError{Method: method, Status: resp.Status, Msg: "the server answered with an error status"}
@@ -238,13 +225,13 @@ func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error 
 func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (wire.RawMessage, error) {
 	idText := strconv.FormatInt(id, 10)
 	r := &boundedReader{r: body, max: int64(maxBytes)}
-	if !isEventStream(contentType) {
+	if !mcp.IsEventStream(contentType) {
 		data, err := io.ReadAll(r)
 		if err != nil {
 			return nil, readError(method, err)
 		}
-		var m wire.RPCMessage
-		if d := trimJSONSpace(data); len(d) == 0 || d[0] != '{' || wire.Unmarshal(d, &m) != nil {
+		m, ok := mcp.ReadMessage(data)
+		if !ok {
 			return nil, &MCPTransportError{Method: method, Msg: "the answer is not a JSON-RPC message"}
 		}
 		if m.Method != "" || (len(m.ID) > 0 && string(trimJSONSpace(m.ID)) != idText) {
@@ -265,8 +252,8 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 		if len(d) == 0 {
 			continue // a priming event
 		}
-		var m wire.RPCMessage
-		if d[0] != '{' || wire.Unmarshal(d, &m) != nil {
+		m, ok := mcp.ReadMessage(d)
+		if !ok {
 			return nil, &MCPTransportError{Method: method, Msg: "an event of the stream is not a JSON-RPC message"}
 		}
 		switch {
@@ -305,12 +292,6 @@ func readError(method string, err error) error {
 		return errs.Wrap(err, "mcp: ", method)
 	}
 	return &MCPTransportError{Method: method, Msg: "reading the answer failed", Err: err}
-}
-
-// isEventStream reports whether a content type is text/event-stream.
-func isEventStream(contentType string) bool {
-	mt, _, _ := strings.Cut(contentType, ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
 
 // boundedReader reads from r and fails with errBodyTooLarge once more than

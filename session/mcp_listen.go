@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -44,7 +45,7 @@ type MCPListenStream struct {
 // session era the requests the server sends on the stream (pings) are
 // answered, bounded by ctx (see HTTPMCPClient).
 func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID string) (s *MCPListenStream, err error) {
-	const method = "subscriptions/listen"
+	const method = mcp.MethodSubscriptionsListen
 	defer recoverMCP(&err, method)
 	st, err := c.ensure(ctx)
 	if err != nil {
@@ -66,15 +67,9 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 				return nil, err
 			}
 		} else {
-			hdr := bridge.Header{"accept": "text/event-stream"}
-			if st.sessionID != "" {
-				hdr["mcp-session-id"] = st.sessionID
-			}
-			if st.version != "" {
-				hdr["mcp-protocol-version"] = st.version
-			}
+			hdr := sessionHeader(bridge.Header{"accept": mcp.ContentTypeEventStream}, st)
 			if lastEventID != "" {
-				hdr["last-event-id"] = lastEventID
+				hdr.Set(mcp.HeaderLastEventID, lastEventID)
 			}
 			resp, err = c.send(ctx, "GET", "GET", hdr, nil)
 			if err != nil {
@@ -92,7 +87,7 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 			defer resp.Body.Close()
 			return nil, c.statusError(method, resp)
 		}
-		if !isEventStream(resp.Header.Get("content-type")) {
+		if !mcp.IsEventStream(resp.Header.Get("content-type")) {
 			// A stateless server may answer at once: an error, or a closed
 			// subscription.
 			_, err := readAnswerOnly(ctx, method, id, resp, c.cfg.MaxResponseBytes)
@@ -121,9 +116,9 @@ func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.R
 }
 
 // Next returns the method and params of the next notification on the
-// stream (for the watch, "notifications/tools/list_changed" matters).
-// Server requests never come out of it: in the session era each is
-// answered (a ping with an empty result, anything else with -32601) on its
+// stream (for the watch, NotificationToolsListChanged matters). Server
+// requests never come out of it: in the session era each is answered (a
+// ping with an empty result, anything else with RPCMethodNotFound) on its
 // own goroutine, so Next does not wait for the answer; in the stateless era,
 // which has no server requests, they are skipped. Malformed frames and
 // answers to other requests are skipped too. It returns io.EOF when the
@@ -136,9 +131,8 @@ func (s *MCPListenStream) Next() (method string, params []byte, err error) {
 		if err != nil {
 			return "", nil, err
 		}
-		d := trimJSONSpace([]byte(ev.Data))
-		var m wire.RPCMessage
-		if len(d) == 0 || d[0] != '{' || wire.Unmarshal(d, &m) != nil {
+		m, ok := mcp.ReadMessage([]byte(ev.Data))
+		if !ok {
 			continue
 		}
 		switch {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
-	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // Defaults of ResumingFetcher.
@@ -61,12 +61,11 @@ func (f *ResumingFetcher) Fetch(ctx context.Context, req *bridge.Request) (*brid
 	}
 	resp, err := inner.Fetch(ctx, req)
 	if err != nil || resp == nil || resp.Body == nil || !strings.EqualFold(req.Method, "POST") ||
-		!ok2xx(resp.Status) || resp.Header == nil || !isEventStream(resp.Header.Get("content-type")) {
+		!ok2xx(resp.Status) || resp.Header == nil || !mcp.IsEventStream(resp.Header.Get("content-type")) {
 		return resp, err
 	}
-	var m wire.RPCMessage
-	if d := trimJSONSpace(req.Body); len(d) == 0 || d[0] != '{' || wire.Unmarshal(d, &m) != nil ||
-		m.Method == "" || len(trimJSONSpace(m.ID)) == 0 {
+	m, ok := mcp.ReadMessage(req.Body)
+	if !ok || m.Method == "" || len(trimJSONSpace(m.ID)) == 0 {
 		return resp, nil // not a request: nothing to wait for
 	}
 	attempts, delay := f.MaxAttempts, f.DefaultDelay
@@ -150,21 +149,10 @@ func (b *resumeBody) next() error {
 
 // note records whether ev is the answer and queues it for the reader.
 func (b *resumeBody) note(ev bridge.SSEEvent) {
-	var m wire.RPCMessage
-	if d := trimJSONSpace([]byte(ev.Data)); len(d) > 0 && d[0] == '{' && wire.Unmarshal(d, &m) == nil &&
-		m.Method == "" && string(trimJSONSpace(m.ID)) == b.id {
+	if m, ok := mcp.ReadMessage([]byte(ev.Data)); ok && m.Method == "" && string(trimJSONSpace(m.ID)) == b.id {
 		b.answered = true
 	}
-	if ev.Event != "" {
-		b.pending.WriteString("event: " + ev.Event + "\n")
-	}
-	if ev.ID != "" {
-		b.pending.WriteString("id: " + ev.ID + "\n")
-	}
-	for _, line := range strings.Split(ev.Data, "\n") {
-		b.pending.WriteString("data: " + line + "\n")
-	}
-	b.pending.WriteByte('\n')
+	b.pending.Write(mcp.AppendEvent(b.pending.AvailableBuffer(), ev.Event, ev.ID, ev.Data))
 }
 
 // resume waits the retry delay and reconnects with Last-Event-ID.
@@ -186,10 +174,11 @@ func (b *resumeBody) resume() error {
 	case <-b.done:
 		return errors.New("the event stream was closed while waiting to resume it")
 	}
-	hdr := bridge.Header{"accept": "text/event-stream", "last-event-id": b.lastID}
-	for _, k := range []string{"authorization", "mcp-session-id", "mcp-protocol-version"} {
+	hdr := bridge.Header{"accept": mcp.ContentTypeEventStream}
+	hdr.Set(mcp.HeaderLastEventID, b.lastID)
+	for _, k := range []string{"authorization", mcp.HeaderSessionID, mcp.HeaderProtocolVersion} {
 		if v := b.req.Header.Get(k); v != "" {
-			hdr[k] = v
+			hdr.Set(k, v)
 		}
 	}
 	resp, err := b.fetcher.Fetch(b.ctx, &bridge.Request{Method: "GET", URL: b.req.URL, Header: hdr})
@@ -199,7 +188,7 @@ func (b *resumeBody) resume() error {
 	if resp == nil || resp.Body == nil {
 		return errs.New("resuming the event stream after event ", strconv.Quote(b.lastID), ": the fetcher returned no response")
 	}
-	if !ok2xx(resp.Status) || resp.Header == nil || !isEventStream(resp.Header.Get("content-type")) {
+	if !ok2xx(resp.Status) || resp.Header == nil || !mcp.IsEventStream(resp.Header.Get("content-type")) {
 		resp.Body.Close()
 		return errs.New("resuming the event stream after event ", strconv.Quote(b.lastID), ": the server answered the GET with HTTP ", strconv.Itoa(resp.Status), " and no event stream")
 	}

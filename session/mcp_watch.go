@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // Listen opens the notification stream for the list-changed watch (see
@@ -20,19 +21,12 @@ import (
 func (c *HTTPMCPClient) Listen(ctx context.Context, lastEventID string) (MCPNotificationStream, error) {
 	s, err := c.ListenToolListChanged(ctx, lastEventID)
 	if err != nil {
-		var te *MCPTransportError
 		var pe *MCPProtocolError
-		status := 0
-		if errors.As(err, &te) {
-			status = te.Status
-		} else if errors.As(err, &pe) {
-			status = pe.Status
-			if pe.Code == RPCMethodNotFound {
-				// A stateless-era server without subscriptions/listen.
-				return nil, errs.WithSuffix(ErrListenUnsupported, " (subscriptions/listen: method not found)")
-			}
+		if errors.As(err, &pe) && pe.Code == RPCMethodNotFound {
+			// A stateless-era server without subscriptions/listen.
+			return nil, errs.WithSuffix(ErrListenUnsupported, " (", mcp.MethodSubscriptionsListen, ": method not found)")
 		}
-		if status == 405 || status == 501 {
+		if status := statusOf(err); status == 405 || status == 501 {
 			return nil, errs.WithSuffix(ErrListenUnsupported, " (HTTP ", strconv.Itoa(status), ")")
 		}
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/session"
 )
 
@@ -50,7 +51,7 @@ func main() {
 	// comes from the versions the error lists, and the next request carries
 	// a version the server supports (what request-metadata checks).
 	era := session.MCPEraSession
-	if version >= session.MCPStatelessProtocolVersion {
+	if version >= mcp.Version20260728 {
 		era = session.MCPEraAuto
 	}
 	c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/serve"
 )
@@ -45,9 +46,9 @@ func main() {
 		Era:          *era,
 		Capabilities: []byte(`{"tools":{"listChanged":false},"prompts":{"listChanged":false},"resources":{"listChanged":false,"subscribe":false}}`),
 		Methods: map[string]serve.MCPMethod{
-			"prompts/list":             constant(`{"prompts":[]}`),
-			"resources/list":           constant(`{"resources":[]}`),
-			"resources/templates/list": constant(`{"resourceTemplates":[]}`),
+			mcp.MethodPromptsList:            constant(`{"prompts":[]}`),
+			mcp.MethodResourcesList:          constant(`{"resources":[]}`),
+			mcp.MethodResourcesTemplatesList: constant(`{"resourceTemplates":[]}`),
 		},
 	})
 	ln, err := net.Listen("tcp", *addr)
@@ -126,7 +127,7 @@ func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]by
 			`{"type":"image","data":"` + pngData + `","mimeType":"image/png"},` +
 			`{"type":"resource","resource":{"uri":"test://mixed-content-resource","mimeType":"application/json","text":"{\"test\":\"data\",\"value\":123}"}}]}`), nil
 	case "test_error_handling":
-		return []byte(`{"isError":true,"content":[{"type":"text","text":"This tool intentionally returns an error for testing"}]}`), nil
+		return mcp.ToolResult("This tool intentionally returns an error for testing", nil, true), nil
 	case "test_tool_with_progress":
 		// 0/100, ~50 ms, 50/100, ~50 ms, 100/100 (without a token: just
 		// the delays). Progress is nil when the call carried no token.
@@ -140,7 +141,7 @@ func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]by
 			select {
 			case <-time.After(50 * time.Millisecond):
 			case <-ctx.Done():
-				return nil, &serve.MCPError{Code: serve.MCPInternalError, Message: "cancelled: the request ended"}
+				return nil, &serve.MCPError{Code: mcp.InternalError, Message: "cancelled: the request ended"}
 			}
 			progress(p)
 		}
@@ -155,7 +156,7 @@ func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]by
 		return text("region: " + region), nil
 	case "test_missing_capability":
 		if !hasCapability(call.ClientCapabilities, "sampling") && call.Stateless {
-			return nil, &serve.MCPError{Code: serve.MCPMissingCapability, Message: "missing required client capability: sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
+			return nil, &serve.MCPError{Code: mcp.MissingRequiredClientCapability, Message: "missing required client capability: sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
 		}
 		return text("The client declared sampling."), nil
 	case "test_streaming_elicitation":
@@ -163,13 +164,11 @@ func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]by
 	case "test_logging_tool":
 		return text("Done, quietly."), nil
 	}
-	return []byte(`{"isError":true,"content":[{"type":"text","text":` + string(wire.EncodeString("unknown tool: "+call.Name)) + `}]}`), nil
+	return mcp.ToolResult("unknown tool: "+call.Name, nil, true), nil
 }
 
 // text is a result of one text block.
-func text(s string) []byte {
-	return []byte(`{"content":[{"type":"text","text":` + string(wire.EncodeString(s)) + `}]}`)
-}
+func text(s string) []byte { return mcp.ToolResult(s, nil, false) }
 
 // hasCapability reports whether a capabilities object has a member.
 func hasCapability(caps []byte, name string) bool {

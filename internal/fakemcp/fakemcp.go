@@ -11,8 +11,8 @@
 package fakemcp
 
 import (
+	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,6 +22,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
 // Era selects which generation of the protocol the server speaks.
@@ -38,21 +41,15 @@ const (
 	Dual
 )
 
-// Protocol versions the fake speaks.
+// Protocol versions the fake speaks by default: the latest of each era.
 const (
-	StatelessVersion = "2026-07-28"
-	SessionVersion   = "2025-11-25"
+	StatelessVersion = mcp.LatestStatelessVersion
+	SessionVersion   = mcp.LatestSessionVersion
 )
 
-// JSON-RPC error codes the fake sends.
+// Messages of the fake's errors: the TypeScript SDK's words.
 const (
-	CodeMethodNotFound      = -32601
-	CodeInvalidParams       = -32602
-	CodeHeaderMismatch      = -32020
-	CodeUnsupportedVersion  = -32022
-	CodeSessionNotFound     = -32001
-	CodeLegacyNoSessionID   = -32000
-	legacyNoSessionMessage  = "Bad Request: No valid session ID provided"
+	legacyNoSessionMessage  = "Bad Request: No valid session ID provided" // with mcp.ServerError
 	headerMismatchTemplate  = "Header mismatch: %s"
 	unsupportedVersionError = "Unsupported protocol version"
 )
@@ -68,16 +65,13 @@ const (
 	Discover404
 	// Discover405 answers 405 with no body.
 	Discover405
-	// DiscoverMethodNotFound answers 200 with a -32601 error.
+	// DiscoverMethodNotFound answers 200 with a "method not found" error.
 	DiscoverMethodNotFound
 )
 
-// RPCError is a JSON-RPC error a CallFunc may return.
-type RPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
+// RPCError is a JSON-RPC error a CallFunc may return: the client's wire
+// type.
+type RPCError = wire.RPCError
 
 // CallFunc answers tools/call: a result object, or an error answer. ctx is
 // the HTTP request's context.
@@ -93,23 +87,18 @@ type Request struct {
 }
 
 // RPCMessage is a decoded JSON-RPC message: a request, a notification, or
-// (Result or Error, no Method) a response.
-type RPCMessage struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *RPCError       `json:"error,omitempty"`
-}
+// (Result or Error, no Method) a response. It is the client's wire type,
+// read as the client reads it (mcp.ReadMessage).
+type RPCMessage = wire.RPCMessage
 
 // isResponse reports whether m is a JSON-RPC response: an id and a result
 // or an error, no method.
-func (m RPCMessage) isResponse() bool {
+func isResponse(m RPCMessage) bool {
 	return m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil)
 }
 
-// Meta returns the _meta object of the request's params, or nil.
-func (m RPCMessage) Meta() map[string]json.RawMessage {
+// Meta returns the _meta object of a request's params, or nil.
+func Meta(m RPCMessage) map[string]json.RawMessage {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
@@ -141,7 +130,8 @@ type Server struct {
 	// NoSessionID makes a session-era server assign no session id.
 	NoSessionID bool
 	// NoStream refuses notification streams: a session-era GET answers
-	// 405, a stateless-era subscriptions/listen a -32601 error with 404.
+	// 405, a stateless-era subscriptions/listen a "method not found" error
+	// with 404.
 	NoStream bool
 
 	// AnswerRequests are the methods of requests the server sends to the
@@ -221,9 +211,9 @@ func (s *Server) LiveSessions() int {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := Request{HTTPMethod: r.Method, Header: r.Header.Clone(), Body: body}
-	_ = json.Unmarshal(body, &rec.RPC)
+	rec.RPC, _ = mcp.ReadMessage(body)
 	msg := rec.RPC
-	if r.Method == http.MethodPost && msg.isResponse() {
+	if r.Method == http.MethodPost && isResponse(msg) {
 		s.serveAnswer(w, r, msg)
 		return
 	}
@@ -241,7 +231,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
 		}
-		sid := r.Header.Get("Mcp-Session-Id")
+		sid := r.Header.Get(mcp.HeaderSessionID)
 		s.mu.Lock()
 		known := s.sessions[sid]
 		delete(s.sessions, sid)
@@ -256,16 +246,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
-	if !strings.Contains(r.Header.Get("Accept"), "application/json") || !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		writeError(w, http.StatusNotAcceptable, nil, -32600, "Not Acceptable: accept both application/json and text/event-stream")
+	if !strings.Contains(r.Header.Get("Accept"), mcp.ContentTypeJSON) || !strings.Contains(r.Header.Get("Accept"), mcp.ContentTypeEventStream) {
+		writeError(w, http.StatusNotAcceptable, nil, mcp.InvalidRequest, "Not Acceptable: accept both application/json and text/event-stream")
 		return
 	}
 	if msg.Method == "" {
-		writeError(w, http.StatusBadRequest, nil, -32700, "Parse error")
+		writeError(w, http.StatusBadRequest, nil, mcp.ParseError, "Parse error")
 		return
 	}
-	meta := msg.Meta()
-	_, modern := meta["io.modelcontextprotocol/protocolVersion"]
+	meta := Meta(msg)
+	_, modern := meta[mcp.MetaProtocolVersion]
 	switch {
 	case s.Era == Stateless || (s.Era == Dual && modern):
 		s.serveStateless(w, r, msg, meta)
@@ -276,53 +266,57 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveStateless answers a 2026-07-28 request.
 func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, msg RPCMessage, meta map[string]json.RawMessage) {
-	if msg.Method == "initialize" {
-		writeError(w, http.StatusBadRequest, msg.ID, CodeUnsupportedVersion, unsupportedVersionError,
-			map[string]any{"supported": []string{StatelessVersion}})
+	if msg.Method == mcp.MethodInitialize {
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		writeError(w, http.StatusBadRequest, msg.ID, mcp.UnsupportedProtocolVersion, unsupportedVersionError,
+			mcp.UnsupportedVersionData([]string{StatelessVersion}, p.ProtocolVersion))
 		return
 	}
 	var version string
-	if json.Unmarshal(meta["io.modelcontextprotocol/protocolVersion"], &version) != nil || meta["io.modelcontextprotocol/clientCapabilities"] == nil {
-		writeError(w, http.StatusBadRequest, msg.ID, CodeInvalidParams, "Invalid params: _meta lacks the protocol version or client capabilities")
+	if json.Unmarshal(meta[mcp.MetaProtocolVersion], &version) != nil || meta[mcp.MetaClientCapabilities] == nil {
+		writeError(w, http.StatusBadRequest, msg.ID, mcp.InvalidParams, "Invalid params: _meta lacks the protocol version or client capabilities")
 		return
 	}
-	if h := r.Header.Get("Mcp-Protocol-Version"); h != version {
-		writeError(w, http.StatusBadRequest, msg.ID, CodeHeaderMismatch, fmt.Sprintf(headerMismatchTemplate, "MCP-Protocol-Version"))
+	if h := r.Header.Get(mcp.HeaderProtocolVersion); h != version {
+		writeError(w, http.StatusBadRequest, msg.ID, mcp.HeaderMismatch, fmt.Sprintf(headerMismatchTemplate, mcp.HeaderProtocolVersion))
 		return
 	}
 	if version != StatelessVersion {
-		writeError(w, http.StatusBadRequest, msg.ID, CodeUnsupportedVersion, unsupportedVersionError,
-			map[string]any{"supported": []string{StatelessVersion}, "requested": version})
+		writeError(w, http.StatusBadRequest, msg.ID, mcp.UnsupportedProtocolVersion, unsupportedVersionError,
+			mcp.UnsupportedVersionData([]string{StatelessVersion}, version))
 		return
 	}
-	if r.Header.Get("Mcp-Method") != msg.Method {
-		writeError(w, http.StatusBadRequest, msg.ID, CodeHeaderMismatch, fmt.Sprintf(headerMismatchTemplate, "Mcp-Method"))
+	if r.Header.Get(mcp.HeaderMethod) != msg.Method {
+		writeError(w, http.StatusBadRequest, msg.ID, mcp.HeaderMismatch, fmt.Sprintf(headerMismatchTemplate, mcp.HeaderMethod))
 		return
 	}
 	if msg.ID == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if msg.Method == "tools/call" {
+	if msg.Method == mcp.MethodToolsCall {
 		var p struct {
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(msg.Params, &p)
-		if decodeHeader(r.Header.Get("Mcp-Name")) != p.Name {
-			writeError(w, http.StatusBadRequest, msg.ID, CodeHeaderMismatch, fmt.Sprintf(headerMismatchTemplate, "Mcp-Name"))
+		if name, err := mcp.DecodeHeaderValue(r.Header.Get(mcp.HeaderName)); err != nil || name != p.Name {
+			writeError(w, http.StatusBadRequest, msg.ID, mcp.HeaderMismatch, fmt.Sprintf(headerMismatchTemplate, mcp.HeaderName))
 			return
 		}
 	}
-	if msg.Method == "subscriptions/listen" {
+	if msg.Method == mcp.MethodSubscriptionsListen {
 		if s.NoStream {
-			writeError(w, http.StatusNotFound, msg.ID, CodeMethodNotFound, "Method not found")
+			writeError(w, http.StatusNotFound, msg.ID, mcp.MethodNotFound, "Method not found")
 			return
 		}
 		s.serveStream(w, r, msg.ID, "")
 		return
 	}
-	if msg.Method == "server/discover" {
-		s.answer(w, r, msg.ID, json.RawMessage(`{"resultType":"complete","supportedVersions":["`+StatelessVersion+`"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"private"}`), nil)
+	if msg.Method == mcp.MethodServerDiscover {
+		s.answer(w, r, msg.ID, json.RawMessage(`{"resultType":"`+mcp.ResultComplete+`","supportedVersions":["`+StatelessVersion+`"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"private"}`), nil)
 		return
 	}
 	s.serveMethod(w, r, msg)
@@ -330,16 +324,13 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, msg RPCM
 
 // serveSession answers a session-era request.
 func (s *Server) serveSession(w http.ResponseWriter, r *http.Request, msg RPCMessage) {
-	sid := r.Header.Get("Mcp-Session-Id")
-	if msg.Method == "initialize" {
+	sid := r.Header.Get(mcp.HeaderSessionID)
+	if msg.Method == mcp.MethodInitialize {
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(msg.Params, &p)
-		version := SessionVersion
-		if p.ProtocolVersion == "2025-06-18" || p.ProtocolVersion == "2025-03-26" {
-			version = p.ProtocolVersion
-		}
+		version := mcp.NegotiateSession(p.ProtocolVersion)
 		if !s.NoSessionID {
 			s.mu.Lock()
 			s.nextSID++
@@ -349,18 +340,18 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request, msg RPCMes
 			}
 			s.sessions[sid] = true
 			s.mu.Unlock()
-			w.Header().Set("Mcp-Session-Id", sid)
+			w.Header().Set(mcp.HeaderSessionID, sid)
 		}
 		s.answer(w, r, msg.ID, json.RawMessage(`{"protocolVersion":"`+version+`","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fakemcp","version":"1.0.0"}}`), nil)
 		return
 	}
 	if !s.NoSessionID {
 		if sid == "" {
-			if msg.Method == "server/discover" {
+			if msg.Method == mcp.MethodServerDiscover {
 				s.answerDiscover(w, msg)
 				return
 			}
-			writeError(w, http.StatusBadRequest, nil, CodeLegacyNoSessionID, legacyNoSessionMessage)
+			writeError(w, http.StatusBadRequest, nil, mcp.ServerError, legacyNoSessionMessage)
 			return
 		}
 		s.mu.Lock()
@@ -372,14 +363,14 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request, msg RPCMes
 		}
 		s.mu.Unlock()
 		if !known {
-			writeError(w, http.StatusNotFound, nil, CodeSessionNotFound, "Session not found")
+			writeError(w, http.StatusNotFound, nil, mcp.SessionNotFound, "Session not found")
 			return
 		}
-		if v := r.Header.Get("Mcp-Protocol-Version"); v == "" {
-			writeError(w, http.StatusBadRequest, nil, -32600, "Bad Request: MCP-Protocol-Version header missing")
+		if v := r.Header.Get(mcp.HeaderProtocolVersion); v == "" {
+			writeError(w, http.StatusBadRequest, nil, mcp.InvalidRequest, "Bad Request: "+mcp.HeaderProtocolVersion+" header missing")
 			return
 		}
-	} else if msg.Method == "server/discover" {
+	} else if msg.Method == mcp.MethodServerDiscover {
 		s.answerDiscover(w, msg)
 		return
 	}
@@ -398,34 +389,34 @@ func (s *Server) answerDiscover(w http.ResponseWriter, msg RPCMessage) {
 	case Discover405:
 		w.WriteHeader(http.StatusMethodNotAllowed)
 	case DiscoverMethodNotFound:
-		writeError(w, http.StatusOK, msg.ID, CodeMethodNotFound, "Method not found")
+		writeError(w, http.StatusOK, msg.ID, mcp.MethodNotFound, "Method not found")
 	default:
-		writeError(w, http.StatusBadRequest, nil, CodeLegacyNoSessionID, legacyNoSessionMessage)
+		writeError(w, http.StatusBadRequest, nil, mcp.ServerError, legacyNoSessionMessage)
 	}
 }
 
 // serveMethod answers tools/list and tools/call in either era.
 func (s *Server) serveMethod(w http.ResponseWriter, r *http.Request, msg RPCMessage) {
 	switch msg.Method {
-	case "tools/list":
+	case mcp.MethodToolsList:
 		var p struct {
 			Cursor string `json:"cursor"`
 		}
 		_ = json.Unmarshal(msg.Params, &p)
 		s.answer(w, r, msg.ID, s.page(p.Cursor), nil)
-	case "tools/call":
+	case mcp.MethodToolsCall:
 		var p struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		_ = json.Unmarshal(msg.Params, &p)
-		res, rerr := json.RawMessage(`{"content":[{"type":"text","text":""}]}`), (*RPCError)(nil)
+		res, rerr := json.RawMessage(mcp.ToolResult("", nil, false)), (*RPCError)(nil)
 		if s.Call != nil {
 			res, rerr = s.Call(r.Context(), p.Name, p.Arguments)
 		}
 		s.answerWith(w, r, msg.ID, res, rerr, s.AnswerRequests)
 	default:
-		s.answer(w, r, msg.ID, nil, &RPCError{Code: CodeMethodNotFound, Message: "Method not found"})
+		s.answer(w, r, msg.ID, nil, &RPCError{Code: mcp.MethodNotFound, Message: "Method not found"})
 	}
 }
 
@@ -463,46 +454,59 @@ func (s *Server) page(cursor string) json.RawMessage {
 
 // answer writes the response to request id: a result or an error, as JSON
 // or as an event stream with a notification and a server request first.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, result json.RawMessage, rerr *RPCError) {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, id, result []byte, rerr *RPCError) {
 	s.answerWith(w, r, id, result, rerr, nil)
 }
 
 // answerWith is answer that, in an event stream, also sends a request with
 // each of methods before the response and, in the session era, waits for
 // the client's answers to them (at most AnswerWait).
-func (s *Server) answerWith(w http.ResponseWriter, r *http.Request, id json.RawMessage, result json.RawMessage, rerr *RPCError, methods []string) {
-	resp := map[string]any{"jsonrpc": "2.0", "id": id}
+func (s *Server) answerWith(w http.ResponseWriter, r *http.Request, id, result []byte, rerr *RPCError, methods []string) {
+	var b []byte
 	if rerr != nil {
-		resp["error"] = rerr
+		data, err := compact(rerr.Data)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, id, mcp.InternalError, "the fake could not encode its answer: "+err.Error())
+			return
+		}
+		b = mcp.ErrorBody(id, rerr.Code, rerr.Message, data)
 	} else {
-		resp["result"] = result
-	}
-	b, err := json.Marshal(resp)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, id, -32603, "the fake could not encode its answer: "+err.Error())
-		return
+		res, err := compact(result)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, id, mcp.InternalError, "the fake could not encode its answer: "+err.Error())
+			return
+		}
+		if res == nil {
+			res = []byte("null") // a CallFunc that answered nothing
+		}
+		b = mcp.ResultBody(id, res)
 	}
 	if !s.SSE {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", mcp.ContentTypeJSON)
 		_, _ = w.Write(b)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Content-Type", mcp.ContentTypeEventStream)
 	fl, _ := w.(http.Flusher)
-	progress := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"result":"not the answer"}}`
-	serverReq := `{"jsonrpc":"2.0","id":` + string(id) + `,"method":"ping"}`
-	other := `{"jsonrpc":"2.0","id":"other","result":{"tools":[]}}`
-	fmt.Fprintf(w, "id: e0\ndata:\n\nevent: message\ndata: %s\n\nevent: message\ndata: %s\n\n: keep-alive\n\ndata: %s\n\n", progress, serverReq, other)
+	progress := mcp.NotificationBody(mcp.NotificationProgress, []byte(`{"`+mcp.MetaProgressToken+`":1,"progress":1,"result":"not the answer"}`))
+	serverReq := mcp.RequestBody(id, mcp.MethodPing, nil)
+	other := mcp.ResultBody([]byte(`"other"`), []byte(`{"tools":[]}`))
+	out := mcp.AppendEvent(nil, "", "e0", "") // a priming event
+	out = mcp.AppendEvent(out, "message", "", string(progress))
+	out = mcp.AppendEvent(out, "message", "", string(serverReq))
+	out = append(out, ": keep-alive\n\n"...)
+	out = mcp.AppendEvent(out, "", "", string(other))
 	var sent []*pending
 	for _, m := range methods {
-		p := s.newRequest(m, r.Header.Get("Mcp-Session-Id"), false)
+		p := s.newRequest(m, r.Header.Get(mcp.HeaderSessionID), false)
 		sent = append(sent, p)
-		fmt.Fprintf(w, "event: message\ndata: %s\n\n", p.frame())
+		out = mcp.AppendEvent(out, "message", "", string(p.frame()))
 	}
+	_, _ = w.Write(out)
 	if fl != nil {
 		fl.Flush()
 	}
-	if len(sent) > 0 && s.Era != Stateless && r.Header.Get("Mcp-Protocol-Version") != StatelessVersion {
+	if len(sent) > 0 && s.Era != Stateless && r.Header.Get(mcp.HeaderProtocolVersion) != StatelessVersion {
 		wait := s.AnswerWait
 		if wait <= 0 {
 			wait = 5 * time.Second
@@ -520,34 +524,30 @@ func (s *Server) answerWith(w http.ResponseWriter, r *http.Request, id json.RawM
 			}
 		}
 	}
-	fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+	_, _ = w.Write(mcp.AppendEvent(nil, "message", "", string(b)))
 }
 
-// writeError writes a JSON-RPC error response with the status.
-func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string, data ...any) {
-	e := map[string]any{"code": code, "message": message}
+// compact returns a JSON value compacted onto one line (nil stays nil), as
+// an event's data line needs it.
+func compact(v []byte) ([]byte, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeError writes a JSON-RPC error response with the status; id nil is
+// written as null, data (JSON) only when given.
+func writeError(w http.ResponseWriter, status int, id []byte, code int, message string, data ...[]byte) {
+	var d []byte
 	if len(data) > 0 {
-		e["data"] = data[0]
+		d = data[0]
 	}
-	resp := map[string]any{"jsonrpc": "2.0", "error": e}
-	if id != nil {
-		resp["id"] = id
-	}
-	b, _ := json.Marshal(resp)
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", mcp.ContentTypeJSON)
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
-// decodeHeader decodes a "=?base64?…?=" header value; other values are
-// returned as they are.
-func decodeHeader(v string) string {
-	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
-		if inner, ok = strings.CutSuffix(inner, "?="); ok {
-			if b, err := base64.StdEncoding.DecodeString(inner); err == nil {
-				return string(b)
-			}
-		}
-	}
-	return v
+	_, _ = w.Write(mcp.ErrorBody(id, code, message, d))
 }

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // ServerRequest is a request the server sent to the client.
@@ -57,10 +59,7 @@ type pending struct {
 }
 
 // frame returns the request as a JSON-RPC message.
-func (p *pending) frame() string {
-	method, _ := json.Marshal(p.rec.Method)
-	return `{"jsonrpc":"2.0","id":` + string(p.rec.ID) + `,"method":` + string(method) + `}`
-}
+func (p *pending) frame() []byte { return mcp.RequestBody(p.rec.ID, p.rec.Method, nil) }
 
 // SendRequest sends a request with method from the server on every open
 // notification stream (a session-era GET stream; a stateless-era
@@ -168,7 +167,7 @@ func (s *Server) Answers() []Answer {
 // it with 202, or refuses it (AnswerStatus, DropAnswers, an unknown
 // session, the stateless era).
 func (s *Server) serveAnswer(w http.ResponseWriter, r *http.Request, msg RPCMessage) {
-	sid := r.Header.Get("Mcp-Session-Id")
+	sid := r.Header.Get(mcp.HeaderSessionID)
 	status := http.StatusAccepted
 	s.mu.Lock()
 	switch {
@@ -181,7 +180,7 @@ func (s *Server) serveAnswer(w http.ResponseWriter, r *http.Request, msg RPCMess
 	case !s.NoSessionID && !s.sessions[sid]:
 		status = http.StatusNotFound
 	}
-	a := Answer{Header: r.Header.Clone(), ID: msg.ID, Result: msg.Result, Error: msg.Error, Status: status, At: time.Now()}
+	a := Answer{Header: r.Header.Clone(), ID: json.RawMessage(msg.ID), Result: json.RawMessage(msg.Result), Error: msg.Error, Status: status, At: time.Now()}
 	s.answers = append(s.answers, a)
 	if p := s.serverReq[string(bytes.TrimSpace(msg.ID))]; p != nil && p.rec.Answer == nil {
 		p.rec.Answer = &a
@@ -194,10 +193,10 @@ func (s *Server) serveAnswer(w http.ResponseWriter, r *http.Request, msg RPCMess
 	case status == http.StatusAccepted:
 		w.WriteHeader(status)
 	case status == http.StatusNotFound && s.AnswerStatus == 0:
-		writeError(w, status, nil, CodeSessionNotFound, "Session not found")
+		writeError(w, status, nil, mcp.SessionNotFound, "Session not found")
 	case status == http.StatusBadRequest && s.AnswerStatus == 0:
-		writeError(w, status, nil, -32600, "Bad Request: protocol version "+StatelessVersion+" has no client responses")
+		writeError(w, status, nil, mcp.InvalidRequest, "Bad Request: protocol version "+StatelessVersion+" has no client responses")
 	default:
-		writeError(w, status, nil, -32603, "Internal error: the fake refuses the answer (AnswerStatus "+strconv.Itoa(status)+")")
+		writeError(w, status, nil, mcp.InternalError, "Internal error: the fake refuses the answer (AnswerStatus "+strconv.Itoa(status)+")")
 	}
 }

@@ -4,10 +4,11 @@
 package fakemcp
 
 import (
-	"encoding/json"
-	"fmt"
+	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // stream is one open notification stream.
@@ -17,11 +18,10 @@ type stream struct {
 	sid  string // the session of a GET stream
 }
 
-// outgoing is a message the server sends on a stream: a notification, or
-// a request when req is set.
+// outgoing is a message the server sends on a stream: a request when req
+// is set, else notifications/tools/list_changed.
 type outgoing struct {
-	method string
-	req    *pending
+	req *pending
 }
 
 // NotifyToolsChanged sends notifications/tools/list_changed on every open
@@ -30,7 +30,7 @@ func (s *Server) NotifyToolsChanged() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for st := range s.streams {
-		st.send <- outgoing{method: "notifications/tools/list_changed"}
+		st.send <- outgoing{}
 	}
 	return len(s.streams)
 }
@@ -59,7 +59,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
-	sid := r.Header.Get("Mcp-Session-Id")
+	sid := r.Header.Get(mcp.HeaderSessionID)
 	if !s.NoSessionID {
 		s.mu.Lock()
 		known := s.sessions[sid]
@@ -75,7 +75,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 // serveStream holds a notification stream open until the client leaves or
 // EndStreams. listenID is the subscriptions/listen request id (nil for a
 // GET stream); sid is the session of a GET stream.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID json.RawMessage, sid string) {
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID []byte, sid string) {
 	st := &stream{send: make(chan outgoing, 16), end: make(chan struct{}), sid: sid}
 	s.mu.Lock()
 	if s.streams == nil {
@@ -88,15 +88,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID js
 		delete(s.streams, st)
 		s.mu.Unlock()
 	}()
-	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Content-Type", mcp.ContentTypeEventStream)
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
-	meta := ""
 	if listenID != nil {
-		meta = `"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(listenID) + `}`
-		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{%s,\"notifications\":{\"toolsListChanged\":true}}}\n\n", meta)
+		_, _ = w.Write(mcp.DataEvent(mcp.AcknowledgedNotification(listenID)))
 	} else {
-		fmt.Fprint(w, ": open\n\n")
+		_, _ = io.WriteString(w, ": open\n\n")
 	}
 	if fl != nil {
 		fl.Flush()
@@ -106,18 +104,14 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID js
 		s.eventID++
 		id := "ev-" + strconv.Itoa(s.eventID)
 		s.mu.Unlock()
-		if listenID == nil {
-			fmt.Fprintf(w, "id: %s\n", id)
+		if listenID != nil {
+			id = "" // a subscriptions/listen stream cannot be resumed
 		}
+		msg := mcp.ListChangedNotification(listenID)
 		if out.req != nil {
-			fmt.Fprintf(w, "data: %s\n\n", out.req.frame())
-		} else {
-			params := ""
-			if meta != "" {
-				params = `,"params":{` + meta + `}`
-			}
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":%q%s}\n\n", out.method, params)
+			msg = out.req.frame()
 		}
+		_, _ = w.Write(mcp.AppendEvent(nil, "", id, string(msg)))
 		if fl != nil {
 			fl.Flush()
 		}
@@ -132,7 +126,9 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, listenID js
 				write(<-st.send)
 			}
 			if listenID != nil {
-				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"resultType\":\"complete\",%s}}\n\n", listenID, meta)
+				// The answer to subscriptions/listen: a graceful closure.
+				res := `{"` + mcp.KeyResultType + `":"` + mcp.ResultComplete + `","` + mcp.KeyMeta + `":` + string(mcp.SubscriptionMeta(listenID)) + `}`
+				_, _ = w.Write(mcp.DataEvent(mcp.ResultBody(listenID, []byte(res))))
 			}
 			return
 		case <-r.Context().Done():

@@ -1,35 +1,17 @@
-// JSON-RPC 2.0 envelopes and the MCP message shapes the MCP client speaks:
-// initialize (session era, 2025-03-26 … 2025-11-25), server/discover and the
-// per-request _meta (stateless era, 2026-07-28), tools/list and tools/call
-// (both eras), and subscriptions/listen (stateless-era list-changed watch).
+// JSON-RPC 2.0 envelopes as the MCP client reads them, and the MCP message
+// shapes it speaks: initialize (session era, 2025-03-26 … 2025-11-25),
+// server/discover and the per-request _meta (stateless era, 2026-07-28),
+// tools/list and tools/call (both eras), and subscriptions/listen
+// (stateless-era list-changed watch). The envelopes the client writes, and
+// every message the server writes, are internal/mcp's builders.
 
 package wire
 
-// RPCRequest is a JSON-RPC request the client sends. ID is the request id as
-// JSON (a number here); Params is the params object.
-//
-//easyjson:json
-//agentwasm:encode-only
-type RPCRequest struct {
-	JSONRPC string     `json:"jsonrpc"`
-	ID      RawMessage `json:"id"`
-	Method  string     `json:"method"`
-	Params  RawMessage `json:"params,omitempty"`
-}
-
-// RPCNotification is a JSON-RPC notification: a request without an id.
-//
-//easyjson:json
-//agentwasm:encode-only
-type RPCNotification struct {
-	JSONRPC string     `json:"jsonrpc"`
-	Method  string     `json:"method"`
-	Params  RawMessage `json:"params,omitempty"`
-}
-
-// RPCMessage is any JSON-RPC message a server sends: a response (ID and
-// Result or Error, no Method), a notification (Method, no ID) or a request
-// (Method and ID). Empty RawMessage fields were absent.
+// RPCMessage is any JSON-RPC message, as mcp.ReadMessage reads it (the
+// client reads what a server sends with it, the test fake what a client
+// sends): a response (ID and Result or Error, no Method), a notification
+// (Method, no ID) or a request (Method and ID). Empty RawMessage fields
+// were absent (or null).
 //
 //easyjson:json
 //agentwasm:decode-only

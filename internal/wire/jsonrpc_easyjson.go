@@ -127,67 +127,7 @@ func (v RawList) MarshalEasyJSON(w *jsonw.Writer) {
 func (v *RawList) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
-
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in RPCRequest) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"jsonrpc\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.JSONRPC))
-	}
-	{
-		const prefix string = ",\"id\":"
-		out.RawString(prefix)
-		out.Raw((in.ID).MarshalJSON())
-	}
-	{
-		const prefix string = ",\"method\":"
-		out.RawString(prefix)
-		out.String(string(in.Method))
-	}
-	if (in.Params).IsDefined() {
-		const prefix string = ",\"params\":"
-		out.RawString(prefix)
-		out.Raw((in.Params).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v RPCRequest) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
-}
-
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in RPCNotification) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"jsonrpc\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.JSONRPC))
-	}
-	{
-		const prefix string = ",\"method\":"
-		out.RawString(prefix)
-		out.String(string(in.Method))
-	}
-	if (in.Params).IsDefined() {
-		const prefix string = ",\"params\":"
-		out.RawString(prefix)
-		out.Raw((in.Params).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v RPCNotification) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
-}
-
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jsonr.Lexer, out *RPCMessage) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Lexer, out *RPCMessage) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -264,9 +204,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *RPCMessage) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jsonr.Lexer, out *RPCError) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *RPCError) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -313,9 +253,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *RPCError) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Lexer, out *MCPUnsupportedVersionData) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jsonr.Lexer, out *MCPUnsupportedVersionData) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -375,9 +315,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPUnsupportedVersionData) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jsonr.Lexer, out *MCPToolErrorBody) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jsonr.Lexer, out *MCPToolErrorBody) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -418,9 +358,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPToolErrorBody) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire7(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jsonr.Lexer, out *MCPToolDescriptor) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Lexer, out *MCPToolDescriptor) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -497,10 +437,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPToolDescriptor) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire8(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.Writer, in MCPRequestMeta) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in MCPRequestMeta) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -524,10 +464,10 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.W
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPRequestMeta) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in MCPMetaParams) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.Writer, in MCPMetaParams) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -542,10 +482,10 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPMetaParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.Writer, in MCPListenParams) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.Writer, in MCPListenParams) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -564,10 +504,10 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPListenParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire11(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in MCPListenFilter) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in MCPListenFilter) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -582,10 +522,10 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPListenFilter) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jsonr.Lexer, out *MCPListToolsResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire11(in *jsonr.Lexer, out *MCPListToolsResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -651,10 +591,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jsonr.L
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPListToolsResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire11(l, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.Writer, in MCPListToolsParams) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in MCPListToolsParams) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -679,10 +619,10 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPListToolsParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jsonr.Lexer, out *MCPInitializeResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jsonr.Lexer, out *MCPInitializeResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -743,10 +683,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(in *jsonr.L
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPInitializeResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire15(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(l, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.Writer, in MCPInitializeParams) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.Writer, in MCPInitializeParams) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -775,10 +715,10 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPInitializeParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(w, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire17(out *jsonw.Writer, in MCPInitializeMeta) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire15(out *jsonw.Writer, in MCPInitializeMeta) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -793,10 +733,10 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire17(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPInitializeMeta) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire17(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire15(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jsonr.Lexer, out *MCPImplementation) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire16(in *jsonr.Lexer, out *MCPImplementation) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -832,7 +772,7 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jsonr.L
 		in.Consumed()
 	}
 }
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire18(out *jsonw.Writer, in MCPImplementation) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.Writer, in MCPImplementation) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -851,14 +791,14 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire18(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPImplementation) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire18(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPImplementation) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire16(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jsonr.Lexer, out *MCPDiscoverResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire17(in *jsonr.Lexer, out *MCPDiscoverResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -940,9 +880,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jsonr.L
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPDiscoverResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire17(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jsonr.Lexer, out *MCPContentBlocks) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jsonr.Lexer, out *MCPContentBlocks) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		in.Skip()
@@ -977,9 +917,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jsonr.L
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPContentBlocks) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(in *jsonr.Lexer, out *MCPContentBlock) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jsonr.Lexer, out *MCPContentBlock) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1018,9 +958,9 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(in *jsonr.L
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPContentBlock) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire21(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(in *jsonr.Lexer, out *MCPCallToolResult) {
+func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jsonr.Lexer, out *MCPCallToolResult) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1075,10 +1015,10 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(in *jsonr.L
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPCallToolResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire22(l, v)
+	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(l, v)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire23(out *jsonw.Writer, in MCPCallToolParams) {
+func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(out *jsonw.Writer, in MCPCallToolParams) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1102,5 +1042,5 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire23(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPCallToolParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire23(w, v)
+	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(w, v)
 }
