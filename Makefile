@@ -7,7 +7,7 @@
 #   make package      dist/package/: the npm package (npm pack works there, offline)
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
 #   make generate     regenerate the easyjson codecs
-#   make bench        Go and Node benchmarks
+#   make bench        Go and Node benchmarks; writes their figures into BENCHMARKS.md
 #   make conformance  the official MCP conformance suite: client scenarios against cmd/mcp-conformance-client,
 #                     server scenarios (both eras) against cmd/mcp-conformance-server
 
@@ -82,8 +82,12 @@ test: vet sizecheck gotest nodetest typecheck browsertest packagetest
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./serve/... ./portkit/... ./wasm/js/...
-	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./serve/... ./portkit/... ./wasm/wasip1/...
+# Both wasm builds vet every package that compiles for them; internal/demomcp is left out: it
+# serves serve's native MCP HTTP handler to agentwasm dev and builds natively only.
+	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
+		$$($(GO) list ./internal/... | grep -v '/internal/demomcp$$') ./wasm/js/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
+		$$($(GO) list ./internal/... | grep -v '/internal/demomcp$$') ./wasm/wasip1/...
 	@for t in js wasip1; do \
 		if GOOS=$$t GOARCH=wasm $(GO) list -deps ./wasm/$$t/... | grep -qx net/http; then \
 			echo "the $$t build imports net/http; find the importer with go list -deps"; exit 1; fi; \
@@ -129,8 +133,7 @@ generate:
 	$(GO) generate ./internal/wire/
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./bridge/ ./session/ ./serve/ ./wazerotest/
-	$(NODE) web/bench/chat.bench.mjs
+	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm GO=$(GO) $(NODE) scripts/bench.mjs
 
 clean:
 	rm -rf dist
@@ -148,7 +151,7 @@ CONFORMANCE_RUN       ?= ../shared/tools/mcp-conformance/run
 CONFORMANCE_SCENARIOS ?= initialize tools_call sse-retry request-metadata
 CONFORMANCE_SERVER_REQUIREMENTS ?= 2026-07-28 2025-11-25
 CONFORMANCE_SERVER_SCENARIOS ?= server-initialize server-session-lifecycle server-stateless tools-list \
-	tools-call-simple-text tools-call-error tools-call-mixed-content json-schema-2020-12 \
+	tools-call-simple-text tools-call-error tools-call-mixed-content tools-call-with-progress json-schema-2020-12 \
 	dns-rebinding-protection caching http-header-validation http-custom-header-server-validation ping
 
 .PHONY: conformance conformance-client conformance-server

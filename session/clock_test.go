@@ -1,3 +1,5 @@
+//go:build !js && !wasip1
+
 // Tests on an injected Clock: the 15-second default discovery bound runs at
 // once, and the watch waits exactly its backoff on the session's clock.
 

@@ -4,9 +4,9 @@
 /** An Error with a stable machine-readable code. */
 export interface AgentwasmError extends Error {
   /**
-   * `load_failed`, `module_exited`, `bad_options`, `unsupported_option`,
-   * `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`, `refused`,
-   * `internal`.
+   * `load_failed`, `module_exited`, `bad_options`, `bad_argument`, `closed`, `bad_command`,
+   * `unknown_session`, `unknown_port`, `refused`, `cancelled` (refreshTools aborted by its
+   * signal), `internal`.
    */
   code: string;
 }

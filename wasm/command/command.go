@@ -32,7 +32,8 @@ const Version = "0.1.0"
 // incompatibly.
 const ABIVersion = 1
 
-// Error codes of a failed reply.
+// Error codes of a failed reply (wasm/README.md lists them; CodeRefused is
+// in port.go).
 const (
 	CodeBadCommand     = "bad_command"     // the command is not JSON, or names no known op
 	CodeBadOptions     = "bad_options"     // session options are malformed or out of range
@@ -42,19 +43,20 @@ const (
 	CodeUnknownPort    = "unknown_port"    // no open port has that id
 )
 
-// Hooks are what a host supplies for a new session.
+// Hooks are what a host supplies for a new session or port.
 type Hooks struct {
 	// Fetcher sends the session's requests.
 	Fetcher bridge.Fetcher
-	// OnEvent receives each event as the JSON of a wire.SessionEvent. It may
-	// be nil.
+	// OnEvent receives each event as the JSON of a wire.SessionEvent (a
+	// session's) or a wire.PortEvent (a port's). It may be nil.
 	OnEvent func(session int, event []byte)
 	// Call invokes one of the host's callbacks ("auth", "execute",
-	// "kit.execute", "kit.systemPrompt", "system", "transport") with a JSON
-	// payload, and returns its answer as a byte stream (JSON, or for
-	// "transport" one JSON event per line). It is needed only when the
-	// session options say the host supplies such a callback. It must return
-	// when ctx ends.
+	// "kit.execute", "kit.systemPrompt", "system", "transport",
+	// "mcp.listTools", "mcp.callTool", "mcp.close", "studioTools.approve",
+	// and a port's "handler") with a JSON payload, and returns its answer as
+	// a byte stream (JSON, or for "transport" one JSON event per line). It is
+	// needed only when the options say the host supplies such a callback. It
+	// must return when ctx ends.
 	Call func(ctx context.Context, session int, hook string, payload []byte) (io.ReadCloser, error)
 }
 
@@ -76,7 +78,8 @@ func New(testHooks bool) *Runtime {
 
 // Call runs one JSON command and returns the JSON reply. It never panics:
 // a panic inside the command is recovered and answered with CodeInternal,
-// and the Runtime keeps serving. hooks is used by session.create only.
+// and the Runtime keeps serving. hooks is used by session.create and
+// port.create only. The ops are those of Ops.
 func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []byte) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -95,81 +98,90 @@ func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []by
 	return encode(r.run(ctx, &c, hooks))
 }
 
-// run dispatches one decoded command.
-func (r *Runtime) run(ctx context.Context, c *wire.Command, hooks Hooks) *wire.Reply {
-	switch c.Op {
-	case "version":
-		return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: runtime.Version()}
-	case "session.create":
-		return r.createSession(c, hooks)
-	case "session.chat":
-		return r.chat(ctx, c)
-	case "session.close":
-		return r.closeSession(c)
-	case "session.reset":
-		return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reset(); return &wire.Reply{OK: true} })
-	case "session.messages":
-		return r.withSession(c, func(s *session.Session) *wire.Reply {
-			return &wire.Reply{OK: true, Messages: messagesWire(s.Messages())}
-		})
-	case "session.toolDiscovery":
-		return r.withSession(c, func(s *session.Session) *wire.Reply {
-			return &wire.Reply{OK: true, Report: reportWire(s.ToolDiscovery())}
-		})
-	case "session.refreshTools":
-		return r.withSession(c, func(s *session.Session) *wire.Reply {
-			rep, err := s.RefreshTools(ctx)
-			if err != nil && ctx.Err() != nil {
-				return failure(CodeCancelled, "agentwasm: refreshTools was cancelled")
-			}
-			return &wire.Reply{OK: true, Report: reportWire(rep)}
-		})
-	case "session.reconnect":
-		return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reconnect(); return &wire.Reply{OK: true} })
-	case "session.draft":
-		return r.withSession(c, func(s *session.Session) *wire.Reply { return &wire.Reply{OK: true, Draft: draftWire(s.Draft())} })
-	case "session.attachDraft":
-		return r.withSession(c, func(s *session.Session) *wire.Reply {
-			if d := c.Draft; d != nil {
-				if d.DraftID == "" {
-					return failure(CodeBadCommand, "agentwasm: attachDraft needs a draftId")
-				}
-				s.AttachDraft(&session.DraftBinding{DraftID: d.DraftID, Generation: d.Generation})
-			} else {
-				s.AttachDraft(nil)
-			}
-			return &wire.Reply{OK: true}
-		})
-	case "session.tools":
-		return r.withSession(c, func(s *session.Session) *wire.Reply {
-			return &wire.Reply{OK: true, Tools: toolsWire(s.Tools())}
-		})
-	case "poll":
-		// Lets background work (discovery passes, the list-changed watch)
-		// run for timeoutMs: on wasip1 goroutines run only during a call.
-		if c.TimeoutMs < 0 {
-			return failure(CodeBadCommand, "agentwasm: poll's timeoutMs must be 0 or more")
-		}
-		t := time.NewTimer(time.Duration(c.TimeoutMs) * time.Millisecond)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		return &wire.Reply{OK: true}
-	case "debug.panic":
-		if r.testHooks {
-			var m map[string]int
-			m["boom"]++ // a genuine runtime panic: assignment to a nil map
-		}
-	}
-	if reply, ok := r.runPort(ctx, c, hooks); ok {
-		return reply
-	}
-	return failure(CodeBadCommand, "agentwasm: unknown op "+strconv.Quote(c.Op)+"; the ops are version, session.create, session.chat, session.reset, session.messages, session.tools, session.toolDiscovery, session.refreshTools, session.reconnect, session.draft, session.attachDraft, session.close, poll, port.create, port.tools, port.call, port.mcp, port.state, port.navigate, port.patch, port.report, port.asks, port.approveAsk, port.declineAsk, port.revokeAsk, port.alwaysApprove, port.transition, port.close")
+// The handlers of the version, session.* and poll ops; the command table in
+// ops.go names them, port.go has the port.* ones.
+
+func (r *Runtime) opVersion(context.Context, *wire.Command, Hooks) *wire.Reply {
+	return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: runtime.Version()}
 }
 
-func (r *Runtime) createSession(c *wire.Command, hooks Hooks) *wire.Reply {
+func (r *Runtime) sessionReset(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reset(); return &wire.Reply{OK: true} })
+}
+
+func (r *Runtime) sessionMessages(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply {
+		return &wire.Reply{OK: true, Messages: messagesWire(s.Messages())}
+	})
+}
+
+func (r *Runtime) sessionTools(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply {
+		return &wire.Reply{OK: true, Tools: toolsWire(s.Tools())}
+	})
+}
+
+func (r *Runtime) sessionToolDiscovery(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply {
+		return &wire.Reply{OK: true, Report: reportWire(s.ToolDiscovery())}
+	})
+}
+
+func (r *Runtime) sessionRefreshTools(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply {
+		rep, err := s.RefreshTools(ctx)
+		if err != nil && ctx.Err() != nil {
+			return failure(CodeCancelled, "agentwasm: refreshTools was cancelled")
+		}
+		return &wire.Reply{OK: true, Report: reportWire(rep)}
+	})
+}
+
+func (r *Runtime) sessionReconnect(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reconnect(); return &wire.Reply{OK: true} })
+}
+
+func (r *Runtime) sessionDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply { return &wire.Reply{OK: true, Draft: draftWire(s.Draft())} })
+}
+
+func (r *Runtime) sessionAttachDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply {
+		if d := c.Draft; d != nil {
+			if d.DraftID == "" {
+				return failure(CodeBadCommand, "agentwasm: attachDraft needs a draftId")
+			}
+			s.AttachDraft(&session.DraftBinding{DraftID: d.DraftID, Generation: d.Generation})
+		} else {
+			s.AttachDraft(nil)
+		}
+		return &wire.Reply{OK: true}
+	})
+}
+
+// poll lets background work (discovery passes, the list-changed watch) run
+// for timeoutMs: on wasip1 goroutines run only during a call.
+func (r *Runtime) poll(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	if c.TimeoutMs < 0 {
+		return failure(CodeBadCommand, "agentwasm: poll's timeoutMs must be 0 or more")
+	}
+	t := time.NewTimer(time.Duration(c.TimeoutMs) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return &wire.Reply{OK: true}
+}
+
+// debugPanic panics on purpose (test hooks only): Call must recover it.
+func (r *Runtime) debugPanic(context.Context, *wire.Command, Hooks) *wire.Reply {
+	var m map[string]int
+	m["boom"]++ // a genuine runtime panic: assignment to a nil map
+	return &wire.Reply{OK: true}
+}
+
+func (r *Runtime) createSession(_ context.Context, c *wire.Command, hooks Hooks) *wire.Reply {
 	var o wire.SessionOptions
 	if len(c.Options) > 0 {
 		if err := wire.Unmarshal(c.Options, &o); err != nil {
@@ -228,7 +240,7 @@ func (r *Runtime) lookup(id int) (*session.Session, *wire.Reply) {
 	return s, nil
 }
 
-func (r *Runtime) chat(ctx context.Context, c *wire.Command) *wire.Reply {
+func (r *Runtime) chat(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
 	s, fail := r.lookup(c.Session)
 	if fail != nil {
 		return fail
@@ -249,7 +261,7 @@ func (r *Runtime) chat(ctx context.Context, c *wire.Command) *wire.Reply {
 	return &wire.Reply{OK: true, Turn: turnWire(turn)}
 }
 
-func (r *Runtime) closeSession(c *wire.Command) *wire.Reply {
+func (r *Runtime) closeSession(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
 	s, fail := r.lookup(c.Session)
 	if fail != nil {
 		return fail

@@ -23,91 +23,112 @@ type portEntry struct {
 	closed atomic.Bool          // port.close: no more events to the host
 }
 
-// runPort dispatches the port.* commands; ok is false for other ops.
-func (r *Runtime) runPort(ctx context.Context, c *wire.Command, hooks Hooks) (reply *wire.Reply, ok bool) {
-	switch c.Op {
-	case "port.create":
-		return r.createPort(c, hooks), true
-	case "port.close":
-		r.mu.Lock()
-		e := r.ports[c.Port]
-		delete(r.ports, c.Port)
-		r.mu.Unlock()
-		if e == nil {
-			return unknownPort(c.Port), true
-		}
-		// Later calls, from the host or from a session whose kit it is,
-		// answer PORT_CLOSED; fires already running settle when their
-		// handlers answer; the host hears no more events.
-		e.closed.Store(true)
-		e.port.Close()
-		return &wire.Reply{OK: true}, true
-	case "port.tools":
-		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(e.port.ToolsJSON()) }), true
-	case "port.call":
-		return r.withPort(c, func(e *portEntry) *wire.Reply {
-			if c.SettleWithinMs > 0 {
-				return value(serve.CallSettled(ctx, e.port, c.Name, c.Args, time.Duration(c.SettleWithinMs)*time.Millisecond).JSON())
-			}
-			return value(e.port.Call(ctx, c.Name, c.Args).JSON())
-		}), true
-	case "port.mcp":
-		return r.withPort(c, func(e *portEntry) *wire.Reply { return r.portMCP(ctx, c, e) }), true
-	case "port.state":
-		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(stateJSON(e.port.App())) }), true
-	case "port.navigate":
-		return r.withPort(c, func(e *portEntry) *wire.Reply {
-			return done(e.port.App().Navigate(c.Page, principal(c.By)))
-		}), true
-	case "port.patch":
-		return r.withPort(c, func(e *portEntry) *wire.Reply {
-			st, err := stateArg(c.State, "port.patch's state")
-			if err != nil {
-				return failure(CodeBadCommand, err.Error())
-			}
-			return done(e.port.App().Patch(st, principal(c.By)))
-		}), true
-	case "port.report":
-		return r.withPort(c, func(e *portEntry) *wire.Reply {
-			input, err := optionalValue(c.Input, "port.report's input")
-			if err != nil {
-				return failure(CodeBadCommand, err.Error())
-			}
-			data, err := optionalValue(c.Data, "port.report's data")
-			if err != nil {
-				return failure(CodeBadCommand, err.Error())
-			}
-			id, err := e.port.App().Report(c.Action, input, data)
-			if err != nil {
-				return failure(CodeRefused, err.Error())
-			}
-			return value(append(strconv.AppendQuote([]byte(`{"transitionId":`), id), '}'))
-		}), true
-	case "port.approveAsk":
-		return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().ApproveAsk(c.AskID, c.By)) }), true
-	case "port.declineAsk":
-		return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().DeclineAsk(c.AskID, c.By)) }), true
-	case "port.revokeAsk":
-		return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().RevokeAsk(c.AskID, c.By)) }), true
-	case "port.alwaysApprove":
-		return r.withPort(c, func(e *portEntry) *wire.Reply {
-			if c.ExpiresInMs < 0 {
-				return failure(CodeBadCommand, "agentwasm: alwaysApprove's expiresInMs must be 0 (no expiry) or more")
-			}
-			return done(e.port.App().AlwaysApprove(c.Action, c.By, time.Duration(c.ExpiresInMs)*time.Millisecond))
-		}), true
-	case "port.asks":
-		return r.withPort(c, func(e *portEntry) *wire.Reply { return value(asksJSON(e.port.App().Asks())) }), true
-	case "port.transition":
-		return r.withPort(c, func(e *portEntry) *wire.Reply {
-			t, found := e.port.App().Transition(c.ID)
-			if !found {
-				return failure(CodeRefused, "agentwasm: no transition "+strconv.Quote(c.ID)+" in this port's app session; transition ids come from the port's results (transitionId)")
-			}
-			return value(transitionJSON(t))
-		}), true
+// The handlers of the port.* ops (the command table is in ops.go).
+
+// closePort ends a port. Later calls, from the host or from a session whose
+// kit it is, answer PORT_CLOSED; fires already running settle when their
+// handlers answer; the host hears no more events.
+func (r *Runtime) closePort(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	r.mu.Lock()
+	e := r.ports[c.Port]
+	delete(r.ports, c.Port)
+	r.mu.Unlock()
+	if e == nil {
+		return unknownPort(c.Port)
 	}
-	return nil, false
+	e.closed.Store(true)
+	e.port.Close()
+	return &wire.Reply{OK: true}
+}
+
+func (r *Runtime) portTools(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return value(e.port.ToolsJSON()) })
+}
+
+func (r *Runtime) portCall(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply {
+		if c.SettleWithinMs > 0 {
+			return value(serve.CallSettled(ctx, e.port, c.Name, c.Args, time.Duration(c.SettleWithinMs)*time.Millisecond).JSON())
+		}
+		return value(e.port.Call(ctx, c.Name, c.Args).JSON())
+	})
+}
+
+func (r *Runtime) portMCPCommand(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return r.portMCP(ctx, c, e) })
+}
+
+func (r *Runtime) portState(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return value(stateJSON(e.port.App())) })
+}
+
+func (r *Runtime) portNavigate(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply {
+		return done(e.port.App().Navigate(c.Page, principal(c.By)))
+	})
+}
+
+func (r *Runtime) portPatch(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply {
+		st, err := stateArg(c.State, "port.patch's state")
+		if err != nil {
+			return failure(CodeBadCommand, err.Error())
+		}
+		return done(e.port.App().Patch(st, principal(c.By)))
+	})
+}
+
+func (r *Runtime) portReport(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply {
+		input, err := optionalValue(c.Input, "port.report's input")
+		if err != nil {
+			return failure(CodeBadCommand, err.Error())
+		}
+		data, err := optionalValue(c.Data, "port.report's data")
+		if err != nil {
+			return failure(CodeBadCommand, err.Error())
+		}
+		id, err := e.port.App().Report(c.Action, input, data)
+		if err != nil {
+			return failure(CodeRefused, err.Error())
+		}
+		return value(append(strconv.AppendQuote([]byte(`{"transitionId":`), id), '}'))
+	})
+}
+
+func (r *Runtime) portApproveAsk(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().ApproveAsk(c.AskID, c.By)) })
+}
+
+func (r *Runtime) portDeclineAsk(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().DeclineAsk(c.AskID, c.By)) })
+}
+
+func (r *Runtime) portRevokeAsk(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().RevokeAsk(c.AskID, c.By)) })
+}
+
+func (r *Runtime) portAlwaysApprove(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply {
+		if c.ExpiresInMs < 0 {
+			return failure(CodeBadCommand, "agentwasm: alwaysApprove's expiresInMs must be 0 (no expiry) or more")
+		}
+		return done(e.port.App().AlwaysApprove(c.Action, c.By, time.Duration(c.ExpiresInMs)*time.Millisecond))
+	})
+}
+
+func (r *Runtime) portAsks(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return value(asksJSON(e.port.App().Asks())) })
+}
+
+func (r *Runtime) portTransition(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply {
+		t, found := e.port.App().Transition(c.ID)
+		if !found {
+			return failure(CodeRefused, "agentwasm: no transition "+strconv.Quote(c.ID)+" in this port's app session; transition ids come from the port's results (transitionId)")
+		}
+		return value(transitionJSON(t))
+	})
 }
 
 // CodeRefused answers a port command the app session refused (an unknown
@@ -150,7 +171,7 @@ func principal(by string) serve.Principal {
 	return serve.Principal(by)
 }
 
-func (r *Runtime) createPort(c *wire.Command, hooks Hooks) *wire.Reply {
+func (r *Runtime) createPort(_ context.Context, c *wire.Command, hooks Hooks) *wire.Reply {
 	if len(c.Graph) == 0 {
 		return failure(CodeBadOptions, "agentwasm: port.create needs a graph")
 	}

@@ -2,7 +2,8 @@
 
 // The session's callbacks on a JavaScript host: the loader hands the module
 // one function, call(hook, payloadJSON, signal), which runs the page's own
-// function for that hook (execute, auth, system, kit methods, transport) and
+// function for that hook (execute, auth, system, kit methods, transport, the
+// MCP client's methods, studioTools.approve, a port's action handlers) and
 // answers a JSON string, a Promise of one, or for "transport" an object whose
 // next() resolves to the next chunk of lines, or null at the end.
 

@@ -10,10 +10,10 @@
 //	callSync(command: string, hooks?: {fetch?, event?, call?}): string
 //
 // Both take a JSON command and answer a JSON reply (wasm/README.md).
-// callSync serves only the commands that never wait (version,
-// session.create, session.reset, session.messages, session.tools,
-// session.close, and the port's commands but port.call and port.mcp). Nothing here blocks inside a JavaScript
-// callback: call runs the command on a goroutine and settles its Promise.
+// callSync serves only the commands that never wait: the ops marked Sync in
+// wasm/command's table (command.Ops). Nothing here blocks inside a
+// JavaScript callback: call runs the command on a goroutine and settles its
+// Promise.
 package main
 
 import (
@@ -130,14 +130,6 @@ func run(cmd []byte, hooks command.Hooks, signal, resolve js.Value) {
 	reply = string(rt.Call(ctx, cmd, hooks))
 }
 
-// syncOps are the commands callSync serves: none of them waits.
-var syncOps = map[string]bool{"version": true, "session.create": true, "session.close": true,
-	"session.reset": true, "session.messages": true, "session.tools": true, "session.toolDiscovery": true,
-	"session.draft": true, "session.attachDraft": true,
-	"port.create": true, "port.tools": true, "port.state": true, "port.navigate": true, "port.patch": true,
-	"port.report": true, "port.asks": true, "port.approveAsk": true, "port.declineAsk": true,
-	"port.revokeAsk": true, "port.alwaysApprove": true, "port.transition": true, "port.close": true}
-
 func callSync(_ js.Value, args []js.Value) (result any) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -146,7 +138,13 @@ func callSync(_ js.Value, args []js.Value) (result any) {
 	}()
 	cmd := commandText(arg(args, 0))
 	var c wire.Command
-	if wire.Unmarshal(cmd, &c) == nil && !syncOps[c.Op] {
+	// Only the table's sync ops: the others wait, and a JavaScript callback
+	// must not block. Unknown ops and malformed commands go through to the
+	// command layer, which answers them at once.
+	if wire.Unmarshal(cmd, &c) != nil {
+		c.Op = ""
+	}
+	if op, known := command.LookupOp(c.Op); known && !op.Sync {
 		b, _ := wire.Marshal(&wire.Reply{Error: &wire.ErrorBody{Code: command.CodeBadCommand,
 			Message: "agentwasm: op " + strconv.Quote(c.Op) + " waits, so it must go through call(), not callSync()"}})
 		return string(b)

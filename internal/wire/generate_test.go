@@ -1,0 +1,133 @@
+//go:build !js && !wasip1
+
+package wire_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// generateBound is how long regenerating the codecs may take: go tool
+// easyjson builds the generator and a bootstrap program, which takes a few
+// seconds with a warm build cache and well under a minute with a cold one.
+const generateBound = 90 * time.Second
+
+// goCommand finds the go command that runs the tests (go test puts its
+// GOROOT/bin first in PATH), or skips the test when there is none.
+func goCommand(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err != nil {
+		t.Skip("no go command in PATH or in GOROOT/bin; this test runs internal/wire/generate.sh, which needs one")
+	}
+	return p
+}
+
+// copyFiles copies the named files of dir src into dir dst.
+func copyFiles(t *testing.T, src, dst string, names []string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dst, 0o755))
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dst, n), b, 0o644))
+	}
+}
+
+// sources lists a package directory's files that generate.sh reads or runs:
+// its Go files (no tests, no generated codecs) and its shell scripts.
+func sources(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasSuffix(n, "_test.go") || strings.HasSuffix(n, "_easyjson.go") {
+			continue
+		}
+		if strings.HasSuffix(n, ".go") || strings.HasSuffix(n, ".sh") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// codecs lists the generated *_easyjson.go files of dir.
+func codecs(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*_easyjson.go"))
+	require.NoError(t, err)
+	for i := range m {
+		m[i] = filepath.Base(m[i])
+	}
+	slices.Sort(m)
+	return m
+}
+
+// TestGeneratedCodecsAreCurrent runs generate.sh on a copy of this package
+// in a temporary module with this module's path (the generated function
+// names spell the package path), so the tree is never touched, and compares
+// the result byte for byte with the committed *_easyjson.go files.
+func TestGeneratedCodecsAreCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("regenerating the codecs builds the easyjson generator; skipped with -short")
+	}
+	goCmd := goCommand(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), generateBound)
+	defer cancel()
+	env := append(os.Environ(),
+		"PATH="+filepath.Dir(goCmd)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GOWORK=off", "GOFLAGS=-mod=readonly", "GOTOOLCHAIN=local", "GOOS=", "GOARCH=")
+
+	// The package and the packages of this module it imports: the bootstrap
+	// program easyjson builds compiles them all.
+	list := exec.CommandContext(ctx, goCmd, "list", "-deps", "-f", "{{.ImportPath}}", ".")
+	list.Env = env
+	deps, err := list.Output()
+	require.NoError(t, err, "go list -deps ./internal/wire failed")
+	tmp := t.TempDir()
+	copyFiles(t, root, tmp, []string{"go.mod", "go.sum"})
+	const module = "github.com/agentwasm/agentwasm/"
+	for _, pkg := range strings.Fields(string(deps)) {
+		if rel, ok := strings.CutPrefix(pkg, module); ok {
+			src := filepath.Join(root, filepath.FromSlash(rel))
+			copyFiles(t, src, filepath.Join(tmp, filepath.FromSlash(rel)), sources(t, src))
+		}
+	}
+
+	cmd := exec.CommandContext(ctx, "sh", "generate.sh")
+	cmd.Dir = filepath.Join(tmp, "internal", "wire")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, ctx.Err(), "generate.sh did not finish within %s", generateBound)
+	require.NoError(t, err, "generate.sh failed on a copy of the package:\n%s", out)
+
+	committed := codecs(t, ".")
+	fresh := codecs(t, cmd.Dir)
+	require.Equal(t, committed, fresh, "generate.sh writes a different set of codec files; run make generate and commit the result")
+	for _, name := range committed {
+		want, err := os.ReadFile(name)
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(cmd.Dir, name))
+		require.NoError(t, err)
+		assert.Equal(t, string(got), string(want),
+			"%s is not what generate.sh writes from the current types; run make generate and commit the result", name)
+	}
+}

@@ -1,0 +1,205 @@
+//go:build !js && !wasip1
+
+package command_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// goBound bounds one go list or go build run of these tests.
+const goBound = 3 * time.Minute
+
+// wasmBuilds are the module's two builds: GOOS and the main package.
+var wasmBuilds = []struct {
+	goos, pkg string
+	flags     []string
+}{
+	{"js", "./wasm/js", nil},
+	{"wasip1", "./wasm/wasip1", []string{"-buildmode=c-shared"}},
+}
+
+// fmtImporters are the packages allowed to import fmt in the wasm builds,
+// each with its reason. Code of ours never does (errors and messages go
+// through internal/errs and concatenation); encoding/json imports it, and
+// session, serve and wasm/command import encoding/json for the
+// json.RawMessage type of their Go API, which links no fmt code
+// (TestWasmBuildsLinkNoFmtCode checks the binaries).
+var fmtImporters = map[string]string{
+	"encoding/json": "imported for json.RawMessage by session, serve and wasm/command",
+}
+
+// goCmd finds the go command (go test puts its GOROOT/bin first in PATH),
+// or skips the test when there is none.
+func goCmd(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err != nil {
+		t.Skip("no go command in PATH or in GOROOT/bin; this test asks go list and go build about the wasm builds")
+	}
+	return p
+}
+
+// runGo runs the go command in the module root for GOOS=goos GOARCH=wasm.
+func runGo(t *testing.T, goos string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), goBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goCmd(t), args...)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=wasm", "GOFLAGS=", "GOWORK=off", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, ctx.Err(), "go %s did not finish within %s", strings.Join(args, " "), goBound)
+	require.NoError(t, err, "GOOS=%s GOARCH=wasm go %s failed:\n%s", goos, strings.Join(args, " "), stderr.String())
+	return out
+}
+
+// TestWasmBuildsImportNoNetHTTPOrFmt asks go list which packages each wasm
+// build depends on: net/http must not be among them (the easyjson root
+// package would bring it; internal/wire/generate.sh strips that import), and
+// fmt only through the importers fmtImporters allows.
+func TestWasmBuildsImportNoNetHTTPOrFmt(t *testing.T) {
+	for _, b := range wasmBuilds {
+		t.Run(b.goos, func(t *testing.T) {
+			out := runGo(t, b.goos, "list", "-deps", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, b.pkg)
+			importers := map[string][]string{} // package → the build's packages that import it
+			deps := map[string]bool{}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				pkg, imports, _ := strings.Cut(line, ": ")
+				deps[pkg] = true
+				for _, imp := range strings.Fields(imports) {
+					importers[imp] = append(importers[imp], pkg)
+				}
+			}
+			require.True(t, deps["github.com/agentwasm/agentwasm/wasm/command"], "go list -deps %s lists the command layer", b.pkg)
+			assert.False(t, deps["net/http"], "the %s build imports net/http, through %v; find the importer with go list -deps -f '{{.ImportPath}}: {{join .Imports \" \"}}'",
+				b.goos, importers["net/http"])
+			for _, imp := range importers["fmt"] {
+				_, ok := fmtImporters[imp]
+				assert.True(t, ok, "%s imports fmt in the %s build; code compiled into the module uses internal/errs and concatenation instead", imp, b.goos)
+			}
+		})
+	}
+}
+
+// TestWasmBuildsLinkNoFmtCode builds both modules (with their symbol names)
+// and checks that no function of fmt or net/http is linked in: importing
+// encoding/json for a type must stay free.
+func TestWasmBuildsLinkNoFmtCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds both wasm modules; skipped with -short")
+	}
+	for _, b := range wasmBuilds {
+		t.Run(b.goos, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "module.wasm")
+			abs, err := filepath.Abs(out)
+			require.NoError(t, err)
+			// -trimpath as make build: the compiled packages come from its cache.
+			runGo(t, b.goos, append(append([]string{"build", "-trimpath"}, b.flags...), "-o", abs, b.pkg)...)
+			bin, err := os.ReadFile(abs)
+			require.NoError(t, err)
+			names, err := wasmFunctionNames(bin)
+			require.NoError(t, err)
+			require.Contains(t, names, "runtime.main", "the name section of the %s module lists its functions", b.goos)
+			for _, prefix := range []string{"fmt.", "net/http."} {
+				var linked []string
+				for _, n := range names {
+					if strings.HasPrefix(n, prefix) {
+						linked = append(linked, n)
+					}
+				}
+				if len(linked) > 5 {
+					linked = append(linked[:5], "…")
+				}
+				assert.Empty(t, linked, "the %s module links functions of %s", b.goos, strings.TrimSuffix(prefix, "."))
+			}
+		})
+	}
+}
+
+// wasmFunctionNames reads the function names of a wasm binary's "name"
+// custom section (subsection 1).
+func wasmFunctionNames(bin []byte) ([]string, error) {
+	if len(bin) < 8 || string(bin[:4]) != "\x00asm" {
+		return nil, errors.New("not a wasm binary")
+	}
+	r := bytes.NewReader(bin[8:])
+	readBytes := func(r *bytes.Reader) ([]byte, error) {
+		n, err := binary.ReadUvarint(r)
+		if err != nil {
+			return nil, err
+		}
+		if n > uint64(r.Len()) {
+			return nil, errors.New("a length runs past the end")
+		}
+		b := make([]byte, n)
+		_, err = r.Read(b)
+		return b, err
+	}
+	for r.Len() > 0 {
+		id, err := r.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		payload, err := readBytes(r)
+		if err != nil {
+			return nil, err
+		}
+		if id != 0 {
+			continue
+		}
+		p := bytes.NewReader(payload)
+		name, err := readBytes(p)
+		if err != nil || string(name) != "name" {
+			continue
+		}
+		for p.Len() > 0 {
+			sub, err := p.ReadByte()
+			if err != nil {
+				return nil, err
+			}
+			content, err := readBytes(p)
+			if err != nil {
+				return nil, err
+			}
+			if sub != 1 {
+				continue
+			}
+			c := bytes.NewReader(content)
+			count, err := binary.ReadUvarint(c)
+			if err != nil {
+				return nil, err
+			}
+			names := make([]string, 0, count)
+			for range count {
+				if _, err := binary.ReadUvarint(c); err != nil {
+					return nil, err
+				}
+				n, err := readBytes(c)
+				if err != nil {
+					return nil, err
+				}
+				names = append(names, string(n))
+			}
+			return names, nil
+		}
+	}
+	return nil, errors.New("the binary has no function names (was it built with -ldflags=-s?)")
+}
