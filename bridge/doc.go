@@ -15,6 +15,7 @@
 //     into either wasm build.
 //
 // The package also holds the server-sent events reader ([SSEReader]) that the
-// chat stream and the MCP client share. It imports nothing but the standard
-// library.
+// chat stream and the MCP client share. Natively and in the js build it
+// imports nothing but the standard library; the wasip1 build also imports
+// internal/wire, for the JSON heads of its host calls.
 package bridge

@@ -1,5 +1,6 @@
-// Error wrapping without fmt: bridge imports nothing of ours, and fmt costs
-// the wasm builds about 400 KB, so its messages are built by concatenation.
+// Error wrapping without fmt: bridge sits below internal/errs (it imports
+// only internal/wire, and that only in the wasip1 build), and fmt costs the
+// wasm builds about 400 KB, so its messages are built by concatenation.
 
 package bridge
 

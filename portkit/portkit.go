@@ -7,8 +7,9 @@
 // (approveAsk, declineAsk, revokeAsk, alwaysApprove) are not tools: the
 // approval cards stay with the page, and the model never approves.
 //
-// portkit is the only package that imports both session and serve; neither
-// of them knows the other.
+// portkit is the library's join of session and serve (the module's command
+// layer and cmd/agentwasm, which sit on top, import both too); neither of
+// them knows the other.
 package portkit
 
 import (

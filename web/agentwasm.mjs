@@ -200,7 +200,7 @@ export class Runtime {
       throw agentError('bad_options', 'agentwasm: createSession takes an options object', TypeError);
     }
     const json = sessionOptionsJSON(options, this);
-    const session = new Session(this, options.onEvent);
+    const session = new Session(this, options.onEvent, options.toolListChangedWatch?.onStatus);
     const hooks = { event: (id, text) => session.dispatch(text), call: callbacks(options) };
     if (options.fetchImpl) hooks.fetch = options.fetchImpl;
     const reply = this.callSync({ op: 'session.create', options: json }, hooks);
@@ -487,12 +487,14 @@ export class Session {
   #runtime;
   #id = 0;
   #onEvent;
+  #onWatchStatus;
   #closed = false;
 
   /** @internal */
-  constructor(runtime, onEvent) {
+  constructor(runtime, onEvent, onWatchStatus) {
     this.#runtime = runtime;
     this.#onEvent = onEvent;
+    this.#onWatchStatus = onWatchStatus;
   }
 
   /** @internal */
@@ -502,13 +504,24 @@ export class Session {
 
   /** @internal Hands one event to the observer; nothing it does can break the turn. */
   dispatch(text) {
-    if (!this.#onEvent) return;
+    if (!this.#onEvent && !this.#onWatchStatus) return;
+    let event;
     try {
-      const result = this.#onEvent(JSON.parse(text));
-      if (result && typeof result.then === 'function') result.then(undefined, () => {});
+      event = JSON.parse(text);
     } catch {
-      // An observer that throws changes nothing in the turn.
+      return;
     }
+    // Observers that throw or reject change nothing in the turn.
+    const observe = (fn, ...args) => {
+      try {
+        const result = fn(...args);
+        if (result && typeof result.then === 'function') result.then(undefined, () => {});
+      } catch {
+        // ignored
+      }
+    };
+    if (this.#onWatchStatus && event.type === 'toolWatch') observe(this.#onWatchStatus, event.status, event.detail);
+    if (this.#onEvent) observe(this.#onEvent, event);
   }
 
   /** The session's id inside the module. */

@@ -1,3 +1,5 @@
+//go:build !js && !wasip1
+
 // Package demomcp is the MCP server of `agentwasm dev`: a small catalog of
 // classified honua_studio_* composition tools over drafts with generations,
 // served by serve's MCP dispatcher in both eras, with list-changed

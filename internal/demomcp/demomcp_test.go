@@ -1,3 +1,5 @@
+//go:build !js && !wasip1
+
 // Tests of the demo catalog's tools: drafts and their generations, the
 // collaborator's edit that makes the first edit conflict, refusals with
 // {code, message}, and the catalog growing (and telling listeners) when the

@@ -138,8 +138,9 @@ type ToolPolicy struct {
 	Approve   bool     `json:"approve,omitempty"`
 }
 
-// WatchOptions is the toolListChangedWatch option; OnStatus says the host
-// wants toolWatch events (they are always sent as events).
+// WatchOptions is the toolListChangedWatch option's backoff and budget (a
+// host's status observer stays with the host: the module always sends
+// toolWatch events).
 //
 //easyjson:json
 //agentwasm:decode-only
