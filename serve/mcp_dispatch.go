@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -707,7 +708,7 @@ func decodeMessage(raw []byte) (rpcMessage, *MCPError) {
 		if p[0] != '{' {
 			return m, &MCPError{Code: MCPInvalidParams, Message: "invalid params: params must be an object"}
 		}
-		if k, dup := duplicateKey(p); dup {
+		if k, dup, _ := jsonr.DuplicateKey(p); dup {
 			// Header checks read one copy, a tool may read the other.
 			return m, &MCPError{Code: MCPInvalidParams, Message: "invalid params: the member " + quote(k) + " appears twice in one object; send each member once"}
 		}
@@ -722,78 +723,6 @@ func duplicateMember(fields []wire.Field) (string, bool) {
 		for j := 0; j < i; j++ {
 			if fields[i].Key == fields[j].Key {
 				return fields[i].Key, true
-			}
-		}
-	}
-	return "", false
-}
-
-// duplicateKey returns a member name that occurs twice in one object
-// anywhere in data, a JSON text already known to be valid. RFC 8259 leaves
-// duplicates to the reader: the dispatcher reads the first copy, ParseValue
-// the last, so a message with duplicates is refused rather than read two
-// ways.
-func duplicateKey(data []byte) (string, bool) {
-	type frame struct {
-		object bool
-		key    bool // the next string is a member name
-		keys   []string
-		set    map[string]struct{}
-	}
-	var stack []frame
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '{':
-			stack = append(stack, frame{object: true, key: true})
-		case '[':
-			stack = append(stack, frame{})
-		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		case ',':
-			if n := len(stack); n > 0 && stack[n-1].object {
-				stack[n-1].key = true
-			}
-		case '"':
-			j, escaped := i+1, false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					j++
-					escaped = true
-				}
-			}
-			n := len(stack)
-			if n == 0 || !stack[n-1].object || !stack[n-1].key || j >= len(data) {
-				i = j
-				continue
-			}
-			f := &stack[n-1]
-			f.key = false
-			k := string(data[i+1 : j])
-			if escaped {
-				k, _ = wire.DecodeString(data[i : j+1])
-			}
-			i = j
-			if f.set != nil {
-				if _, dup := f.set[k]; dup {
-					return k, true
-				}
-				f.set[k] = struct{}{}
-				continue
-			}
-			for _, s := range f.keys {
-				if s == k {
-					return k, true
-				}
-			}
-			f.keys = append(f.keys, k)
-			if len(f.keys) > 16 {
-				f.set = make(map[string]struct{}, 2*len(f.keys))
-				for _, s := range f.keys {
-					f.set[s] = struct{}{}
-				}
-				f.keys = nil
 			}
 		}
 	}

@@ -41,12 +41,33 @@ func Value(data []byte) (any, error) {
 	return v, nil
 }
 
+// DuplicateKey reports the first member name that occurs twice in one
+// object anywhere in data, which must be one JSON value (else the *Error
+// says why it is not). RFC 8259 leaves duplicates to the reader, and readers
+// differ (Value keeps the last copy, a field lookup the first), so a reader
+// that must not be read two ways refuses what this finds.
+func DuplicateKey(data []byte) (key string, found bool, err error) {
+	l := Lexer{Data: data}
+	w := walker{l: &l, max: MaxValueDepth, dups: true}
+	w.value(0, 0)
+	switch {
+	case w.hasDup:
+		return w.dup, true, nil
+	case l.err != nil:
+		return "", false, l.err
+	}
+	return "", false, nil
+}
+
 // walker reads one value with the lexer's scanners, recording the first
 // error in l.
 type walker struct {
-	l     *Lexer
-	max   int  // how deeply arrays and objects may nest
-	build bool // build the value, or only check it
+	l      *Lexer
+	max    int    // how deeply arrays and objects may nest
+	build  bool   // build the value, or only check it
+	dups   bool   // stop at the first duplicate member name, kept in dup
+	hasDup bool   // a duplicate was found
+	dup    string // the duplicate found
 }
 
 // value reads the value at i or after white space, and returns the offset
@@ -105,6 +126,10 @@ func (w *walker) object(i, depth int) (int, any) {
 	if w.build {
 		m = map[string]any{}
 	}
+	var seen *keySet // only when looking for duplicates: Raw and SkipRecursive allocate nothing
+	if w.dups {
+		seen = &keySet{}
+	}
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		return i + 1, m
@@ -119,8 +144,13 @@ func (w *walker) object(i, depth int) (int, any) {
 			return -1, nil
 		}
 		var key string
-		if w.build {
+		if w.build || w.dups {
 			key = l.text(d[i+1 : end-1])
+		}
+		if w.dups && seen.add(key) {
+			w.hasDup, w.dup = true, key
+			l.fail(i, "duplicate member name "+strconv.Quote(key))
+			return -1, nil
 		}
 		i = skipSpace(d, end)
 		if i >= len(d) || d[i] != ':' {
@@ -183,4 +213,35 @@ func (w *walker) array(i, depth int) (int, any) {
 			return -1, nil
 		}
 	}
+}
+
+// keySet holds an object's member names: a list while it is short, a map
+// beyond that. add reports whether the name was there already.
+type keySet struct {
+	list []string
+	set  map[string]struct{}
+}
+
+func (k *keySet) add(name string) bool {
+	if k.set != nil {
+		if _, ok := k.set[name]; ok {
+			return true
+		}
+		k.set[name] = struct{}{}
+		return false
+	}
+	for _, s := range k.list {
+		if s == name {
+			return true
+		}
+	}
+	k.list = append(k.list, name)
+	if len(k.list) > 16 {
+		k.set = make(map[string]struct{}, 2*len(k.list))
+		for _, s := range k.list {
+			k.set[s] = struct{}{}
+		}
+		k.list = nil
+	}
+	return false
 }

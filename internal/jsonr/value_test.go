@@ -108,3 +108,32 @@ func TestSkipAgreesWithValue(t *testing.T) {
 		assert.Equal(t, want, l.Error(), in)
 	}
 }
+
+func TestDuplicateKey(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		key      string
+		found    bool
+		bad      bool
+	}{
+		{"none", `{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}`, "", false, false},
+		{"top level", `{"a":1,"a":2}`, "a", true, false},
+		{"nested", `{"x":{"k":1,"y":2,"k":3}}`, "k", true, false},
+		{"in an array", `[{"q":1},{"q":2,"q":3}]`, "q", true, false},
+		{"escaped the same", `{"\u0061":1,"a":2}`, "a", true, false},
+		{"many members, then a repeat", `{"m0":0,"m1":0,"m2":0,"m3":0,"m4":0,"m5":0,"m6":0,"m7":0,"m8":0,"m9":0,"m10":0,"m11":0,"m12":0,"m13":0,"m14":0,"m15":0,"m16":0,"m17":0,"m3":1}`, "m3", true, false},
+		{"a string is not a key", `{"a":"a","b":"a"}`, "", false, false},
+		{"not JSON", `{"a":1,`, "", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			key, found, err := jsonr.DuplicateKey([]byte(c.in))
+			if c.bad {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.found, found)
+			assert.Equal(t, c.key, key)
+		})
+	}
+}
