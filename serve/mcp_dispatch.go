@@ -158,7 +158,7 @@ type MCPDispatcher struct {
 	opts MCPDispatcherOptions
 	caps []byte
 	info []byte // {"name":…,"version":…}
-	list atomic.Pointer[toolList]
+	list atomic.Value // *toolList; atomic.Pointer[toolList] would name the struct's whole shape in the module
 
 	readMu sync.Mutex // serializes ToolsChanged's reads
 
@@ -271,6 +271,11 @@ func (d *MCPDispatcher) readTools() {
 	l.session = buildObject("tools", l.tools)
 	l.stateless = d.decorate(mcp.MethodToolsList, l.session)
 	d.list.Store(l)
+}
+
+// tools returns the tool list as last read.
+func (d *MCPDispatcher) tools() *toolList {
+	return d.list.Load().(*toolList)
 }
 
 // listedToolNames reads the names of a tool array, and the first
@@ -735,9 +740,9 @@ func (d *MCPDispatcher) route(ctx context.Context, req MCPRequest, msg rpcMessag
 	switch msg.method {
 	case mcp.MethodToolsList:
 		if stateless {
-			return d.list.Load().stateless, nil
+			return d.tools().stateless, nil
 		}
-		return d.list.Load().session, nil
+		return d.tools().session, nil
 	case mcp.MethodToolsCall:
 		res, e := d.callTool(ctx, req.Notify, msg, version, cc, stateless)
 		if e != nil {
@@ -806,7 +811,7 @@ func (d *MCPDispatcher) callTool(ctx context.Context, notify func([]byte), msg r
 		return nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: tools/call needs a string name"}
 	}
 	name, _ := wire.DecodeString(nraw)
-	if l := d.list.Load(); !hasName(l.names, name) {
+	if l := d.tools(); !hasName(l.names, name) {
 		return nil, &MCPError{Code: MCPInvalidParams,
 			Message: "invalid params: unknown tool " + quote(name) + "; call one of the tools tools/list returns (error.data.validTools lists the first " + strconv.Itoa(maxValidToolNames) + ")",
 			Data:    buildObject("tool", wire.EncodeString(name), "validTools", l.valid, "validToolCount", []byte(strconv.Itoa(len(l.names))))}

@@ -184,7 +184,7 @@ func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MC
 	if msg.method != mcp.MethodToolsCall {
 		return nil
 	}
-	rules := d.list.Load().headers[name]
+	rules := d.tools().headers[name]
 	if len(rules) == 0 {
 		return nil
 	}

@@ -6,7 +6,6 @@ package jsonschema
 
 import (
 	"encoding/json"
-	"reflect"
 
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/jsonw"
@@ -148,7 +147,7 @@ func (m Model) Kind(v any) string {
 	case kindObject:
 		return "an object"
 	}
-	return "a " + reflect.TypeOf(v).String()
+	return "a value that is not JSON"
 }
 
 // Append appends v as compact JSON (jsonw.AppendValue, with m's View).
