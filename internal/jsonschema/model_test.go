@@ -43,12 +43,12 @@ func TestModelKinds(t *testing.T) {
 		{"array", plain, []any{1.0}, "an array", 0, false, true, false, tArray},
 		{"strings", plain, []string{"a"}, "an array", 0, false, true, false, tArray},
 		{"object", plain, map[string]any{}, "an object", 0, false, false, true, tObject},
-		{"unknown", plain, struct{}{}, "a struct {}", 0, false, false, false, 0},
-		{"string map", plain, map[string]string{}, "a map[string]string", 0, false, false, false, 0},
-		{"raw message", plain, json.RawMessage(`{}`), "a json.RawMessage", 0, false, false, false, 0},
-		{"not viewed", plain, record{}, "a jsonschema.record", 0, false, false, false, 0},
+		{"unknown", plain, struct{}{}, "a value that is not JSON", 0, false, false, false, 0},
+		{"string map", plain, map[string]string{}, "a value that is not JSON", 0, false, false, false, 0},
+		{"raw message", plain, json.RawMessage(`{}`), "a value that is not JSON", 0, false, false, false, 0},
+		{"not viewed", plain, record{}, "a value that is not JSON", 0, false, false, false, 0},
 		{"viewed", viewing, record{"a": 1.0}, "an object", 0, false, false, true, tObject},
-		{"view knows nothing", viewing, struct{}{}, "a struct {}", 0, false, false, false, 0},
+		{"view knows nothing", viewing, struct{}{}, "a value that is not JSON", 0, false, false, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
