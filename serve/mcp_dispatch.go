@@ -157,7 +157,7 @@ type MCPDispatcher struct {
 	ts   ToolServer
 	opts MCPDispatcherOptions
 	caps []byte
-	info []byte // {"name":…,"version":…}
+	info []byte       // {"name":…,"version":…}
 	list atomic.Value // *toolList; atomic.Pointer[toolList] would name the struct's whole shape in the module
 
 	readMu sync.Mutex // serializes ToolsChanged's reads
