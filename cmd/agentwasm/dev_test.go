@@ -202,6 +202,14 @@ func TestDevListChangedReachesASession(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 
+			// Discover and let the watch subscribe first, as the demo page does
+			// at load: a change made before the subscription is not announced.
+			// (The server registers a listener before it answers, so "open"
+			// means the change will be heard.)
+			_, err = s.RefreshTools(ctx)
+			require.NoError(t, err)
+			require.Eventually(t, func() bool { return s.ToolWatchStatus() == session.WatchOpen }, 20*time.Second, 5*time.Millisecond)
+
 			turn := s.Chat(ctx, "add a schools layer", session.ChatOptions{})
 			require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
 			first := <-reports

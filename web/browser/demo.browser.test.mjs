@@ -98,6 +98,8 @@ test('a request streams text and runs the page tool', { skip }, async () => {
 });
 
 test('MCP composition tools edit a draft; the conflict is reloaded and retried', { skip }, async () => {
+  // The catalog watch is subscribed before the first draft exists, so it hears the change.
+  await page.waitForFunction(() => document.getElementById('watch')?.textContent === 'Catalog watch: open');
   const turn = await ask('Add a schools layer');
   assert.equal(turn.status, 'completed', turn.errorMessage);
   assert.deepEqual(turn.toolCalls.map((c) => [c.toolName, c.plane, c.ok]),
