@@ -2,7 +2,7 @@
 #   make run          build what is needed and start `agentwasm dev` (the demo page, a scripted
 #                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
 #   make build        dist/: the js module, the wasip1 module, wasm_exec.js, the loader and its types
-#   make test         vet, go test ./..., node --test web/test, tsc on the types, the browser test
+#   make test         vet, go test -race ./..., node --test web/test, tsc on the types, the browser tests
 #   make size         raw, gzip and brotli bytes of both modules
 #   make package      dist/package/: the npm package (npm pack works there, offline)
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
@@ -93,8 +93,9 @@ vet:
 			echo "the $$t build imports net/http; find the importer with go list -deps"; exit 1; fi; \
 	done
 
+# The native suite runs with the race detector (it needs cgo: gcc and libc6-dev).
 gotest: dist/agentwasm-wasip1.wasm
-	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -count=1 ./...
+	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -race -count=1 ./...
 
 nodetest: build
 	$(NODE) --test web/test
