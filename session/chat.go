@@ -1,5 +1,5 @@
-// The chat loop: one Chat, step by step (shared/spec/session.md, "One
-// chat(text), step by step").
+// The chat loop: one Chat, step by step (docs/PROTOCOL.md writes down the
+// wire side of each step).
 
 package session
 

@@ -10,5 +10,6 @@
 // network goes through a bridge.Fetcher, so the same code runs natively, in
 // the browser (GOOS=js) and under a WebAssembly host (GOOS=wasip1).
 //
-// The behaviour is written out in the project's spec (shared/spec/session.md).
+// The wire contract with the Studio AI proxy is written out in
+// docs/PROTOCOL.md.
 package session
