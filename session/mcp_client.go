@@ -220,9 +220,7 @@ func (c *HTTPMCPClient) Era() MCPEra {
 // until it is absent or empty, and returns every tool in server order. A
 // repeated cursor, or more than MaxPages pages, fails the walk with an
 // *MCPProtocolError of code RPCInternalError; no partial catalog is
-// returned. Each page is read with ReadMCPToolList: a tool nested too
-// deeply or otherwise unreadable is handed on for discovery to refuse, and
-// never fails the page.
+// returned.
 func (c *HTTPMCPClient) ListTools(ctx context.Context) (tools []MCPTool, err error) {
 	tools, _, err = c.ListToolPages(ctx)
 	return tools, err
@@ -241,23 +239,33 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 		if err != nil {
 			return nil, 0, err
 		}
-		listed, next, err := ReadMCPToolList(raw)
-		if err != nil {
+		var r wire.MCPListToolsResult
+		if err := wire.Unmarshal(raw, &r); err != nil {
 			return nil, 0, &MCPTransportError{Method: mcp.MethodToolsList, Msg: "malformed result", Err: err}
 		}
-		tools = append(tools, listed...)
+		for _, t := range r.Tools {
+			tools = append(tools, MCPTool{
+				Name:         t.Name,
+				Title:        t.Title,
+				Description:  t.Description,
+				InputSchema:  json.RawMessage(t.InputSchema),
+				OutputSchema: json.RawMessage(t.OutputSchema),
+				Annotations:  json.RawMessage(t.Annotations),
+				Meta:         json.RawMessage(t.Meta),
+			})
+		}
 		switch {
-		case next == "":
+		case r.NextCursor == "":
 			return c.checkParamHeaders(tools), page, nil
-		case seen[next] || next == cursor:
+		case seen[r.NextCursor] || r.NextCursor == cursor:
 			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
-				Message: "the server repeated the cursor " + strconv.Quote(next) + " on page " + strconv.Itoa(page)}
+				Message: "the server repeated the cursor " + strconv.Quote(r.NextCursor) + " on page " + strconv.Itoa(page)}
 		case page >= c.cfg.MaxPages:
 			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
 				Message: "the catalog has more than " + strconv.Itoa(c.cfg.MaxPages) + " pages"}
 		}
-		seen[next] = true
-		cursor = next
+		seen[r.NextCursor] = true
+		cursor = r.NextCursor
 	}
 }
 

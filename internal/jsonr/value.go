@@ -115,7 +115,8 @@ func (w *walker) value(i, depth int) (int, any) {
 		}
 		return end, f
 	}
-	return l.unexpected(i, "a value"), nil
+	l.fail(i, "unexpected "+describe(d, i)+", want a value")
+	return -1, nil
 }
 
 // object reads the object whose '{' is at i.
@@ -135,7 +136,8 @@ func (w *walker) object(i, depth int) (int, any) {
 	}
 	for {
 		if i >= len(d) || d[i] != '"' {
-			return l.unexpected(i, "an object key"), nil
+			l.fail(i, "unexpected "+describe(d, i)+", want an object key")
+			return -1, nil
 		}
 		end := l.scanString(i)
 		if end < 0 {
@@ -152,7 +154,8 @@ func (w *walker) object(i, depth int) (int, any) {
 		}
 		i = skipSpace(d, end)
 		if i >= len(d) || d[i] != ':' {
-			return l.unexpected(i, "':' after an object key"), nil
+			l.fail(i, "unexpected "+describe(d, i)+", want ':' after an object key")
+			return -1, nil
 		}
 		var v any
 		if i, v = w.value(i+1, depth); i < 0 {
@@ -171,7 +174,8 @@ func (w *walker) object(i, depth int) (int, any) {
 		case '}':
 			return i + 1, m
 		default:
-			return l.unexpected(i, "',' or '}' in an object"), nil
+			l.fail(i, "unexpected "+describe(d, i)+", want ',' or '}' in an object")
+			return -1, nil
 		}
 	}
 }
@@ -205,7 +209,8 @@ func (w *walker) array(i, depth int) (int, any) {
 		case ']':
 			return i + 1, a
 		default:
-			return l.unexpected(i, "',' or ']' in an array"), nil
+			l.fail(i, "unexpected "+describe(d, i)+", want ',' or ']' in an array")
+			return -1, nil
 		}
 	}
 }
