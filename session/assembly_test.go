@@ -32,6 +32,12 @@ func text(s string) session.StreamEvent {
 	return session.StreamEvent{Type: session.EventTextDelta, Text: s}
 }
 
+// completeAnswer is a complete scripted answer: events, then message_stop (an
+// answer without it is truncated).
+func completeAnswer(events ...session.StreamEvent) []session.StreamEvent {
+	return append(append([]session.StreamEvent(nil), events...), session.StreamEvent{Type: session.EventMessageStop, StopReason: "toolCall"})
+}
+
 // TestRoundAssembly feeds one scripted round of events and checks the calls
 // that went into history (in the assistant message) and to the executor.
 func TestRoundAssembly(t *testing.T) {
@@ -141,7 +147,7 @@ func TestRoundAssembly(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			exec := &recordingExec{}
-			tr := session.NewScriptedTransport(tc.events, session.TextRound("end"))
+			tr := session.NewScriptedTransport(completeAnswer(tc.events...), session.TextRound("end"))
 			s := newScripted(t, tr, func(o *session.Options) {
 				o.Tools = []session.ToolDefinition{tool("a"), tool("b"), tool("first"), tool("second"), tool("renamed")}
 				o.Execute = exec
@@ -171,7 +177,7 @@ func TestRoundAssembly(t *testing.T) {
 // TestGeneratedIDsAreUniqueAcrossRounds: a call without an id gets a fresh
 // tool-<n> in every round, so each tool message answers one call.
 func TestGeneratedIDsAreUniqueAcrossRounds(t *testing.T) {
-	idless := []session.StreamEvent{start("", "a"), stop("")}
+	idless := completeAnswer(start("", "a"), stop(""))
 	tr := session.NewScriptedTransport(idless, idless, session.TextRound("end"))
 	s := newScripted(t, tr, func(o *session.Options) { o.Tools = []session.ToolDefinition{tool("a")}; o.Execute = &recordingExec{} })
 	turn := chat(t, context.Background(), s, "go")

@@ -86,10 +86,20 @@ func (s *Session) readCapabilities(ctx context.Context) (c Capabilities, err err
 		return src.Capabilities(ctx)
 	}
 	url := s.opts.BaseURL + "/v1/studio/ai/capabilities"
-	resp, err := s.send(ctx, "GET", url, nil, "application/json")
+	// The bound runs from the request to the end of the body.
+	gctx, g := newStreamGuard(ctx, s.opts.Clock, s.opts.CapabilitiesTimeout, 0)
+	defer func() {
+		if err != nil && ctx.Err() == nil && g.timedOut() != notFired {
+			err = errs.New("the capabilities request did not complete within ",
+				strconv.FormatInt(s.opts.CapabilitiesTimeout.Milliseconds(), 10), "ms; the turn goes on without the refusal check")
+		}
+		g.release()
+	}()
+	resp, err := s.send(gctx, "GET", url, nil, "application/json", g)
 	if err != nil {
 		return Capabilities{}, err
 	}
+	resp.Body = g.watch(resp.Body, false)
 	defer resp.Body.Close()
 	if absentStatus(resp.Status) {
 		return Capabilities{}, &EndpointAbsentError{Endpoint: "capabilities", URL: url, Status: resp.Status}

@@ -288,9 +288,10 @@ func TestCapabilitiesWithABrokenFetcher(t *testing.T) {
 		status session.Status // of the chat that follows
 	}{
 		{"nil response", func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) { return nil, nil }, session.StatusError},
+		// A body-less 200 is an answer without message_stop: truncated.
 		{"nil body", func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
 			return &bridge.Response{Status: 200}, nil
-		}, session.StatusCompleted},
+		}, session.StatusError},
 		{"panic", func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) { panic("fetcher bug") }, session.StatusError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

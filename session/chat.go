@@ -38,9 +38,7 @@ func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Tu
 	t := &turnState{s: s}
 	t.run(ctx, text, co)
 	t.turn.Text = t.text.String()
-	s.mu.Lock()
-	t.turn.ErrorMessage = s.secrets.scrub(t.turn.ErrorMessage)
-	s.mu.Unlock()
+	s.secrets.turn(&t.turn)
 	return t.turn
 }
 
@@ -48,7 +46,13 @@ func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Tu
 type turnState struct {
 	s    *Session
 	turn Turn
-	text strings.Builder
+	text strings.Builder // the text of every round
+	// bytes is what the turn took in so far, against MaxTurnTextBytes.
+	bytes int
+	// inRun: the last recorded event is a textDelta whose text is
+	// text.String()[runStart:], and the next delta extends it.
+	inRun    bool
+	runStart int
 }
 
 // outcome is how a step ended a turn; nil means go on.
@@ -137,7 +141,7 @@ func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
 				t.end(cancelledOutcome)
 				return
 			}
-			rec := t.dispatch(ctx, call, runtime, cat)
+			rec := s.secrets.record(t.dispatch(ctx, call, runtime, cat))
 			t.turn.ToolCalls = append(t.turn.ToolCalls, rec)
 			observed := rec // the observer gets its own copy: what it does to it changes nothing
 			s.emit(Event{Type: EventTypeToolResult, Result: &observed})
@@ -163,9 +167,11 @@ func (t *turnState) answerUnrun(calls []ToolCall) {
 	}
 }
 
-// streamRound sends one request and reads its answer to the end.
+// streamRound sends one request and reads its answer to the end. The answer
+// must end with message_stop (or an error event): a stream that ends before
+// is truncated, and ends the turn.
 func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, *outcome) {
-	stream, err := t.s.openStream(ctx, req)
+	stream, err := t.s.openStream(ctx, t.s.secrets.request(req))
 	if err != nil {
 		return nil, t.transportFailure(ctx, err)
 	}
@@ -176,24 +182,33 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 	defer closeOnce()
 	defer context.AfterFunc(ctx, closeOnce)()
 	r := newRound(t.s)
+	t.inRun = false
+	stopped := false // the answer's message_stop arrived
 	for {
 		ev, err := nextEvent(stream)
-		if errors.Is(err, io.EOF) {
-			if ctx.Err() != nil {
+		if err != nil {
+			var te *errTransport
+			switch {
+			case ctx.Err() != nil:
 				// A stream that ends at the abort is cut short, not complete.
 				return nil, cancelledOutcome
+			case stopped && (errors.Is(err, io.EOF) || errors.As(err, &te) && te.code == ErrorCodeStreamTimeout):
+				// The answer is complete; a proxy that keeps the stream
+				// open after message_stop ends it by going silent.
+				return r, nil
+			case errors.Is(err, io.EOF):
+				return nil, truncatedOutcome
 			}
-			return r, nil
-		}
-		if err != nil {
 			return nil, t.transportFailure(ctx, err)
+		}
+		if o := t.admit(ev); o != nil {
+			return nil, o
 		}
 		t.record(ev)
 		r.add(ev)
 		switch ev.Type {
-		case EventTextDelta:
-			t.text.WriteString(ev.Text)
 		case EventMessageStop:
+			stopped = true
 			t.turn.StopReason = ev.StopReason
 		case EventError:
 			msg := ev.ErrorMessage
@@ -209,13 +224,13 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 func (s *Session) openStream(ctx context.Context, req *ChatRequest) (st EventStream, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			st, err = nil, &errTransport{"The chat transport panicked: " + errs.Text(p)}
+			st, err = nil, &errTransport{msg: "The chat transport panicked: " + errs.Text(p)}
 		}
 	}()
 	if s.opts.Transport != nil {
 		st, err = s.opts.Transport.Stream(ctx, req)
 		if err == nil && st == nil {
-			err = &errTransport{"The chat transport returned no stream and no error."}
+			err = &errTransport{msg: "The chat transport returned no stream and no error."}
 		}
 		return st, err
 	}
@@ -226,7 +241,7 @@ func (s *Session) openStream(ctx context.Context, req *ChatRequest) (st EventStr
 func nextEvent(st EventStream) (ev StreamEvent, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &errTransport{"The chat stream panicked: " + errs.Text(p)}
+			err = &errTransport{msg: "The chat stream panicked: " + errs.Text(p)}
 		}
 	}()
 	return st.Next()
@@ -242,24 +257,38 @@ func closeStream(st EventStream) {
 func (t *turnState) transportFailure(ctx context.Context, err error) *outcome {
 	var te *errTransport
 	switch {
-	case ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+	case ctx.Err() != nil:
 		return cancelledOutcome
-	case errors.As(err, &te):
-		return &outcome{status: StatusError, msg: te.msg}
+	case errors.As(err, &te): // a bound of the session is one, not a cancellation
+		return &outcome{status: StatusError, msg: te.msg, code: te.code}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return cancelledOutcome
 	default:
 		return &outcome{status: StatusError, msg: "The chat transport failed: " + err.Error()}
 	}
 }
 
-// record adds ev to the turn and hands it to the observer.
+// record adds ev to the turn and hands it to the observer. A text delta
+// that follows a text delta extends that event's text instead of adding
+// one: the record holds one textDelta per run, while the observer sees
+// every delta as it streams.
 func (t *turnState) record(ev StreamEvent) {
-	if ev.ErrorMessage != "" {
-		t.s.mu.Lock()
-		ev.ErrorMessage = t.s.secrets.scrub(ev.ErrorMessage)
-		t.s.mu.Unlock()
+	if ev.Type == EventTextDelta {
+		if !t.inRun {
+			t.inRun, t.runStart = true, t.text.Len()
+			t.turn.Events = append(t.turn.Events, ev)
+		}
+		t.text.WriteString(ev.Text)
+		// String does not copy: every event of a run shares the turn's text.
+		t.turn.Events[len(t.turn.Events)-1].Text = t.text.String()[t.runStart:]
+	} else {
+		t.inRun = false
+		t.turn.Events = append(t.turn.Events, ev)
 	}
-	t.turn.Events = append(t.turn.Events, ev)
-	t.s.emit(Event{Type: EventTypeChat, Chat: &ev})
+	if t.s.opts.OnEvent != nil {
+		observed := ev // the observer gets its own copy
+		t.s.emit(Event{Type: EventTypeChat, Chat: &observed})
+	}
 }
 
 // systemPrompt resolves the system prompt once for a turn.
@@ -281,7 +310,9 @@ func (s *Session) systemPrompt(ctx context.Context) (sys string, err error) {
 	return "", nil
 }
 
+// appendHistory adds m to the history, with every known token redacted.
 func (s *Session) appendHistory(m Message) {
+	m = s.secrets.message(m)
 	s.mu.Lock()
 	s.history = append(s.history, m)
 	s.mu.Unlock()

@@ -70,7 +70,10 @@ func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error)
 	}
 	select {
 	case <-p.done:
-		return p.report, p.err
+		if p.err != nil {
+			return p.report, s.scrubError(p.err)
+		}
+		return p.report, nil
 	case <-ctx.Done():
 		return ToolDiscoveryReport{}, ctx.Err()
 	}

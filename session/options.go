@@ -23,8 +23,12 @@ const DefaultMaxToolRounds = 8
 // Options configures a Session. The zero value is usable: it talks to
 // DefaultBaseURL with the host's default fetcher and no tools.
 type Options struct {
-	// Auth supplies the bearer token, read afresh for every request and
-	// never written into an event or error text. Nil sends no token.
+	// Auth supplies the bearer token, read afresh for every request. Every
+	// token it gives the session (to the chat and capabilities requests and
+	// to the default MCP client, refreshes included) is learned, and
+	// replaced by [redacted] in every text the session emits or forwards:
+	// events, errors, turns, dispatch records, discovery reports, the
+	// history and the requests to the model. Nil sends no token.
 	Auth TokenSource
 
 	// BaseURL is the base of the Studio API: chat at
@@ -79,12 +83,16 @@ type Options struct {
 	MCPClient MCPClient
 
 	// Clock is the time the session reads and waits on: the discovery
-	// bound, the watch's backoff and stable-stream check. Nil means the
-	// system clock. Tests inject one to run long bounds at once.
+	// bound, the stream and capabilities timeouts, the watch's backoff and
+	// stable-stream check. Nil means the system clock (in the js build its
+	// timers are the host's setTimeout, cleared when stopped, so that a
+	// finished turn does not hold a Node process open). Tests inject one to
+	// run long bounds at once.
 	Clock Clock
 
-	// OnEvent observes every streamed event and every dispatch, on the
-	// goroutine running Chat, in order. A panicking observer is recovered
+	// OnEvent observes every streamed event (each text delta apart, where
+	// Turn.Events records a run of them as one) and every dispatch, on the
+	// goroutine running Chat, in order, with every token of Auth redacted. A panicking observer is recovered
 	// and ignored: it never breaks, hangs or fails a turn.
 	OnEvent func(Event)
 
@@ -123,6 +131,39 @@ type Options struct {
 	// MaxFrameBytes bounds one server-sent event frame of the chat stream.
 	// Default bridge.DefaultMaxFrameBytes (4 MiB).
 	MaxFrameBytes int
+
+	// MaxTurnEvents bounds the events one Chat records in Turn.Events, where
+	// a run of contiguous text deltas is one event. Past it the turn ends
+	// with StatusError and ErrorCodeTurnTooLarge, keeping the text received
+	// so far. Default DefaultMaxTurnEvents (100,000).
+	MaxTurnEvents int
+
+	// MaxTurnTextBytes bounds the bytes one Chat takes in from the model:
+	// the strings of every streamed event (the answer's text, tool-call
+	// arguments, ids, names, messages), over all its rounds. Past it the
+	// turn ends as for MaxTurnEvents. Default DefaultMaxTurnTextBytes
+	// (8 MiB).
+	MaxTurnTextBytes int
+
+	// StreamFirstByteTimeout bounds the wait from sending a chat request
+	// (after its token was read) to the first byte of the answer's body;
+	// StreamIdleTimeout bounds the silence between bytes after that. Past
+	// either, the request is aborted and the turn ends with StatusError and
+	// ErrorCodeStreamTimeout, keeping the text received so far; an answer
+	// whose message_stop had arrived ends as if the stream had closed. Both
+	// are waited on Clock. Zero means DefaultStreamFirstByteTimeout and
+	// DefaultStreamIdleTimeout (120 s each); a negative value disables the
+	// bound. They bound the default SSE transport; a Transport bounds its
+	// own streams.
+	StreamFirstByteTimeout time.Duration
+	StreamIdleTimeout      time.Duration
+
+	// CapabilitiesTimeout bounds the capabilities request, from sending it
+	// (after its token was read) to the end of its body, on Clock. Past it
+	// the read fails (it is not cached: the next turn with tools asks
+	// again) and the turn goes on without a refusal check. Zero means
+	// DefaultCapabilitiesTimeout (30 s); a negative value disables it.
+	CapabilitiesTimeout time.Duration
 }
 
 // ToolChoice tells the model whether and which tools to call.
@@ -153,6 +194,12 @@ func (tc *ToolChoice) validate(where string) error {
 	return nil
 }
 
+// negative is the error of an option that must not be negative; zero says
+// what 0 means.
+func negative(name string, v int, zero string) error {
+	return errs.New("session: ", name, " is ", strconv.Itoa(v), "; give a positive number, or 0 ", zero)
+}
+
 // withDefaults checks o and returns a copy with defaults filled in.
 func (o Options) withDefaults() (Options, error) {
 	if o.BaseURL == "" {
@@ -163,20 +210,39 @@ func (o Options) withDefaults() (Options, error) {
 		o.Fetcher = bridge.DefaultFetcher()
 	}
 	if o.Clock == nil {
-		o.Clock = systemClock{}
+		o.Clock = defaultClock()
 	}
 	switch {
 	case o.MaxTokens < 0:
-		return o, errs.New("session: MaxTokens is ", strconv.Itoa(o.MaxTokens), "; give a positive number, or 0 to let the proxy choose")
+		return o, negative("MaxTokens", o.MaxTokens, "to let the proxy choose")
 	case o.MaxFrameBytes < 0:
-		return o, errs.New("session: MaxFrameBytes is ", strconv.Itoa(o.MaxFrameBytes), "; give a positive number, or 0 for the 4 MiB default")
+		return o, negative("MaxFrameBytes", o.MaxFrameBytes, "for the 4 MiB default")
+	case o.MaxTurnEvents < 0:
+		return o, negative("MaxTurnEvents", o.MaxTurnEvents, "for the default 100000")
+	case o.MaxTurnTextBytes < 0:
+		return o, negative("MaxTurnTextBytes", o.MaxTurnTextBytes, "for the 8 MiB default")
 	case o.MaxToolRounds < 0:
-		return o, errs.New("session: MaxToolRounds is ", strconv.Itoa(o.MaxToolRounds), "; give a positive number, or 0 for the default ", strconv.Itoa(DefaultMaxToolRounds))
+		return o, negative("MaxToolRounds", o.MaxToolRounds, "for the default 8")
 	case o.System != "" && o.SystemFunc != nil:
 		return o, errors.New("session: give System or SystemFunc, not both")
 	}
 	if o.MaxToolRounds == 0 {
 		o.MaxToolRounds = DefaultMaxToolRounds
+	}
+	if o.MaxTurnEvents == 0 {
+		o.MaxTurnEvents = DefaultMaxTurnEvents
+	}
+	if o.MaxTurnTextBytes == 0 {
+		o.MaxTurnTextBytes = DefaultMaxTurnTextBytes
+	}
+	if o.StreamFirstByteTimeout == 0 {
+		o.StreamFirstByteTimeout = DefaultStreamFirstByteTimeout
+	}
+	if o.StreamIdleTimeout == 0 {
+		o.StreamIdleTimeout = DefaultStreamIdleTimeout
+	}
+	if o.CapabilitiesTimeout == 0 {
+		o.CapabilitiesTimeout = DefaultCapabilitiesTimeout
 	}
 	// Copy what the caller could change under the session.
 	if o.ToolChoice != nil {

@@ -12,7 +12,9 @@ import (
 )
 
 // ScriptedTransport answers the n-th chat request with the n-th scripted
-// round of events; once the rounds run out, the last one repeats. It records
+// round of events; once the rounds run out, the last one repeats. A round
+// must end with EventMessageStop (TextRound and ToolCallRound do), or the
+// turn ends as truncated (see EventStream). It records
 // every request. It is also a CapabilitiesSource: Caps answers capabilities
 // reads (nil: "not scripted", which a turn takes as unreachable and goes on).
 type ScriptedTransport struct {

@@ -20,7 +20,7 @@ type Session struct {
 	mu      sync.Mutex // guards everything below
 	history []Message
 	caps    *Capabilities // cached after the first success
-	secrets secrets
+	secrets *secrets      // the scrubber: every token obtained; it locks itself
 	draft   *DraftBinding
 	callSeq int // numbers tool calls the stream sent without an id
 	disc    discovery
@@ -38,6 +38,12 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	sec := &secrets{}
+	if o.Auth != nil {
+		// Every token handed out, to the chat path and to the default MCP
+		// client alike, is learned by the scrubber before it is sent.
+		o.Auth = learningTokens{src: o.Auth, secrets: sec}
+	}
 	if o.MCPClient == nil && !o.DisableToolDiscovery {
 		// The default: discover on {BaseURL}/mcp with the HTTP MCP client,
 		// whose request streams resume after a drop.
@@ -51,7 +57,7 @@ func New(opts Options) (*Session, error) {
 		}
 		o.MCPClient = c
 	}
-	s := &Session{opts: o}
+	s := &Session{opts: o, secrets: sec}
 	if o.Draft != nil {
 		d := *o.Draft
 		s.draft = &d
@@ -65,8 +71,7 @@ func (s *Session) Messages() []Message {
 	defer s.mu.Unlock()
 	out := make([]Message, len(s.history))
 	for i, m := range s.history {
-		m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
-		out[i] = m
+		out[i] = s.secrets.message(m) // its own copy of the calls
 	}
 	return out
 }
@@ -123,13 +128,14 @@ func (s *Session) AttachDraft(d *DraftBinding) {
 	s.draft = &c
 }
 
-// emit hands ev to the observer, recovering from any panic in it.
+// emit hands ev to the observer, with every known token redacted,
+// recovering from any panic in it.
 func (s *Session) emit(ev Event) {
 	if s.opts.OnEvent == nil {
 		return
 	}
 	defer func() { _ = recover() }()
-	s.opts.OnEvent(ev)
+	s.opts.OnEvent(s.secrets.event(ev))
 }
 
 // runtimeTools merges the Kit's tools and Options.Tools, first name wins.

@@ -79,6 +79,20 @@ func eventTypes(evs []session.StreamEvent) []string {
 	return out
 }
 
+// coalesced folds each run of contiguous text deltas into one, as the turn
+// records them.
+func coalesced(evs []session.StreamEvent) []session.StreamEvent {
+	var out []session.StreamEvent
+	for _, e := range evs {
+		if n := len(out); n > 0 && e.Type == session.EventTextDelta && out[n-1].Type == session.EventTextDelta {
+			out[n-1].Text += e.Text
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 func roles(msgs []session.Message) []string {
 	out := []string{}
 	for _, m := range msgs {
@@ -89,7 +103,7 @@ func roles(msgs []session.Message) []string {
 
 func TestChatTurns(t *testing.T) {
 	text := fakeproxy.TextStream("Hel", "lo, ", "world")
-	textTypes := []string{"messageStart", "textDelta", "textDelta", "textDelta", "messageStop"}
+	textTypes := []string{"messageStart", "textDelta", "messageStop"} // the three deltas are one run
 	big := fakeproxy.Frame("text_delta", `{"text":"`+strings.Repeat("x", 2000)+`"}`)
 	start := fakeproxy.Frame("message_start", `{"model":"fake-model"}`)
 	hel := fakeproxy.Frame("text_delta", `{"text":"Hel"}`)
@@ -152,9 +166,12 @@ func TestChatTurns(t *testing.T) {
 			history: []string{"user: hi", "assistant: A"},
 		},
 		{
+			// The unfinished frame is dropped, and the answer, which never
+			// reached message_stop, is truncated: an error keeping the text.
 			name: "an unfinished last frame is dropped", reply: fakeproxy.Reply{Body: start + hel + "event: text_delta\ndata: {\"text\":\"lo\"}\n"},
-			status: session.StatusCompleted, text: "Hel", types: []string{"messageStart", "textDelta"},
-			history: []string{"user: hi", "assistant: Hel"},
+			status: session.StatusError, text: "Hel", types: []string{"messageStart", "textDelta"},
+			errorContains: "ended without a message_stop", errorCode: session.ErrorCodeStreamTruncated,
+			history: []string{"user: hi"},
 		},
 		{
 			name: "proxy answers 500", reply: fakeproxy.Reply{Status: 500, Body: "upstream exploded"},
@@ -260,7 +277,7 @@ func TestChatTurns(t *testing.T) {
 			if tc.lastEvent != nil && assert.NotEmpty(t, turn.Events) {
 				assert.Equal(t, *tc.lastEvent, turn.Events[len(turn.Events)-1])
 			}
-			assert.Equal(t, turn.Events, observed, "the observer sees every event of the turn, in order")
+			assert.Equal(t, turn.Events, coalesced(observed), "the observer sees every event of the turn, in order, each text delta apart")
 			assert.Equal(t, tc.history, roles(s.Messages()))
 			assert.Len(t, fakeproxy.WithoutMCP(proxy.Requests()), 1)
 		})
@@ -287,7 +304,7 @@ func TestStreamSplitAtEveryByte(t *testing.T) {
 			turn := chat(t, context.Background(), s, "hi")
 			assert.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
 			assert.Equal(t, "Héllo, wörld 👋", turn.Text)
-			assert.Equal(t, []string{"messageStart", "textDelta", "textDelta", "textDelta", "messageStop"}, eventTypes(turn.Events))
+			assert.Equal(t, []string{"messageStart", "textDelta", "messageStop"}, eventTypes(turn.Events), "one textDelta per run")
 			assert.Equal(t, "endTurn", turn.StopReason)
 		})
 	}
@@ -333,8 +350,7 @@ func TestTextTurnEventFields(t *testing.T) {
 	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
 	assert.Equal(t, []session.StreamEvent{
 		{Type: "messageStart", Model: "fake-model"},
-		{Type: "textDelta", Text: "Hel"},
-		{Type: "textDelta", Text: "lo"},
+		{Type: "textDelta", Text: "Hello"}, // the run of two deltas, recorded as one
 		{Type: "messageStop", StopReason: "endTurn", PromptTokens: 12, CompletionTokens: 7, LatencyMs: 42},
 	}, turn.Events)
 }

@@ -37,32 +37,53 @@ type sseTransport struct {
 	s *Session
 }
 
-// errTransport marks errors whose text is the whole turn error message.
-type errTransport struct{ msg string }
+// errTransport marks errors whose text is the whole turn error message;
+// code, when set, is the turn's error code.
+type errTransport struct{ msg, code string }
 
 func (e *errTransport) Error() string { return e.msg }
 
 func (t sseTransport) Stream(ctx context.Context, req *ChatRequest) (EventStream, error) {
 	body, err := wire.Marshal(chatRequestWire(req))
 	if err != nil {
-		return nil, &errTransport{"Could not encode the chat request: " + err.Error()}
+		return nil, &errTransport{msg: "Could not encode the chat request: " + err.Error()}
 	}
-	url := t.s.opts.BaseURL + "/v1/studio/ai/chat"
-	resp, err := t.s.send(ctx, "POST", url, body, "text/event-stream")
+	o := &t.s.opts
+	url := o.BaseURL + "/v1/studio/ai/chat"
+	gctx, g := newStreamGuard(ctx, o.Clock, o.StreamFirstByteTimeout, o.StreamIdleTimeout)
+	resp, err := t.s.send(gctx, "POST", url, body, "text/event-stream", g)
 	if err != nil {
+		if ctx.Err() == nil && g.timedOut() != notFired {
+			err = t.timeout(g)
+		}
+		g.release()
 		return nil, err
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		resp.Body.Close()
-		return nil, &errTransport{"Studio AI proxy responded " + strconv.Itoa(resp.Status) + " for the chat request."}
+		g.release()
+		return nil, &errTransport{msg: "Studio AI proxy responded " + strconv.Itoa(resp.Status) + " for the chat request."}
 	}
-	return &sseStream{body: resp.Body, r: bridge.NewSSEReader(resp.Body, t.s.opts.MaxFrameBytes)}, nil
+	b := g.watch(resp.Body, true)
+	return &sseStream{body: b, r: bridge.NewSSEReader(b, o.MaxFrameBytes), ctx: ctx, guard: g, timeout: t.timeout}, nil
+}
+
+// timeout is the error of a chat stream whose guard fired.
+func (t sseTransport) timeout(g *streamGuard) error {
+	msg, d, name := "The Studio AI proxy sent no answer within ", t.s.opts.StreamFirstByteTimeout, "streamFirstByteTimeoutMs"
+	if g.timedOut() == idleFired {
+		msg, d, name = "The Studio AI proxy's answer went silent: no byte for ", t.s.opts.StreamIdleTimeout, "streamIdleTimeoutMs"
+	}
+	return &errTransport{code: ErrorCodeStreamTimeout, msg: msg + strconv.FormatInt(d.Milliseconds(), 10) + "ms (" + name +
+		"), so the request was aborted, keeping the text received so far. Check the proxy; if the model is this slow, raise the bound."}
 }
 
 // send performs one authorized request, asking for a fresh token and
 // retrying once after a 401. An unreachable server is an *errTransport with
 // "Could not reach the Studio AI proxy at <url>"; an ended ctx is ctx's error.
-func (s *Session) send(ctx context.Context, method, url string, body []byte, accept string) (*bridge.Response, error) {
+// g, when not nil, is armed right before each fetch (after the token was
+// read) and paused while a 401 is retried.
+func (s *Session) send(ctx context.Context, method, url string, body []byte, accept string, g *streamGuard) (*bridge.Response, error) {
 	for attempt := 0; ; attempt++ {
 		hdr := bridge.Header{"accept": accept}
 		if body != nil {
@@ -77,20 +98,22 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 				hdr["authorization"] = "Bearer " + tok
 			}
 		}
+		g.arm()
 		resp, err := s.opts.Fetcher.Fetch(ctx, &bridge.Request{Method: method, URL: url, Header: hdr, Body: body})
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.Join(context.Canceled, err)
 			}
-			return nil, &errTransport{"Could not reach the Studio AI proxy at " + url + ": " + errs.Text(unwrapFetch(err))}
+			return nil, &errTransport{msg: "Could not reach the Studio AI proxy at " + url + ": " + errs.Text(unwrapFetch(err))}
 		}
 		if resp == nil {
-			return nil, &errTransport{"Could not reach the Studio AI proxy at " + url + ": the fetcher returned no response and no error"}
+			return nil, &errTransport{msg: "Could not reach the Studio AI proxy at " + url + ": the fetcher returned no response and no error"}
 		}
 		if resp.Body == nil {
 			resp.Body = io.NopCloser(strings.NewReader(""))
 		}
 		if resp.Status == 401 && attempt == 0 && s.opts.Auth != nil {
+			g.disarm()
 			resp.Body.Close()
 			continue
 		}
@@ -102,7 +125,7 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 func (s *Session) token(ctx context.Context, forceRefresh bool) (tok string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &errTransport{"Could not get an access token: the token source panicked: " + errs.Text(p)}
+			err = &errTransport{msg: "Could not get an access token: the token source panicked: " + errs.Text(p)}
 		}
 	}()
 	tok, err = s.opts.Auth.AccessToken(ctx, forceRefresh)
@@ -110,12 +133,9 @@ func (s *Session) token(ctx context.Context, forceRefresh bool) (tok string, err
 		if ctx.Err() != nil {
 			return "", errors.Join(context.Canceled, err)
 		}
-		return "", &errTransport{"Could not get an access token: " + err.Error()}
+		return "", &errTransport{msg: "Could not get an access token: " + err.Error()}
 	}
-	s.mu.Lock()
-	s.secrets.add(tok)
-	s.mu.Unlock()
-	return tok, nil
+	return tok, nil // learned by the scrubber on its way (learningTokens)
 }
 
 // unwrapFetch drops the bridge's own prefix, which repeats the URL.
@@ -129,9 +149,12 @@ func unwrapFetch(err error) error {
 
 // sseStream reads one answer's events.
 type sseStream struct {
-	body io.Closer
-	r    *bridge.SSEReader
-	done bool
+	body    io.Closer
+	r       *bridge.SSEReader
+	done    bool
+	ctx     context.Context // the caller's: its end is a cancellation, not a timeout
+	guard   *streamGuard
+	timeout func(*streamGuard) error
 }
 
 func (st *sseStream) Next() (StreamEvent, error) {
@@ -141,13 +164,16 @@ func (st *sseStream) Next() (StreamEvent, error) {
 	for {
 		frame, err := st.r.Next()
 		if err != nil {
+			if st.ctx.Err() == nil && st.guard.timedOut() != notFired {
+				return StreamEvent{}, st.timeout(st.guard)
+			}
 			if errors.Is(err, bridge.ErrFrameTooLarge) {
-				return StreamEvent{}, &errTransport{"The Studio AI proxy sent an event larger than the frame bound: " + err.Error()}
+				return StreamEvent{}, &errTransport{msg: "The Studio AI proxy sent an event larger than the frame bound: " + err.Error()}
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return StreamEvent{}, err
 			}
-			return StreamEvent{}, &errTransport{"The Studio AI proxy's stream failed: " + err.Error()}
+			return StreamEvent{}, &errTransport{msg: "The Studio AI proxy's stream failed: " + err.Error()}
 		}
 		typ, known := sseEventTypes[frame.Event]
 		if !known {

@@ -43,9 +43,12 @@ func (f TransportFunc) Stream(ctx context.Context, req *ChatRequest) (EventStrea
 }
 
 // An EventStream yields the events of one answer. Next returns io.EOF after
-// the last one. A payload that could not be understood is reported as an
-// event of type EventError (which ends the turn), not as an error. Close
-// releases the stream and may be called while Next is blocked.
+// the last one. A complete answer has an EventMessageStop (or an
+// EventError, which ends the turn): one whose stream ends before is
+// truncated, and ends the turn with ErrorCodeStreamTruncated. A payload that
+// could not be understood is reported as an event of type EventError, not
+// as an error. Close releases the stream and may be called while Next is
+// blocked.
 type EventStream interface {
 	Next() (StreamEvent, error)
 	Close() error

@@ -12,26 +12,45 @@ const (
 	// StatusCancelled: the caller's context ended the turn.
 	StatusCancelled Status = "cancelled"
 	// StatusError: the proxy could not be reached, answered non-2xx, sent a
-	// malformed stream or an in-band error, or the session was busy.
+	// malformed, truncated, silent or too large stream or an in-band error,
+	// or the session was busy.
 	StatusError Status = "error"
 	// StatusRefused: the proxy said it will not serve this turn; nothing was sent.
 	StatusRefused Status = "refused"
 )
 
-// ErrorCodeBusy is the Turn.ErrorCode of a Chat rejected because another
-// Chat was running on the same session.
-const ErrorCodeBusy = "busy"
+// The stable Turn.ErrorCode values the session sets itself (an error event
+// of the proxy brings its own code).
+const (
+	// ErrorCodeBusy: the Chat was rejected because another Chat was running
+	// on the same session.
+	ErrorCodeBusy = "busy"
+	// ErrorCodeTurnTooLarge: the answer passed Options.MaxTurnEvents or
+	// Options.MaxTurnTextBytes; the turn keeps the text received so far.
+	ErrorCodeTurnTooLarge = "turn_too_large"
+	// ErrorCodeStreamTruncated: the answer stream ended (or was cut
+	// mid-frame) without message_stop or error; the turn keeps the text
+	// received so far.
+	ErrorCodeStreamTruncated = "stream_truncated"
+	// ErrorCodeStreamTimeout: the chat stream sent nothing within
+	// Options.StreamFirstByteTimeout of the request, or went silent for
+	// Options.StreamIdleTimeout; the turn keeps the text received so far.
+	ErrorCodeStreamTimeout = "stream_timeout"
+)
 
 // Turn is the record of one Chat call.
 type Turn struct {
-	Status       Status
-	Text         string           // the text of every round, joined
-	ToolCalls    []DispatchRecord // every dispatch, in order
-	Events       []StreamEvent    // every streamed event, synthetic ones too, in order
-	StopReason   string           // the last stop reason seen
-	ErrorMessage string           // why the turn did not complete; never holds a credential
-	ErrorCode    string           // a stable code for some errors (ErrorCodeBusy, or the proxy's own)
-	Rounds       int              // model requests made
+	Status    Status
+	Text      string           // the text of every round, joined
+	ToolCalls []DispatchRecord // every dispatch, in order
+	// Events are the streamed events, synthetic ones too, in order. A run
+	// of contiguous text deltas is recorded as one textDelta event holding
+	// the run's text (Options.OnEvent still sees every delta as it streams).
+	Events       []StreamEvent
+	StopReason   string // the last stop reason seen
+	ErrorMessage string // why the turn did not complete; never holds a credential
+	ErrorCode    string // a stable code for some errors (the ErrorCode… constants, or the proxy's own)
+	Rounds       int    // model requests made
 }
 
 // Message is one entry of the conversation history.

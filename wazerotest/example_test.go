@@ -13,7 +13,8 @@ import (
 func ExampleStart() {
 	proxy := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("content-type", "text/event-stream")
-		fmt.Fprint(w, "event: text_delta\ndata: {\"text\":\"Hello from the module\"}\n\n")
+		fmt.Fprint(w, "event: text_delta\ndata: {\"text\":\"Hello from the module\"}\n\n"+
+			"event: message_stop\ndata: {\"stopReason\":\"endTurn\"}\n\n") // an answer ends with message_stop
 	})
 	ctx := context.Background()
 	inst, err := wazerotest.Start(ctx, wazerotest.Options{Handler: proxy})

@@ -162,6 +162,7 @@ func TestHostCallbacksThroughTheModule(t *testing.T) {
 {"type":"toolCallDelta","toolArgumentsDelta":"\"name\"}"}
 {"type":"someFutureEvent"}
 {"type":"toolCallStop"}
+{"type":"messageStop","stopReason":"toolCall"}
 `), nil
 			}
 			return []byte(`{"type":"textDelta","text":"sorted"}` + "\n" + `{"type":"messageStop","stopReason":"endTurn"}`), nil

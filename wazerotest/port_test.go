@@ -184,11 +184,11 @@ func TestSessionDrivesPortThroughTheModule(t *testing.T) {
 	var port int
 	handler := handlerHook(&port)
 	rounds := []string{
-		`{"type":"toolCallStart","toolCallId":"c1","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{}}`,
-		`{"type":"toolCallStart","toolCallId":"c2","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"checkout"}}`,
-		`{"type":"toolCallStart","toolCallId":"c3","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"pay"}}`,
+		`{"type":"toolCallStart","toolCallId":"c1","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
+		`{"type":"toolCallStart","toolCallId":"c2","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"checkout"}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
+		`{"type":"toolCallStart","toolCallId":"c3","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"pay"}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
 		`{"type":"textDelta","text":"Please approve."}` + "\n" + `{"type":"messageStop","stopReason":"endTurn"}`,
-		`{"type":"toolCallStart","toolCallId":"c4","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"pay","confirm":true}}`,
+		`{"type":"toolCallStart","toolCallId":"c4","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"pay","confirm":true}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
 		`{"type":"textDelta","text":"Paid."}` + "\n" + `{"type":"messageStop","stopReason":"endTurn"}`,
 	}
 	next := 0

@@ -193,6 +193,29 @@ export interface SessionOptions {
   watchToolListChanged?: boolean;
   /** Bound on one server-sent event frame, in bytes. Default 4 MiB. */
   maxFrameBytes?: number;
+  /**
+   * Bound on the events one chat() records in `turn.events` (a run of text deltas is one); past it the
+   * turn ends with status `error` and errorCode `turn_too_large`, keeping the text so far. Default 100000.
+   */
+  maxTurnEvents?: number;
+  /**
+   * Bound on the bytes one chat() takes in from the model (the strings of every streamed event: text,
+   * tool-call arguments, ids, names, messages); past it as for maxTurnEvents. Default 8 MiB.
+   */
+  maxTurnTextBytes?: number;
+  /**
+   * Bound from sending a chat request to the first byte of its answer; past it the request is aborted and
+   * the turn ends with status `error` and errorCode `stream_timeout`, keeping the text so far. 0 disables.
+   * Default 120000. (A `transport` of the page's bounds its own streams.)
+   */
+  streamFirstByteTimeoutMs?: number;
+  /**
+   * Bound on the silence between bytes of a chat answer, as streamFirstByteTimeoutMs; after `messageStop`,
+   * silence ends the answer as complete. 0 disables. Default 120000.
+   */
+  streamIdleTimeoutMs?: number;
+  /** Bound on the capabilities request; past it the turn goes on without the refusal check. 0 disables. Default 30000. */
+  capabilitiesTimeoutMs?: number;
 }
 
 /** One entry of the conversation history. */
@@ -264,11 +287,15 @@ export interface Turn {
   /** The text of every round, joined. */
   text: string;
   toolCalls: DispatchRecord[];
-  /** Every streamed event, synthetic ones too, in order. */
+  /** Every streamed event, synthetic ones too, in order; a run of text deltas is one `textDelta` (onEvent sees each). */
   events: StreamEvent[];
   stopReason?: string;
   errorMessage?: string;
-  /** A stable code for some errors, e.g. `busy`. */
+  /**
+   * A stable code for some errors: `busy` (another chat is running), `turn_too_large` (past maxTurnEvents or
+   * maxTurnTextBytes), `stream_truncated` (the answer ended without message_stop or error), `stream_timeout`
+   * (past streamFirstByteTimeoutMs or streamIdleTimeoutMs), or the proxy's own code of an `error` event.
+   */
   errorCode?: string;
   /** Model requests made. */
   rounds: number;

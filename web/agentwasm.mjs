@@ -31,7 +31,8 @@ const NODE_FS = 'node:fs/promises';
 /** Options that travel to the module as JSON, as given. */
 const JSON_OPTIONS = new Set([
   'baseUrl', 'disableToolDiscovery', 'draft', 'maxTokens', 'maxToolRounds', 'model', 'provider', 'temperature',
-  'toolChoice', 'toolDiscoveryTimeoutMs', 'watchToolListChanged', 'maxFrameBytes',
+  'toolChoice', 'toolDiscoveryTimeoutMs', 'watchToolListChanged', 'maxFrameBytes', 'maxTurnEvents', 'maxTurnTextBytes',
+  'streamFirstByteTimeoutMs', 'streamIdleTimeoutMs', 'capabilitiesTimeoutMs',
 ]);
 
 /** Options handled here: functions and objects with methods. */

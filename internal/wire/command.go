@@ -105,6 +105,16 @@ type SessionOptions struct {
 	Transport              bool          `json:"transport,omitempty"`
 	WatchToolListChanged   bool          `json:"watchToolListChanged,omitempty"`
 	MaxFrameBytes          int           `json:"maxFrameBytes,omitempty"`
+	// The turn's bounds (session.Options): absent or 0 is the default, a
+	// negative value is refused.
+	MaxTurnEvents    int `json:"maxTurnEvents,omitempty"`
+	MaxTurnTextBytes int `json:"maxTurnTextBytes,omitempty"`
+	// The chat stream's and the capabilities request's timeouts, in
+	// milliseconds: absent is the default, 0 disables, a negative value is
+	// refused.
+	StreamFirstByteTimeoutMs *int64 `json:"streamFirstByteTimeoutMs,omitempty"`
+	StreamIdleTimeoutMs      *int64 `json:"streamIdleTimeoutMs,omitempty"`
+	CapabilitiesTimeoutMs    *int64 `json:"capabilitiesTimeoutMs,omitempty"`
 }
 
 // Kit describes a host's kit: its tools, and which of its methods exist.

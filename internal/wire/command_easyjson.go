@@ -535,6 +535,60 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Le
 			} else {
 				out.MaxFrameBytes = int(in.Int())
 			}
+		case "maxTurnEvents":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.MaxTurnEvents = int(in.Int())
+			}
+		case "maxTurnTextBytes":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.MaxTurnTextBytes = int(in.Int())
+			}
+		case "streamFirstByteTimeoutMs":
+			if in.IsNull() {
+				in.Skip()
+				out.StreamFirstByteTimeoutMs = nil
+			} else {
+				if out.StreamFirstByteTimeoutMs == nil {
+					out.StreamFirstByteTimeoutMs = new(int64)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					*out.StreamFirstByteTimeoutMs = int64(in.Int64())
+				}
+			}
+		case "streamIdleTimeoutMs":
+			if in.IsNull() {
+				in.Skip()
+				out.StreamIdleTimeoutMs = nil
+			} else {
+				if out.StreamIdleTimeoutMs == nil {
+					out.StreamIdleTimeoutMs = new(int64)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					*out.StreamIdleTimeoutMs = int64(in.Int64())
+				}
+			}
+		case "capabilitiesTimeoutMs":
+			if in.IsNull() {
+				in.Skip()
+				out.CapabilitiesTimeoutMs = nil
+			} else {
+				if out.CapabilitiesTimeoutMs == nil {
+					out.CapabilitiesTimeoutMs = new(int64)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					*out.CapabilitiesTimeoutMs = int64(in.Int64())
+				}
+			}
 		default:
 			in.SkipRecursive()
 		}

@@ -293,7 +293,7 @@ func TestChatReply(t *testing.T) {
 	assert.Equal(t, "Hello", r.Turn.Text)
 	assert.Equal(t, "endTurn", r.Turn.StopReason)
 	assert.Equal(t, 1, r.Turn.Rounds)
-	assert.Len(t, r.Turn.Events, 4)
+	assert.Len(t, r.Turn.Events, 3, "messageStart, the run of two text deltas as one, messageStop")
 	assert.Contains(t, raw, `"toolCalls":[]`, "toolCalls is an empty list, not null")
 	assert.NotContains(t, raw, `"errorMessage"`)
 
@@ -355,8 +355,16 @@ func TestEventsHook(t *testing.T) {
 	for k, ev := range events {
 		assert.Equal(t, id, ev.session)
 		assert.Equal(t, want[k], ev.json)
-		// The event the hook saw is the event the turn recorded.
-		assert.JSONEq(t, string(r.Turn.Events[k]), strings.TrimSuffix(strings.TrimPrefix(ev.json, `{"type":"chat","event":`), "}"))
+	}
+	// The hook saw every delta; the turn recorded the run of deltas as one.
+	recorded := []string{
+		`{"type":"messageStart","model":"fake-model"}`,
+		`{"type":"textDelta","text":"Hello"}`,
+		`{"type":"messageStop","stopReason":"endTurn","promptTokens":12,"completionTokens":7,"latencyMs":42}`,
+	}
+	require.Len(t, r.Turn.Events, len(recorded))
+	for k, ev := range r.Turn.Events {
+		assert.JSONEq(t, recorded[k], string(ev))
 	}
 }
 

@@ -28,6 +28,8 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 		Tools:                toolDefinitions(o.Tools),
 		WatchToolListChanged: o.WatchToolListChanged,
 		MaxFrameBytes:        o.MaxFrameBytes,
+		MaxTurnEvents:        o.MaxTurnEvents,
+		MaxTurnTextBytes:     o.MaxTurnTextBytes,
 	}
 	h := hostHooks{call: hooks.Call, session: id}
 	needs := func(name string) error {
@@ -95,15 +97,21 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 			opts.StudioTools.Approve = h.approve
 		}
 	}
-	if ms := o.ToolDiscoveryTimeoutMs; ms != nil {
-		switch {
-		case *ms < 0:
-			return opts, errs.New("agentwasm: toolDiscoveryTimeoutMs is ", strconv.FormatInt(*ms, 10), "; give 0 (no bound) or more")
-		case *ms == 0:
-			opts.ToolDiscoveryTimeout = -1
-		default:
-			opts.ToolDiscoveryTimeout = time.Duration(*ms) * time.Millisecond
+	for _, b := range []struct {
+		name string
+		ms   *int64
+		to   *time.Duration
+	}{
+		{"toolDiscoveryTimeoutMs", o.ToolDiscoveryTimeoutMs, &opts.ToolDiscoveryTimeout},
+		{"streamFirstByteTimeoutMs", o.StreamFirstByteTimeoutMs, &opts.StreamFirstByteTimeout},
+		{"streamIdleTimeoutMs", o.StreamIdleTimeoutMs, &opts.StreamIdleTimeout},
+		{"capabilitiesTimeoutMs", o.CapabilitiesTimeoutMs, &opts.CapabilitiesTimeout},
+	} {
+		d, err := timeoutMs(b.name, b.ms)
+		if err != nil {
+			return opts, err
 		}
+		*b.to = d
 	}
 	if w := o.ToolListChangedWatch; w != nil {
 		if w.InitialDelayMs < 0 || w.MaxDelayMs < 0 || w.StableStreamMs < 0 {
@@ -127,6 +135,21 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, encode(eventWire(ev))) }
 	}
 	return opts, nil
+}
+
+// timeoutMs converts a timeout option in milliseconds: absent is the
+// session's default (0), 0 disables the bound (-1), a negative value is
+// refused.
+func timeoutMs(name string, ms *int64) (time.Duration, error) {
+	switch {
+	case ms == nil:
+		return 0, nil
+	case *ms < 0:
+		return 0, errs.New("agentwasm: ", name, " is ", strconv.FormatInt(*ms, 10), "; give 0 (no bound) or more")
+	case *ms == 0:
+		return -1, nil
+	}
+	return time.Duration(*ms) * time.Millisecond, nil
 }
 
 // toolDefinitions converts advertised tool specs.

@@ -21,9 +21,13 @@ test('a text-only turn streamed a byte at a time', async () => {
   assert.equal(turn.stopReason, 'endTurn');
   assert.equal(turn.rounds, 1);
   assert.deepEqual(turn.toolCalls, []);
-  assert.deepEqual(turn.events.map((e) => e.type), ['messageStart', 'textDelta', 'textDelta', 'messageStop']);
+  // The record holds the run of deltas as one textDelta; onEvent saw each delta as it streamed.
+  assert.deepEqual(turn.events.map((e) => e.type), ['messageStart', 'textDelta', 'messageStop']);
+  assert.equal(turn.events[1].text, 'Héllo ✓');
   // The chat events (the failed discovery report of the default MCP client aside).
-  assert.deepEqual(events.filter((e) => e.type === 'chat'), turn.events.map((event) => ({ type: 'chat', event })));
+  assert.deepEqual(events.filter((e) => e.type === 'chat').map((e) => e.event), [
+    turn.events[0], { type: 'textDelta', text: 'Hé' }, { type: 'textDelta', text: 'llo ✓' }, turn.events[2],
+  ]);
 
   assert.equal(requests.length, 1);
   const [req] = requests;
