@@ -28,7 +28,10 @@ import (
 //     as before.
 //
 // Other failures — no response, a timeout, a 5xx or any other status, a
-// malformed answer — are not absence: they are retried on the next turn.
+// malformed answer — are not absence: a failed discovery pass makes
+// discovery degraded (later turns do not wait for it, and it is retried in
+// the background with backoff; see ToolDiscoveryReport.Degraded), and a
+// failed capabilities read is asked again on the next turn.
 //
 // A session remembers an absent endpoint: an absent MCP endpoint until
 // Session.RefreshTools or Session.Reconnect (discovery is published once,

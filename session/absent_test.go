@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/fakemcp"
@@ -183,22 +184,25 @@ func TestAbsentEndpointsAreAskedOnce(t *testing.T) {
 	}
 }
 
-// Failures that are not absence keep today's behaviour: each turn tries
-// again, and each failed pass is published.
+// Failures that are not absence are not remembered: capabilities are asked
+// again on each turn; a failed discovery pass makes discovery degraded, so
+// later turns do not ask (or wait) again, and the pass is retried in the
+// background on the session's clock, 1 s and then 2 s later, each failed
+// pass published.
 func TestOtherEndpointFailuresAreRetried(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		mcp        http.Handler
 		caps       http.Handler
-		perTurn    []string // the MCP requests of each turn
+		perRetry   []string // the MCP requests of each background retry
 		capsByTurn []int    // capabilities requests after each turn
 	}{
 		{name: "500 from /mcp and capabilities", mcp: answer(500, ""), caps: answer(500, ""),
-			perTurn: []string{"server/discover"}, capsByTurn: []int{1, 2, 3}},
+			perRetry: []string{"server/discover"}, capsByTurn: []int{1, 2, 3}},
 		{name: "503 from /mcp with a JSON-RPC body, 502 from capabilities",
-			mcp:     answer(503, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"overloaded"}}`),
-			caps:    answer(502, ""),
-			perTurn: []string{"server/discover"}, capsByTurn: []int{1, 2, 3}},
+			mcp:      answer(503, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"overloaded"}}`),
+			caps:     answer(502, ""),
+			perRetry: []string{"server/discover"}, capsByTurn: []int{1, 2, 3}},
 		{name: "a 400 probe then a 404 initialize: something is there", caps: answer(200, `{"enabled":true}`),
 			mcp: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("Mcp-Method") == "server/discover" {
@@ -207,19 +211,26 @@ func TestOtherEndpointFailuresAreRetried(t *testing.T) {
 				}
 				http.NotFound(w, r)
 			}),
-			// The era learnt from the 400 is remembered: later turns retry initialize.
-			perTurn: []string{"initialize"}, capsByTurn: []int{1, 1, 1}},
+			// The era learnt from the 400 is remembered: retries send initialize.
+			perRetry: []string{"initialize"}, capsByTurn: []int{1, 1, 1}},
 		{name: "capabilities answer malformed JSON", caps: answer(200, `<html>`),
-			perTurn: []string{"server/discover", "initialize"}, capsByTurn: []int{1, 2, 3}},
+			capsByTurn: []int{1, 2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &optionalEndpoints{mcp: tc.mcp, caps: tc.caps}
 			base := startOptional(t, e)
 			var log eventLog
+			clock := newManualClock()
+			go func() {
+				for range clock.added { // the test reads the clock's schedule below, not its timers
+				}
+			}()
 			s := newSession(t, base, func(o *session.Options) {
 				withTool(&recordingExec{})(o)
 				o.OnEvent = log.add
+				o.Clock = clock
 			})
+			t.Cleanup(s.Close)
 			var first []string
 			for i, text := range []string{"one", "two", "three"} {
 				turn := chat(t, context.Background(), s, text)
@@ -229,26 +240,25 @@ func TestOtherEndpointFailuresAreRetried(t *testing.T) {
 					first = e.methods()
 					continue
 				}
-				if tc.mcp == nil {
-					// No MCP endpoint: absent, asked once.
-					assert.Equal(t, first, e.methods(), "turn %d", i+1)
-					continue
-				}
-				want := append([]string(nil), first...)
-				for range i {
-					want = append(want, tc.perTurn...)
-				}
-				assert.Equal(t, want, e.methods(), "turn %d: discovery ran again", i+1)
+				assert.Equal(t, first, e.methods(), "turn %d: no MCP request (absent, or degraded)", i+1)
 			}
 			if tc.mcp == nil {
-				assert.Len(t, log.discoveries(), 1)
+				assert.Len(t, log.discoveries(), 1, "absent: published once")
 				return
 			}
-			reports := log.discoveries()
-			require.Len(t, reports, 3, "each failed pass is published")
-			for _, r := range reports {
+			want := append([]string(nil), first...)
+			for i, wait := range []time.Duration{time.Second, 2 * time.Second} {
+				clock.Advance(wait - time.Millisecond)
+				assert.Equal(t, want, e.methods(), "retry %d: not before its time", i+1)
+				clock.Advance(time.Millisecond)
+				want = append(want, tc.perRetry...)
+				require.Eventually(t, func() bool { return len(log.discoveries()) == i+2 }, 5*time.Second, time.Millisecond, "retry %d published", i+1)
+				assert.Equal(t, want, e.methods(), "retry %d", i+1)
+			}
+			for _, r := range log.discoveries() {
 				assert.NotEmpty(t, r.ErrorMessage)
 				assert.NotContains(t, r.ErrorMessage, "has no MCP endpoint")
+				assert.True(t, r.Degraded)
 			}
 		})
 	}

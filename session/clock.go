@@ -33,3 +33,21 @@ func after(c Clock, d time.Duration) (<-chan struct{}, func() bool) {
 	stop := c.AfterFunc(d, func() { close(ch) })
 	return ch, stop
 }
+
+// detachedClock is implemented by clocks whose hosts can run a timer that
+// does not by itself keep the host alive (a Node timer that is unref'd).
+// Background discovery retries use it: a finished program whose session is
+// degraded must still be free to exit.
+type detachedClock interface {
+	// afterFuncDetached is AfterFunc with a detached timer.
+	afterFuncDetached(d time.Duration, f func()) (stop func() bool)
+}
+
+// afterFuncDetached sets f on c, detached from the host's liveness when c
+// can do that.
+func afterFuncDetached(c Clock, d time.Duration, f func()) (stop func() bool) {
+	if dc, ok := c.(detachedClock); ok {
+		return dc.afterFuncDetached(d, f)
+	}
+	return c.AfterFunc(d, f)
+}

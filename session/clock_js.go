@@ -28,6 +28,19 @@ type hostClock struct{}
 func (hostClock) Now() time.Time { return time.Now() }
 
 func (hostClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return hostTimer(d, f, false)
+}
+
+// afterFuncDetached sets a host timer that does not keep the host alive:
+// Node's timeout is unref'd, Deno's unrefTimer is called; a browser page
+// lives on regardless.
+func (hostClock) afterFuncDetached(d time.Duration, f func()) func() bool {
+	return hostTimer(d, f, true)
+}
+
+// hostTimer calls f on its own goroutine once d has passed on the host's
+// setTimeout, detached from the host's liveness when detached is set.
+func hostTimer(d time.Duration, f func(), detached bool) func() bool {
 	if d > maxHostDelay {
 		return time.AfterFunc(d, f).Stop
 	}
@@ -41,6 +54,9 @@ func (hostClock) AfterFunc(d time.Duration, f func()) func() bool {
 		return nil
 	})
 	id := js.Global().Call("setTimeout", fn, float64(d)/float64(time.Millisecond))
+	if detached {
+		detach(id)
+	}
 	return func() bool {
 		if !done.CompareAndSwap(false, true) {
 			return false
@@ -48,5 +64,20 @@ func (hostClock) AfterFunc(d time.Duration, f func()) func() bool {
 		js.Global().Call("clearTimeout", id)
 		fn.Release()
 		return true
+	}
+}
+
+// detach lets host timeout id not keep the host alive, where the host can.
+func detach(id js.Value) {
+	if id.Type() == js.TypeObject {
+		if unref := id.Get("unref"); unref.Type() == js.TypeFunction {
+			id.Call("unref") // Node
+			return
+		}
+	}
+	if deno := js.Global().Get("Deno"); deno.Type() == js.TypeObject {
+		if unref := deno.Get("unrefTimer"); unref.Type() == js.TypeFunction {
+			deno.Call("unrefTimer", id)
+		}
 	}
 }

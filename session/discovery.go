@@ -2,7 +2,8 @@
 // on success and when the MCP endpoint is absent, never on any other
 // failure, bounded by one wall-clock timeout, and guarded by a generation
 // counter so that a pass overtaken by RefreshTools or Reconnect changes
-// nothing.
+// nothing. After a failed pass discovery is degraded: turns no longer wait
+// for it, and passes are retried in the background (discovery_retry.go).
 
 package session
 
@@ -10,9 +11,10 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync/atomic"
+	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // MCPPageLister is implemented by MCP clients that can say how many
@@ -32,6 +34,13 @@ type discovery struct {
 	pass      *discoveryPass // in flight
 	catalog   *catalog       // last successful pass's routed tools (nil: none)
 	report    ToolDiscoveryReport
+
+	degraded      bool        // the current generation's last pass failed: turns do not wait, passes are retried
+	failures      int         // failed passes in a row since the last success, RefreshTools or Reconnect
+	retry         *retryTimer // the background retry waiting on the clock, or nil
+	retryOnReturn bool        // a retry came due while a listing was abandoned: it runs once none is
+	stopped       bool        // Close: no more background retries
+	abandoned     int         // listings a pass stopped waiting for (its bound passed) that have not returned yet
 }
 
 // discoveryPass is one pass; done closes when report and err are set.
@@ -54,20 +63,24 @@ func (s *Session) ToolDiscovery() ToolDiscoveryReport {
 }
 
 // RefreshTools drops the cached catalog and runs a new discovery pass,
-// waiting for it. A pass already in flight is overtaken: it returns its
-// report to its own waiters but changes nothing. After a pass that found the
-// MCP endpoint absent, this is how to look again (Reconnect is the other);
-// the error then matches ErrEndpointAbsent if it is still absent.
+// waiting for it (within Options.ToolDiscoveryTimeout), even while
+// discovery is degraded; a background retry still waiting is dropped, and
+// the backoff starts again at its first delay. A pass already in flight is
+// overtaken: it returns its report to its own waiters but changes nothing.
+// After a pass that found the MCP endpoint absent, this is how to look
+// again (Reconnect is the other); the error then matches ErrEndpointAbsent
+// if it is still absent.
 func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error) {
+	if s.opts.DisableToolDiscovery || s.opts.MCPClient == nil {
+		return s.ToolDiscovery(), nil
+	}
 	s.mu.Lock()
 	s.disc.gen++
 	s.disc.cached = false
-	s.disc.pass = nil
+	s.disc.failures = 0
+	s.stopRetryLocked()
+	p := s.startPassLocked()
 	s.mu.Unlock()
-	p := s.startPass()
-	if p == nil {
-		return s.ToolDiscovery(), nil
-	}
 	select {
 	case <-p.done:
 		if p.err != nil {
@@ -80,9 +93,10 @@ func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error)
 }
 
 // Reconnect ends the MCP session: the client is closed, the generation
-// bumped, the cached pass (or the remembered absence of the endpoint) and
-// the catalog dropped, and only runtime tools are advertised until the next
-// pass, which the next Chat or RefreshTools starts.
+// bumped, the cached pass (or the remembered absence of the endpoint), the
+// catalog and a degraded state (with its background retry) dropped, and
+// only runtime tools are advertised until the next pass, which the next
+// Chat (waiting for it, as the first Chat does) or RefreshTools starts.
 func (s *Session) Reconnect() {
 	s.stopWatch()
 	s.mu.Lock()
@@ -90,6 +104,9 @@ func (s *Session) Reconnect() {
 	s.disc.cached = false
 	s.disc.pass = nil
 	s.disc.catalog = nil
+	s.disc.degraded = false
+	s.disc.failures = 0
+	s.stopRetryLocked()
 	s.mu.Unlock()
 	if c := s.opts.MCPClient; c != nil {
 		func() {
@@ -100,8 +117,10 @@ func (s *Session) Reconnect() {
 }
 
 // ensureDiscovery waits for the shared pass, starting one when none is
-// cached or running (an absent endpoint counts as cached). The caller's ctx
-// ends the wait, not the pass.
+// cached or running (an absent endpoint counts as cached). While discovery
+// is degraded it does not wait: the turn goes on with its runtime tools and
+// the last catalog, and the background retry (or, when none is due, a pass
+// started here) looks again. The caller's ctx ends the wait, not the pass.
 func (s *Session) ensureDiscovery(ctx context.Context) error {
 	if s.opts.DisableToolDiscovery {
 		// Discovery is off: one empty report is published, once.
@@ -117,7 +136,7 @@ func (s *Session) ensureDiscovery(ctx context.Context) error {
 	if s.opts.MCPClient == nil {
 		return nil // no MCP client: nothing to discover
 	}
-	p := s.startPass()
+	p := s.turnPass()
 	if p == nil {
 		return nil
 	}
@@ -129,21 +148,29 @@ func (s *Session) ensureDiscovery(ctx context.Context) error {
 	}
 }
 
-// startPass returns the pass to wait for, starting one if needed, or nil
-// when nothing is to be waited for (cached, or discovery disabled or
-// impossible).
-func (s *Session) startPass() *discoveryPass {
+// turnPass returns the pass a turn waits for, starting one if needed, or
+// nil when the turn waits for nothing: a cached pass, or degraded
+// discovery.
+func (s *Session) turnPass() *discoveryPass {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opts.DisableToolDiscovery || s.opts.MCPClient == nil {
-		return nil
-	}
 	switch {
 	case s.disc.cached:
+		return nil
+	case s.disc.degraded:
+		if s.disc.pass == nil && s.disc.retry == nil && !s.disc.retryOnReturn && s.disc.abandoned == 0 {
+			s.startPassLocked() // no retry is due (Close stopped them): look again, unwaited
+		}
 		return nil
 	case s.disc.pass != nil:
 		return s.disc.pass
 	}
+	return s.startPassLocked()
+}
+
+// startPassLocked starts a pass of the current generation, replacing any
+// pass in flight as the one to wait for. s.mu is held.
+func (s *Session) startPassLocked() *discoveryPass {
 	p := &discoveryPass{gen: s.disc.gen, done: make(chan struct{})}
 	s.disc.pass = p
 	go s.runPass(p)
@@ -151,24 +178,18 @@ func (s *Session) startPass() *discoveryPass {
 }
 
 // runPass lists the tools, applies the policy and publishes the result if
-// its generation is still current.
+// its generation is still current. A failure makes discovery degraded and
+// schedules a retry.
 func (s *Session) runPass(p *discoveryPass) {
 	defer close(p.done)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var timedOut atomic.Bool
-	if d := s.opts.ToolDiscoveryTimeout; d > 0 {
-		stop := s.opts.Clock.AfterFunc(d, func() { timedOut.Store(true); cancel() })
-		defer stop()
-	}
-	list, pages, err := s.listTools(ctx)
+	list, pages, err, hung := s.listBounded()
 	var c *catalog
 	absent := false
 	switch {
-	case err != nil && timedOut.Load():
-		err = errs.New("tools/list did not respond within ", strconv.FormatInt(s.opts.ToolDiscoveryTimeout.Milliseconds(), 10), "ms.")
+	case hung != "":
+		err = errs.New(hung, " did not respond within ", strconv.FormatInt(s.opts.ToolDiscoveryTimeout.Milliseconds(), 10), "ms.")
 		p.err = err
-		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(err.Error())}
+		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(err.Error()), Degraded: true}
 	case err != nil && errors.Is(err, ErrEndpointAbsent):
 		// No MCP endpoint: an empty catalog, remembered until RefreshTools
 		// or Reconnect, so that later turns do not ask again.
@@ -177,29 +198,97 @@ func (s *Session) runPass(p *discoveryPass) {
 		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(absentMCPMessage(err))}
 	case err != nil:
 		p.err = err
-		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(err.Error())}
+		p.report = ToolDiscoveryReport{ErrorMessage: s.scrubbed(err.Error()), Degraded: true}
 	default:
 		c, p.report = applyPolicy(list, pages, s.opts.StudioTools)
 	}
+	var retry *retryTimer
+	var retryIn time.Duration
 	s.mu.Lock()
 	current := p.gen == s.disc.gen
 	if current {
-		s.disc.pass = nil
+		if s.disc.pass == p {
+			s.disc.pass = nil
+		}
 		s.disc.published = true
 		s.disc.report = p.report
 		if err == nil || absent {
 			s.disc.cached = true
 			s.disc.catalog = c // nil when absent: there is nothing to route to
-		} // any other failure keeps the previous catalog, and is not cached
+			s.disc.degraded, s.disc.failures = false, 0
+			s.stopRetryLocked()
+		} else {
+			// Any other failure keeps the previous catalog, is not cached,
+			// and is retried in the background; turns stop waiting.
+			s.disc.degraded = true
+			s.disc.failures++
+			retry, retryIn = s.reserveRetryLocked()
+		}
 	}
 	s.mu.Unlock()
 	if current {
+		s.armRetry(p.gen, retry, retryIn) // before the report goes out: whoever hears it finds the retry set
 		rep := p.report
 		s.emit(Event{Type: EventTypeToolDiscovery, Discovery: &rep})
 		if err == nil {
 			s.maybeStartWatch()
 		}
 	}
+}
+
+// listing is what one tools/list walk returned.
+type listing struct {
+	list  []MCPTool
+	pages int
+	err   error
+}
+
+// listBounded lists the tools within Options.ToolDiscoveryTimeout. When
+// the bound passes first, the listing is cancelled and no longer waited
+// for, and hung names the request that did not respond: the last one the
+// client began (see noteRequest), else tools/list.
+func (s *Session) listBounded() (list []MCPTool, pages int, err error, hung string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	trace := &requestTrace{Context: ctx}
+	ctx = trace
+	done := make(chan listing, 1)
+	var finished, abandoned bool // guarded by s.mu
+	go func() {
+		l, n, err := s.listTools(ctx)
+		s.mu.Lock()
+		finished = true
+		if abandoned {
+			s.listingReturnedLocked()
+		}
+		s.mu.Unlock()
+		done <- listing{l, n, err}
+	}()
+	var elapsed <-chan struct{} // nil: no bound
+	if d := s.opts.ToolDiscoveryTimeout; d > 0 {
+		var stop func() bool
+		elapsed, stop = after(s.opts.Clock, d)
+		defer stop()
+	}
+	select {
+	case r := <-done:
+		return r.list, r.pages, r.err, ""
+	case <-elapsed:
+	}
+	cancel()
+	// A client that honours ctx returns at once; one that does not is not
+	// waited for, but no retry starts until it has returned.
+	s.mu.Lock()
+	if !finished {
+		abandoned = true
+		s.disc.abandoned++
+	}
+	s.mu.Unlock()
+	hung = trace.last()
+	if hung == "" {
+		hung = mcp.MethodToolsList
+	}
+	return nil, 0, context.Canceled, hung
 }
 
 // listTools asks the MCP client, guarding against a panic in it.

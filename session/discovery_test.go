@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,6 +149,7 @@ func TestPolicyDecisions(t *testing.T) {
 		"d_no_view":      session.RejectView,
 		"e_unclassified": session.RejectUnclassified,
 		"h_vetoed":       session.RejectPolicy,
+		"":               session.RejectName, // a nameless descriptor is refused, and reported
 	}, reasons)
 	assert.Equal(t, []string{"c_wrong_view", "z_missing"}, rep.MissingRequired)
 	require.Len(t, rep.Diagnostics, 2)
@@ -194,25 +196,47 @@ func TestRuntimeToolsWinCollisions(t *testing.T) {
 	assert.Equal(t, `{"status":"ok","result":{"added":true}}`, turn.ToolCalls[1].Content)
 }
 
+// A failed pass degrades discovery: the turn goes on with the runtime
+// tools, the next turn does not ask again, and the retry in the
+// background, on the session's clock, brings the catalog in.
 func TestMCPDownDegradesAndRetries(t *testing.T) {
-	down := true
+	var down atomic.Bool
+	down.Store(true)
 	mcp := &fakeMCP{list: func(context.Context) ([]session.MCPTool, error) {
-		if down {
+		if down.Load() {
 			return nil, errors.New("connection refused")
 		}
 		return []session.MCPTool{studio("honua_studio_set_view", composition, "")}, nil
 	}}
+	clock := newManualClock()
+	var log eventLog
 	tr := session.NewScriptedTransport(session.TextRound("still here"))
-	s := newScripted(t, tr, func(o *session.Options) { o.MCPClient = mcp; o.Tools = []session.ToolDefinition{tool("setFilter")} })
-	turn := s.Chat(context.Background(), "one")
+	s := newScripted(t, tr, func(o *session.Options) {
+		o.MCPClient = mcp
+		o.Tools = []session.ToolDefinition{tool("setFilter")}
+		o.Clock = clock
+		o.OnEvent = log.add
+	})
+	t.Cleanup(s.Close)
+	turn := chatWith(t, context.Background(), s, "one", session.ChatOptions{})
 	assert.Equal(t, session.StatusCompleted, turn.Status)
 	assert.Equal(t, []string{"setFilter"}, toolNames(tr.Requests()[0].Tools), "runtime tools only")
-	assert.Equal(t, "connection refused", s.ToolDiscovery().ErrorMessage)
+	assert.Equal(t, session.ToolDiscoveryReport{ErrorMessage: "connection refused", Degraded: true}, s.ToolDiscovery())
 
-	down = false
-	s.Chat(context.Background(), "two")
-	assert.Equal(t, 2, mcp.listCount(), "a failed pass is not cached")
-	assert.Equal(t, []string{"setFilter", "honua_studio_set_view"}, toolNames(tr.Requests()[1].Tools))
+	down.Store(false)
+	chatWith(t, context.Background(), s, "two", session.ChatOptions{})
+	assert.Equal(t, 1, mcp.listCount(), "a degraded session's turn does not ask again")
+	assert.Equal(t, []string{"setFilter"}, toolNames(tr.Requests()[1].Tools))
+
+	require.Equal(t, 15*time.Second, <-clock.added, "the first pass's bound")
+	require.Equal(t, time.Second, <-clock.added, "the retry, a second after the failure")
+	clock.Advance(time.Second)
+	require.Eventually(t, func() bool { return len(log.discoveries()) == 2 }, waitBound, time.Millisecond)
+	assert.Equal(t, []string{"honua_studio_set_view"}, s.ToolDiscovery().Routed)
+	assert.False(t, s.ToolDiscovery().Degraded)
+	chatWith(t, context.Background(), s, "three", session.ChatOptions{})
+	assert.Equal(t, 2, mcp.listCount())
+	assert.Equal(t, []string{"setFilter", "honua_studio_set_view"}, toolNames(tr.Requests()[2].Tools))
 }
 
 func TestSilentToolsListTimesOut(t *testing.T) {
@@ -226,6 +250,7 @@ func TestSilentToolsListTimesOut(t *testing.T) {
 	assert.Equal(t, session.StatusCompleted, turn.Status)
 	assert.Equal(t, "degraded", turn.Text)
 	assert.Equal(t, "tools/list did not respond within 60ms.", s.ToolDiscovery().ErrorMessage)
+	assert.True(t, s.ToolDiscovery().Degraded)
 }
 
 func TestHungDiscoveryAndCallerAbort(t *testing.T) {

@@ -220,7 +220,9 @@ func (c *HTTPMCPClient) Era() MCPEra {
 // until it is absent or empty, and returns every tool in server order. A
 // repeated cursor, or more than MaxPages pages, fails the walk with an
 // *MCPProtocolError of code RPCInternalError; no partial catalog is
-// returned.
+// returned. Each page is read with ReadMCPToolList: a tool nested too
+// deeply or otherwise unreadable is handed on for discovery to refuse, and
+// never fails the page.
 func (c *HTTPMCPClient) ListTools(ctx context.Context) (tools []MCPTool, err error) {
 	tools, _, err = c.ListToolPages(ctx)
 	return tools, err
@@ -239,33 +241,23 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 		if err != nil {
 			return nil, 0, err
 		}
-		var r wire.MCPListToolsResult
-		if err := wire.Unmarshal(raw, &r); err != nil {
+		listed, next, err := ReadMCPToolList(raw)
+		if err != nil {
 			return nil, 0, &MCPTransportError{Method: mcp.MethodToolsList, Msg: "malformed result", Err: err}
 		}
-		for _, t := range r.Tools {
-			tools = append(tools, MCPTool{
-				Name:         t.Name,
-				Title:        t.Title,
-				Description:  t.Description,
-				InputSchema:  json.RawMessage(t.InputSchema),
-				OutputSchema: json.RawMessage(t.OutputSchema),
-				Annotations:  json.RawMessage(t.Annotations),
-				Meta:         json.RawMessage(t.Meta),
-			})
-		}
+		tools = append(tools, listed...)
 		switch {
-		case r.NextCursor == "":
+		case next == "":
 			return c.checkParamHeaders(tools), page, nil
-		case seen[r.NextCursor] || r.NextCursor == cursor:
+		case seen[next] || next == cursor:
 			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
-				Message: "the server repeated the cursor " + strconv.Quote(r.NextCursor) + " on page " + strconv.Itoa(page)}
+				Message: "the server repeated the cursor " + strconv.Quote(next) + " on page " + strconv.Itoa(page)}
 		case page >= c.cfg.MaxPages:
 			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
 				Message: "the catalog has more than " + strconv.Itoa(c.cfg.MaxPages) + " pages"}
 		}
-		seen[r.NextCursor] = true
-		cursor = r.NextCursor
+		seen[next] = true
+		cursor = next
 	}
 }
 

@@ -107,6 +107,7 @@ func (c *HTTPMCPClient) notify(ctx context.Context, st mcpState, method string) 
 // forced refresh and retrying once after a 401. The response body is never
 // nil.
 func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr bridge.Header, body []byte) (*bridge.Response, error) {
+	noteRequest(ctx, method) // a discovery pass that times out names it
 	for attempt := 0; ; attempt++ {
 		h := make(bridge.Header, len(hdr)+1)
 		for k, v := range hdr {
@@ -222,15 +223,24 @@ func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error 
 // answer must not block. It reads at most maxBytes. The result is returned;
 // a JSON-RPC error is an *MCPProtocolError; anything unreadable is an
 // *MCPTransportError.
+//
+// A tools/list answer is read with no bound on how deeply its result nests
+// (skipping it costs a byte per level, not a stack frame): discovery bounds
+// each tool (MaxToolSchemaDepth), so that one tool nested too deeply
+// refuses that tool, not the whole answer.
 func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (wire.RawMessage, error) {
 	idText := strconv.FormatInt(id, 10)
+	readMessage := mcp.ReadMessage
+	if method == mcp.MethodToolsList {
+		readMessage = mcp.ReadMessageDeep
+	}
 	r := &boundedReader{r: body, max: int64(maxBytes)}
 	if !mcp.IsEventStream(contentType) {
 		data, err := io.ReadAll(r)
 		if err != nil {
 			return nil, readError(method, err)
 		}
-		m, ok := mcp.ReadMessage(data)
+		m, ok := readMessage(data)
 		if !ok {
 			return nil, &MCPTransportError{Method: method, Msg: "the answer is not a JSON-RPC message"}
 		}
@@ -252,7 +262,7 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 		if len(d) == 0 {
 			continue // a priming event
 		}
-		m, ok := mcp.ReadMessage(d)
+		m, ok := readMessage(d)
 		if !ok {
 			return nil, &MCPTransportError{Method: method, Msg: "an event of the stream is not a JSON-RPC message"}
 		}

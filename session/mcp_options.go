@@ -96,6 +96,11 @@ type MCPTool struct {
 	OutputSchema json.RawMessage
 	Annotations  json.RawMessage
 	Meta         json.RawMessage // the tool's _meta
+
+	// unreadable says why ReadMCPToolList could not read this descriptor
+	// (Name is what it could salvage); discovery refuses such a tool with
+	// RejectDescriptor.
+	unreadable string
 }
 
 // MCPToolResult is the answer to tools/call. Content is the content block

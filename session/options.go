@@ -79,7 +79,13 @@ type Options struct {
 	// for the default client, {BaseURL}/mcp answered 404 or 405 to the
 	// first contact): that pass is published once, with an empty catalog,
 	// and not run again until RefreshTools or Reconnect. Any other failure
-	// is published and retried on the next turn.
+	// (an error, or no answer within ToolDiscoveryTimeout) is published with
+	// Degraded set and the request that failed named; from then on turns
+	// do not wait for discovery (they go on with the runtime tools and the
+	// last catalog known) while passes are retried in the background after
+	// 1 s, 2 s, 4 s … at most 60 s, until one succeeds. In the js build the
+	// retry's timer does not keep a Node process alive. The client's
+	// descriptors are vetted one by one (see ToolDiscoveryReport.Rejected).
 	MCPClient MCPClient
 
 	// Clock is the time the session reads and waits on: the discovery

@@ -10,21 +10,55 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
-// Rejection reasons of a ToolRejection.
+// Rejection reasons of a ToolRejection. The first four are the policy's;
+// the others refuse a descriptor before the policy sees it.
 const (
 	RejectUnclassified = "unclassified" // no classification or no family, and not allowlisted
 	RejectFamily       = "family"       // family not in the policy's families
 	RejectView         = "view"         // views are set and the tool's view is missing or not listed
 	RejectPolicy       = "policy"       // the policy's Approve vetoed it
+	RejectName         = "name"         // the name breaks MCP's rule (see MaxToolNameLength)
+	RejectSchema       = "schema"       // the inputSchema is not a JSON object, or nests deeper than MaxToolSchemaDepth
+	RejectDescriptor   = "descriptor"   // the descriptor is unreadable, or its annotations are not a JSON object or nest too deeply
+	RejectSize         = "size"         // the catalog already holds MaxCatalogTools tools
 )
 
-// ToolRejection is one discovered tool the policy did not route.
+// Bounds on what discovery takes from an MCP server's tools/list.
+const (
+	// MaxToolNameLength bounds a tool name. MCP's rule: 1 to 128
+	// characters, each of A-Z, a-z, 0-9, '_', '.' and '-'.
+	MaxToolNameLength = 128
+	// MaxToolDescriptionBytes bounds a description; a longer one is cut
+	// there, at a character boundary, and a diagnostic says so.
+	MaxToolDescriptionBytes = 4096
+	// MaxToolSchemaDepth bounds how deeply arrays and objects nest in a
+	// tool's inputSchema (and in its annotations): far more than any
+	// schema a model can use, far less than what strains a JSON reader.
+	MaxToolSchemaDepth = 64
+	// MaxCatalogTools bounds the tools one pass considers: the well-formed
+	// tools past it are refused with RejectSize.
+	MaxCatalogTools = 1000
+	// maxListedRejections bounds ToolDiscoveryReport.Rejected; a
+	// diagnostic counts the refused tools past it.
+	maxListedRejections = 1000
+	// maxRejectedNameBytes bounds a name as a rejection quotes it.
+	maxRejectedNameBytes = 256
+)
+
+// emptyInputSchema stands for an absent inputSchema.
+var emptyInputSchema = json.RawMessage(`{"type":"object"}`)
+
+// ToolRejection is one discovered tool that is not routed: refused by the
+// policy, or before it, for its descriptor (RejectName, RejectSchema,
+// RejectDescriptor) or the catalog's size (RejectSize).
 type ToolRejection struct {
-	Name           string
+	Name           string // as listed (what could be read of it), cut to 256 bytes
 	Reason         string // a Reject* constant
 	Classification *ToolClassification
 	Detail         string // says why, in words
@@ -39,14 +73,20 @@ type ToolClassificationSummary struct {
 
 // ToolDiscoveryReport is what one discovery pass found and decided.
 type ToolDiscoveryReport struct {
-	Discovered      int      // descriptors the server listed (nameless and repeated ones included)
+	Discovered      int      // descriptors the server listed (refused and repeated ones included)
 	Pages           int      // tools/list pages read
 	Routed          []string // names routed and advertised, in server order
 	Classification  ToolClassificationSummary
-	Rejected        []ToolRejection
-	MissingRequired []string // required names not routed
-	Diagnostics     []string // what a developer should look at
-	ErrorMessage    string   // why the pass failed; empty on success
+	Rejected        []ToolRejection // at most 1,000; a diagnostic counts the rest
+	MissingRequired []string        // required names not routed
+	Diagnostics     []string        // what a developer should look at
+	ErrorMessage    string          // why the pass failed; empty on success
+	// Degraded is set on a failed pass (not on an absent endpoint): the
+	// session goes on with its runtime tools and the last catalog it knew,
+	// later turns do not wait for discovery, and a pass is retried in the
+	// background with backoff until one succeeds. ErrorMessage names the
+	// request that failed.
+	Degraded bool
 }
 
 // catalog is the routed part of a successful pass.
@@ -82,7 +122,12 @@ func readClassification(raw json.RawMessage) *ToolClassification {
 	return &ToolClassification{Family: m.Studio.Family, View: m.Studio.View, Revision: rev}
 }
 
-// applyPolicy decides which of the listed tools to route.
+// applyPolicy decides which of the listed tools to route. Before the
+// policy sees a tool, its descriptor must be readable, its name follow
+// MCP's rule, its inputSchema and annotations be JSON objects nested at
+// most MaxToolSchemaDepth deep, and the catalog hold fewer than
+// MaxCatalogTools tools; an absent inputSchema becomes {"type":"object"} and
+// a description longer than MaxToolDescriptionBytes is cut.
 func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDiscoveryReport) {
 	families, views, required := DefaultToolFamilies, []string(nil), DefaultRequiredTools
 	var allow map[string]bool
@@ -102,12 +147,41 @@ func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDisc
 	c := &catalog{routed: map[string]bool{}, refused: map[string]string{}}
 	rep := ToolDiscoveryReport{Discovered: len(list), Pages: pages, Classification: ToolClassificationSummary{
 		Families: map[string]int{}, Views: map[string]int{}, Revisions: map[string]int{}}}
+	unlisted := 0 // refused tools past maxListedRejections
+	reject := func(name, reason, detail string, cl *ToolClassification) {
+		if len(rep.Rejected) < maxListedRejections {
+			rep.Rejected = append(rep.Rejected, ToolRejection{Name: cut(name, maxRejectedNameBytes), Reason: reason, Classification: cl, Detail: detail})
+		} else {
+			unlisted++
+		}
+	}
 	seen := map[string]bool{}
+	considered := 0
 	for _, t := range list {
-		if t.Name == "" || seen[t.Name] {
-			continue // nameless descriptors are skipped; a repeated name keeps the first
+		switch {
+		case t.unreadable != "":
+			reject(t.Name, RejectDescriptor, t.unreadable, nil)
+			continue
+		case nameProblem(t.Name) != "":
+			reject(t.Name, RejectName, nameProblem(t.Name), nil)
+			continue
+		case seen[t.Name]:
+			continue // a repeated name keeps the first
 		}
 		seen[t.Name] = true
+		var reason, detail string
+		t, reason, detail = vetTool(t, &rep)
+		switch {
+		case reason == "" && considered == MaxCatalogTools:
+			reason, detail = RejectSize, "the catalog holds at most "+strconv.Itoa(MaxCatalogTools)+" tools, and this one came after them"
+		case reason == "":
+			considered++
+		}
+		if reason != "" {
+			reject(t.Name, reason, detail, nil)
+			c.refused[t.Name] = detail
+			continue
+		}
 		cl := classify(t)
 		if cl != nil {
 			count(rep.Classification.Families, cl.Family)
@@ -115,7 +189,6 @@ func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDisc
 			count(rep.Classification.Revisions, cl.Revision)
 		}
 		entry := ToolCatalogEntry{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations, Classification: cl}
-		reason, detail := "", ""
 		switch {
 		case cl == nil || cl.Family == "":
 			if !allow[t.Name] {
@@ -130,13 +203,16 @@ func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDisc
 			reason, detail = RejectPolicy, "the policy's approve function vetoed it"
 		}
 		if reason != "" {
-			rep.Rejected = append(rep.Rejected, ToolRejection{Name: t.Name, Reason: reason, Classification: cl, Detail: detail})
+			reject(t.Name, reason, detail, cl)
 			c.refused[t.Name] = detail
 			continue
 		}
 		c.routed[t.Name] = true
 		c.tools = append(c.tools, ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations})
 		rep.Routed = append(rep.Routed, t.Name)
+	}
+	if unlisted > 0 {
+		rep.Diagnostics = append(rep.Diagnostics, strconv.Itoa(unlisted)+" more refused tools are not listed: the report lists at most "+strconv.Itoa(maxListedRejections))
 	}
 	for _, name := range required {
 		switch why, refused := c.refused[name]; {
@@ -184,4 +260,86 @@ func (c *catalog) refusedWhy(name string) (why string, ok bool) {
 	}
 	why, ok = c.refused[name]
 	return why, ok
+}
+
+// nameProblem says how name breaks MCP's rule for tool names (1 to
+// MaxToolNameLength characters of A-Z, a-z, 0-9, '_', '.' and '-'), or "".
+func nameProblem(name string) string {
+	const rule = "; MCP tool names are 1 to 128 characters, each of A-Z, a-z, 0-9, '_', '.' and '-'"
+	switch {
+	case name == "":
+		return "the tool has no name" + rule
+	case len(name) > MaxToolNameLength:
+		return "the name is " + strconv.Itoa(len(name)) + " bytes long" + rule
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			r, _ := utf8.DecodeRuneInString(name[i:])
+			return "the name " + strconv.Quote(cut(name, 64)) + " has " + strconv.QuoteRune(r) + " at byte " + strconv.Itoa(i) + rule
+		}
+	}
+	return ""
+}
+
+// vetTool checks what a well-named tool brings besides its name, and
+// returns it as the catalog takes it (an absent inputSchema is
+// {"type":"object"}, a long description is cut, with a diagnostic in rep),
+// or a Reject* reason and why.
+func vetTool(t MCPTool, rep *ToolDiscoveryReport) (MCPTool, string, string) {
+	absent, why := objectProblem(t.InputSchema, "the inputSchema", " is", " nests")
+	if why != "" {
+		return t, RejectSchema, why
+	}
+	if absent {
+		t.InputSchema = emptyInputSchema
+	}
+	if absent, why = objectProblem(t.Annotations, "the annotations", " are", " nest"); why != "" {
+		return t, RejectDescriptor, why
+	}
+	if absent {
+		t.Annotations = nil
+	}
+	if n := len(t.Description); n > MaxToolDescriptionBytes {
+		t.Description = cut(t.Description, MaxToolDescriptionBytes)
+		rep.Diagnostics = append(rep.Diagnostics, t.Name+": the description is "+strconv.Itoa(n)+" bytes; it was cut to "+strconv.Itoa(len(t.Description)))
+	}
+	return t, "", ""
+}
+
+// objectProblem says why raw, a member of a descriptor that what names
+// (with the verbs that go with it), is not a JSON object nested at most
+// MaxToolSchemaDepth deep; absent is true for an absent or null member.
+func objectProblem(raw json.RawMessage, what, is, nests string) (absent bool, problem string) {
+	b := trimJSONSpace(raw)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return true, ""
+	case b[0] != '{':
+		return false, what + is + " " + jsonKind(b) + ", not a JSON object"
+	case jsonWithin(b, MaxToolSchemaDepth) == nil:
+		return false, ""
+	}
+	if err := jsonWithin(b, len(b)); err != nil {
+		return false, what + is + " not valid JSON: " + err.Error()
+	}
+	return false, what + nests + " too deeply: arrays and objects more than " + strconv.Itoa(MaxToolSchemaDepth) + " levels deep"
+}
+
+// jsonWithin checks that b is one JSON value nested at most maxDepth deep.
+func jsonWithin(b []byte, maxDepth int) error {
+	l := jsonr.Lexer{Data: b, MaxDepth: maxDepth}
+	l.SkipRecursive()
+	l.Consumed()
+	return l.Error()
+}
+
+// cut returns s cut to at most n bytes, at a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

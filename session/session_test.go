@@ -664,27 +664,48 @@ func TestMessagesReturnsACopy(t *testing.T) {
 	assert.Equal(t, "hi", s.Messages()[0].Content)
 }
 
-// TestConcurrentSessions runs turns on several sessions at once against one
-// proxy; each gets its own answer and history (run with -race).
+// TestConcurrentSessions runs sessions at once against one proxy, each
+// taking its turns in sequence; each keeps its own history (run with -race).
 func TestConcurrentSessions(t *testing.T) {
-	proxy := fakeproxy.New(fakeproxy.Reply{Body: fakeproxy.TextStream("same", " answer"), Chunk: 7})
-	srv := httptest.NewServer(proxy)
-	defer srv.Close()
-	const n = 8
-	var wg sync.WaitGroup
-	turns := make([]session.Turn, n)
-	sessions := make([]*session.Session, n)
-	for i := range n {
-		sessions[i] = newSession(t, srv.URL+"/api", nil)
+	cases := []struct {
+		name            string
+		sessions, turns int
+	}{
+		{"8 sessions, one turn each", 8, 1},
+		{"100 sessions, 10 turns each", 100, 10},
 	}
-	for i := range n {
-		wg.Go(func() { turns[i] = sessions[i].Chat(context.Background(), fmt.Sprint("q", i)) })
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy := fakeproxy.New(fakeproxy.Reply{Body: fakeproxy.TextStream("same", " answer"), Chunk: 7})
+			srv := httptest.NewServer(proxy)
+			defer srv.Close()
+			var wg sync.WaitGroup
+			failed := make([]string, tc.sessions)
+			sessions := make([]*session.Session, tc.sessions)
+			for i := range tc.sessions {
+				sessions[i] = newSession(t, srv.URL+"/api", nil)
+			}
+			for i := range tc.sessions {
+				wg.Go(func() {
+					for j := range tc.turns {
+						turn := sessions[i].Chat(context.Background(), fmt.Sprint("q", i, ".", j))
+						if turn.Status != session.StatusCompleted || turn.Text != "same answer" {
+							failed[i] = fmt.Sprintf("turn %d: %s %q %s", j, turn.Status, turn.Text, turn.ErrorMessage)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for i := range tc.sessions {
+				require.Empty(t, failed[i], "session %d", i)
+				var want []string
+				for j := range tc.turns {
+					want = append(want, fmt.Sprint("user: q", i, ".", j), "assistant: same answer")
+				}
+				assert.Equal(t, want, roles(sessions[i].Messages()), "session %d", i)
+			}
+			assert.Len(t, fakeproxy.WithoutMCP(proxy.Requests()), tc.sessions*tc.turns)
+		})
 	}
-	wg.Wait()
-	for i := range n {
-		assert.Equal(t, session.StatusCompleted, turns[i].Status, turns[i].ErrorMessage)
-		assert.Equal(t, "same answer", turns[i].Text)
-		assert.Equal(t, []string{fmt.Sprint("user: q", i), "assistant: same answer"}, roles(sessions[i].Messages()))
-	}
-	assert.Len(t, fakeproxy.WithoutMCP(proxy.Requests()), n)
 }

@@ -94,9 +94,12 @@ func (s *Session) ToolWatchStatus() string {
 }
 
 // Close ends the session's list-changed watch for good: the stream and any
-// pending backoff are aborted, and no watch starts again. It is
-// idempotent. A closed session can still chat.
+// pending backoff are aborted, and no watch starts again. It also ends the
+// background retries of degraded discovery (a later Chat still looks
+// again, without waiting). It is idempotent. A closed session can still
+// chat.
 func (s *Session) Close() {
+	s.stopDiscoveryRetries()
 	s.mu.Lock()
 	if s.watch.closed {
 		s.mu.Unlock()

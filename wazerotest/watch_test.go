@@ -93,7 +93,7 @@ func TestSilentMCPEndpointOnVirtualClock(t *testing.T) {
 	assert.GreaterOrEqual(t, clock.Now().Sub(before), 15*time.Second)
 	r, err := inst.Do(ctx, map[string]any{"op": "session.toolDiscovery", "session": id})
 	require.NoError(t, err)
-	assert.Equal(t, "tools/list did not respond within 15000ms.", r.Report.ErrorMessage)
+	assert.Equal(t, "server/discover did not respond within 15000ms.", r.Report.ErrorMessage, "the era probe is the request that hung")
 	tools, _ := json.Marshal(proxy.ChatRequests()[0].JSON()["tools"])
 	assert.JSONEq(t, `[{"name":"setFilter","description":"Filter the map","inputSchema":{"type":"object"}}]`, string(tools))
 }

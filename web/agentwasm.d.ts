@@ -252,13 +252,25 @@ export interface ToolDiscoveryReport {
   classification: { families: Record<string, number>; views: Record<string, number>; revisions: Record<string, number> };
   rejected: {
     name: string;
-    reason: 'unclassified' | 'family' | 'view' | 'policy';
+    /**
+     * Why it was not routed: the policy's `unclassified`, `family`, `view`, `policy`; or descriptor hygiene:
+     * `name` (not 1–128 characters of A–Z a–z 0–9 _ . -), `schema` (inputSchema not a JSON object, or nested
+     * too deeply), `descriptor` (unreadable, or annotations not an object), `size` (past the catalog's cap).
+     */
+    reason: 'unclassified' | 'family' | 'view' | 'policy' | 'name' | 'schema' | 'descriptor' | 'size';
     classification?: { family?: string; view?: string; revision?: string | number };
     detail: string;
   }[];
   missingRequired: string[];
   diagnostics: string[];
+  /** Why the pass failed, naming the MCP request that failed or hung; absent on success. */
   errorMessage?: string;
+  /**
+   * Set on a failed pass: the session goes on with its runtime tools and the last catalog it knew, later
+   * turns do not wait for discovery, and a pass is retried in the background (1 s, 2 s, 4 s … at most 60 s)
+   * until one succeeds. The retry's timer does not keep a Node process alive.
+   */
+  degraded?: boolean;
 }
 
 /** What `onEvent` observes: every streamed event, every dispatch, every published discovery pass. */

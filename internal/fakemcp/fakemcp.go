@@ -11,7 +11,6 @@
 package fakemcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -441,15 +441,21 @@ func (s *Server) page(cursor string) json.RawMessage {
 	if s.NextCursor != nil {
 		next = s.NextCursor(cursor)
 	}
-	out := map[string]any{"tools": s.Tools[from:to], "ttlMs": 0, "cacheScope": "private"}
-	if out["tools"] == nil || to <= from {
-		out["tools"] = []json.RawMessage{}
+	// Written by hand, not with encoding/json, which refuses a tool nested
+	// deeper than 10000 levels: the fake serves what a test gives it.
+	b := []byte(`{"tools":[`)
+	for i, t := range s.Tools[from:to] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t...)
 	}
+	b = append(b, `],"ttlMs":0,"cacheScope":"private"`...)
 	if next != "" {
-		out["nextCursor"] = next
+		b = append(b, `,"nextCursor":`...)
+		b = strconv.AppendQuote(b, next)
 	}
-	b, _ := json.Marshal(out)
-	return b
+	return append(b, '}')
 }
 
 // answer writes the response to request id: a result or an error, as JSON
@@ -528,16 +534,33 @@ func (s *Server) answerWith(w http.ResponseWriter, r *http.Request, id, result [
 }
 
 // compact returns a JSON value compacted onto one line (nil stays nil), as
-// an event's data line needs it.
+// an event's data line needs it. It checks the value with no bound on its
+// nesting (encoding/json's Compact refuses more than 10000 levels).
 func compact(v []byte) ([]byte, error) {
 	if len(v) == 0 {
 		return nil, nil
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, v); err != nil {
+	l := jsonr.Lexer{Data: v, MaxDepth: len(v)}
+	l.SkipRecursive()
+	l.Consumed()
+	if err := l.Error(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	out := make([]byte, 0, len(v))
+	inString, escaped := false, false
+	for _, c := range v {
+		switch {
+		case inString:
+			inString = escaped || c != '"'
+			escaped = !escaped && c == '\\'
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '"':
+			inString = true
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // writeError writes a JSON-RPC error response with the status; id nil is

@@ -19,8 +19,10 @@
 // encoding/json. Running out of input is an *Error, not io.EOF.
 //
 // The Lexer and Value scan strings, numbers and literals with the same
-// code, and SkipRecursive and Raw walk nested values with Value's walker,
-// so they decode and refuse alike. Their errors name the offending byte
+// code, and SkipRecursive and Raw check nested values with the same rules
+// and messages as Value's walker (but without recursion: a bound on their
+// nesting, Lexer.MaxDepth, is a bound on memory, not on the stack), so they
+// decode and refuse alike. Their errors name the offending byte
 // and what was wanted there ("unexpected ']', want a value"); where the
 // caller drives the Lexer, a token out of place is a "syntax error" or
 // "expected <what the caller asked for>".
@@ -48,9 +50,9 @@ func (e *Error) Error() string {
 // maxContext bounds Error.Data.
 const maxContext = 13
 
-// maxDepth bounds the nesting SkipRecursive and Raw accept (as
-// encoding/json does).
-const maxDepth = 10000
+// DefaultMaxDepth bounds the nesting SkipRecursive and Raw accept when
+// Lexer.MaxDepth is zero (as encoding/json does).
+const DefaultMaxDepth = 10000
 
 type kind uint8
 
@@ -67,6 +69,12 @@ const (
 // Lexer reads JSON tokens from Data. The zero value with Data set is ready.
 type Lexer struct {
 	Data []byte // the input
+	// MaxDepth bounds how deeply arrays and objects may nest in a value
+	// SkipRecursive or Raw reads; zero means DefaultMaxDepth. Skipping
+	// keeps one byte per open array or object, not a stack frame, so a
+	// reader whose raw values are read again, each with its own bound,
+	// may set it as high as len(Data).
+	MaxDepth int
 
 	start int  // offset of the current token
 	pos   int  // offset of the first byte not scanned
@@ -416,8 +424,11 @@ func (l *Lexer) SkipRecursive() {
 			l.consume()
 			return
 		}
-		w := walker{l: l, max: maxDepth}
-		if end, _ := w.value(l.start, 0); end >= 0 {
+		max := l.MaxDepth
+		if max <= 0 {
+			max = DefaultMaxDepth
+		}
+		if end := l.skip(l.start, max); end >= 0 {
 			l.pos = end
 		} else {
 			l.pos = len(l.Data)

@@ -115,8 +115,7 @@ func (w *walker) value(i, depth int) (int, any) {
 		}
 		return end, f
 	}
-	l.fail(i, "unexpected "+describe(d, i)+", want a value")
-	return -1, nil
+	return l.unexpected(i, "a value"), nil
 }
 
 // object reads the object whose '{' is at i.
@@ -136,8 +135,7 @@ func (w *walker) object(i, depth int) (int, any) {
 	}
 	for {
 		if i >= len(d) || d[i] != '"' {
-			l.fail(i, "unexpected "+describe(d, i)+", want an object key")
-			return -1, nil
+			return l.unexpected(i, "an object key"), nil
 		}
 		end := l.scanString(i)
 		if end < 0 {
@@ -154,8 +152,7 @@ func (w *walker) object(i, depth int) (int, any) {
 		}
 		i = skipSpace(d, end)
 		if i >= len(d) || d[i] != ':' {
-			l.fail(i, "unexpected "+describe(d, i)+", want ':' after an object key")
-			return -1, nil
+			return l.unexpected(i, "':' after an object key"), nil
 		}
 		var v any
 		if i, v = w.value(i+1, depth); i < 0 {
@@ -174,8 +171,7 @@ func (w *walker) object(i, depth int) (int, any) {
 		case '}':
 			return i + 1, m
 		default:
-			l.fail(i, "unexpected "+describe(d, i)+", want ',' or '}' in an object")
-			return -1, nil
+			return l.unexpected(i, "',' or '}' in an object"), nil
 		}
 	}
 }
@@ -209,8 +205,7 @@ func (w *walker) array(i, depth int) (int, any) {
 		case ']':
 			return i + 1, a
 		default:
-			l.fail(i, "unexpected "+describe(d, i)+", want ',' or ']' in an array")
-			return -1, nil
+			return l.unexpected(i, "',' or ']' in an array"), nil
 		}
 	}
 }

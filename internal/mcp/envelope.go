@@ -63,11 +63,25 @@ func ValidID(raw []byte) bool {
 // ReadMessage decodes one JSON-RPC message: a JSON object, with white space
 // around it allowed. ok is false for anything else (null included).
 func ReadMessage(data []byte) (m wire.RPCMessage, ok bool) {
+	return readMessage(data, 0)
+}
+
+// ReadMessageDeep is ReadMessage with no bound on how deeply the message's
+// raw members (id, params, result, error data) nest: for a reader that
+// bounds each member where it reads it, so that, say, one tool of a
+// tools/list result nested too deeply refuses that tool, not the answer.
+func ReadMessageDeep(data []byte) (m wire.RPCMessage, ok bool) {
+	return readMessage(data, len(data))
+}
+
+// readMessage reads one message whose raw members nest at most maxDepth
+// deep (zero: the lexer's default).
+func readMessage(data []byte, maxDepth int) (m wire.RPCMessage, ok bool) {
 	i := 0
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
-	if i == len(data) || data[i] != '{' || wire.Unmarshal(data[i:], &m) != nil {
+	if i == len(data) || data[i] != '{' || wire.UnmarshalDepth(data[i:], &m, maxDepth) != nil {
 		return wire.RPCMessage{}, false
 	}
 	return m, true

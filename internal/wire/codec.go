@@ -36,7 +36,16 @@ func Marshal[T Marshaler](v T) ([]byte, error) {
 // space after the value is an error. It is generic for the same reason as
 // Marshal: a type only ever decoded keeps no encoder.
 func Unmarshal[T Unmarshaler](data []byte, v T) error {
-	l := jsonr.Lexer{Data: data}
+	return UnmarshalDepth(data, v, 0)
+}
+
+// UnmarshalDepth is Unmarshal with maxDepth bounding how deeply the values
+// v keeps as raw bytes (its RawMessage members) may nest; zero means
+// jsonr.DefaultMaxDepth. An envelope whose raw members are read again, each
+// by a reader with its own bound, may pass len(data): then one member
+// nested too deeply fails where it is read, not the envelope.
+func UnmarshalDepth[T Unmarshaler](data []byte, v T, maxDepth int) error {
+	l := jsonr.Lexer{Data: data, MaxDepth: maxDepth}
 	v.UnmarshalEasyJSON(&l)
 	l.Consumed()
 	if err := l.Error(); err != nil {

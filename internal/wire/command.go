@@ -220,6 +220,7 @@ type DiscoveryReport struct {
 	MissingRequired []string             `json:"missingRequired"`
 	Diagnostics     []string             `json:"diagnostics"`
 	ErrorMessage    string               `json:"errorMessage,omitempty"`
+	Degraded        bool                 `json:"degraded,omitempty"`
 }
 
 // DiscoveryClassCounts counts the discovered tools' classifications.

@@ -1041,6 +1041,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.
 		out.RawString(prefix)
 		out.String(string(in.ErrorMessage))
 	}
+	if in.Degraded {
+		const prefix string = ",\"degraded\":"
+		out.RawString(prefix)
+		out.Bool(bool(in.Degraded))
+	}
 	out.RawByte('}')
 }
 

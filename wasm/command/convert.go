@@ -56,7 +56,7 @@ func reportWire(r session.ToolDiscoveryReport) *wire.DiscoveryReport {
 			Views: mapOrEmpty(r.Classification.Views), Revisions: mapOrEmpty(r.Classification.Revisions)},
 		Rejected:        []wire.DiscoveryRejection{},
 		MissingRequired: orEmpty(r.MissingRequired), Diagnostics: orEmpty(r.Diagnostics),
-		ErrorMessage: r.ErrorMessage,
+		ErrorMessage: r.ErrorMessage, Degraded: r.Degraded,
 	}
 	for _, j := range r.Rejected {
 		wr := wire.DiscoveryRejection{Name: j.Name, Reason: j.Reason, Detail: j.Detail}

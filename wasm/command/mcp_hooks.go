@@ -24,17 +24,13 @@ func (m hookMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r wire.MCPListToolsResult
-	if err := wire.Unmarshal(b, &r); err != nil {
+	// Read as discovery reads a server's answer: a hostile descriptor is
+	// refused by itself (named in the report), not with the whole list.
+	tools, _, err := session.ReadMCPToolList(b)
+	if err != nil {
 		return nil, errs.New("the mcpClient's listTools answered ", errs.Trunc(string(b), 60), ", not {tools: [...]}: ", err.Error())
 	}
-	out := make([]session.MCPTool, len(r.Tools))
-	for i, t := range r.Tools {
-		out[i] = session.MCPTool{Name: t.Name, Title: t.Title, Description: t.Description,
-			InputSchema: json.RawMessage(t.InputSchema), OutputSchema: json.RawMessage(t.OutputSchema),
-			Annotations: json.RawMessage(t.Annotations), Meta: json.RawMessage(t.Meta)}
-	}
-	return out, nil
+	return tools, nil
 }
 
 func (m hookMCP) CallTool(ctx context.Context, name string, args json.RawMessage) (session.MCPToolResult, error) {

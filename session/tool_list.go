@@ -1,0 +1,110 @@
+// Reading a tools/list result: each tool on its own, so that one tool the
+// reader cannot take refuses that tool (discovery reports it), not the page.
+
+package session
+
+import (
+	"encoding/json"
+
+	"github.com/agentwasm/agentwasm/internal/jsonr"
+	"github.com/agentwasm/agentwasm/internal/wire"
+)
+
+// ReadMCPToolList reads one tools/list result, {"tools": [...],
+// "nextCursor": "..."}, as an MCP client hands it to discovery. How deeply
+// a tool nests is not bounded here: discovery bounds each tool's
+// inputSchema and annotations (MaxToolSchemaDepth) and refuses the tool
+// that breaks a bound, not the page. A descriptor that is not a JSON object
+// with string name, title and description is kept, with what could be read
+// of its name, for discovery to refuse (RejectDescriptor). The error is
+// for a result that is not such an object at all; null reads as no tools.
+func ReadMCPToolList(data []byte) (tools []MCPTool, nextCursor string, err error) {
+	l := jsonr.Lexer{Data: data, MaxDepth: len(data)}
+	if l.IsNull() {
+		l.Skip()
+		l.Consumed()
+		return nil, "", l.Error()
+	}
+	l.Delim('{')
+	for !l.IsDelim('}') {
+		key := l.UnsafeFieldName(false)
+		l.WantColon()
+		switch key {
+		case "tools":
+			tools = tools[:0] // a repeated member: the last one counts
+			if l.IsNull() {
+				l.Skip()
+				break
+			}
+			l.Delim('[')
+			for !l.IsDelim(']') {
+				if raw := l.Raw(); l.Ok() {
+					tools = append(tools, readToolDescriptor(raw))
+				}
+				l.WantComma()
+			}
+			l.Delim(']')
+		case "nextCursor":
+			if l.IsNull() {
+				l.Skip()
+			} else {
+				nextCursor = l.String()
+			}
+		default:
+			l.SkipRecursive()
+		}
+		l.WantComma()
+	}
+	l.Delim('}')
+	l.Consumed()
+	if err := l.Error(); err != nil {
+		return nil, "", err
+	}
+	return tools, nextCursor, nil
+}
+
+// readToolDescriptor reads one element of a tools/list result's tools.
+func readToolDescriptor(raw []byte) MCPTool {
+	if raw[0] != '{' {
+		return MCPTool{unreadable: "the descriptor is " + jsonKind(raw) + ", not a JSON object"}
+	}
+	var d wire.MCPToolDescriptor
+	l := jsonr.Lexer{Data: raw, MaxDepth: len(raw)}
+	d.UnmarshalEasyJSON(&l)
+	if err := l.Error(); err != nil {
+		return MCPTool{Name: d.Name, unreadable: "the descriptor could not be read: " + err.Error()}
+	}
+	return MCPTool{
+		Name:         d.Name,
+		Title:        d.Title,
+		Description:  d.Description,
+		InputSchema:  json.RawMessage(d.InputSchema),
+		OutputSchema: json.RawMessage(d.OutputSchema),
+		Annotations:  json.RawMessage(d.Annotations),
+		Meta:         json.RawMessage(d.Meta),
+	}
+}
+
+// jsonKind names the kind of the JSON value that starts b, for a message:
+// "an object", "an array", "a string", "a number", "a boolean", "null".
+func jsonKind(b []byte) string {
+	b = trimJSONSpace(b)
+	if len(b) == 0 {
+		return "empty"
+	}
+	switch b[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return "a number"
+	}
+	return "not JSON"
+}

@@ -1,0 +1,49 @@
+package session
+
+import (
+	"bytes"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzToolList reads arbitrary tools/list answers as the default client
+// does and builds a catalog from them: nothing panics, and whatever is
+// routed has a name by MCP's rule, a JSON object for an inputSchema nested
+// at most MaxToolSchemaDepth deep, and a description within its bound, cut
+// at a character boundary (the reader decodes strings to valid UTF-8).
+func FuzzToolList(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a\u0000"},{"name":" "},{"name":"b","inputSchema":"x"},1,null,{"name":"c","annotations":[]}],"nextCursor":"n"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"d","inputSchema":[[[[[[[[]]]]]]]]},{"name":"e","description":"\u00e9\u00e9"}]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":null}}`, `{"jsonrpc":"2.0","id":1,"result":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		raw, err := decodeAnswer("tools/list", 1, "application/json", bytes.NewReader(body), 1<<16, nil, nil)
+		if err != nil {
+			checkMCPErrorKind(t, err)
+			return
+		}
+		tools, _, err := ReadMCPToolList(raw)
+		if err != nil {
+			return
+		}
+		c, rep := applyPolicy(tools, 1, &ToolPolicy{Allowlist: []string{"a", "b", "c", "d", "e"}, Families: []string{"f"}})
+		if len(rep.Routed) != len(c.tools) || rep.Discovered != len(tools) {
+			t.Fatalf("the report does not match the catalog: %+v", rep)
+		}
+		for _, td := range c.tools {
+			if nameProblem(td.Name) != "" {
+				t.Fatalf("routed a tool named %q", td.Name)
+			}
+			if absent, why := objectProblem(td.InputSchema, "s", " is", " nests"); absent || why != "" {
+				t.Fatalf("routed %q with the inputSchema %q (%s)", td.Name, td.InputSchema, why)
+			}
+			if len(td.Description) > MaxToolDescriptionBytes || !utf8.ValidString(td.Description) {
+				t.Fatalf("routed %q with a description of %d bytes, cut mid-character or not UTF-8", td.Name, len(td.Description))
+			}
+		}
+	})
+}
