@@ -7,6 +7,12 @@
 // (approveAsk, declineAsk, revokeAsk, alwaysApprove) are not tools: the
 // approval cards stay with the page, and the model never approves.
 //
+// A result that waits for a person (needs-confirm with awaitingHuman, when
+// the app requires human approval) carries a session.ApprovalRequest, so
+// the turn stops there with the ask in Turn.PendingApprovals; the host
+// answers it with session.Session.Resume, which comes back to the kit's
+// AnswerAsk (the port's ApproveAsk or DeclineAsk, by "person").
+//
 // portkit is the library's join of session and serve (the module's command
 // layer and cmd/agentwasm, which sit on top, import both too); neither of
 // them knows the other.
@@ -47,6 +53,7 @@ type Kit struct {
 var (
 	_ session.Kit            = (*Kit)(nil)
 	_ session.SystemPrompter = (*Kit)(nil)
+	_ session.ApprovalDoors  = (*Kit)(nil)
 )
 
 // New returns the kit of p.
@@ -78,14 +85,16 @@ func (k *Kit) Tools() []session.ToolDefinition {
 // Execute calls the port. Every answer of the port, refusals and pauses
 // included, is a tool result the model reads: status ok, with the port's
 // result object as data; only an error the port itself reports (an unknown
-// tool, a failure inside the port) has status error.
+// tool, a failure inside the port) has status error. A needs-confirm result
+// awaiting a person (awaitingHuman) carries its askId and action as the
+// result's Approval.
 func (k *Kit) Execute(ctx context.Context, call session.ToolCall) (session.ToolResult, error) {
 	r := serve.CallSettled(ctx, k.port, call.Name, call.Args, k.opts.SettleWithin)
 	status := session.ToolOK
 	if r.IsError() {
 		status = session.ToolError
 	}
-	return session.ToolResult{Status: status, Data: r.JSON()}, nil
+	return session.ToolResult{Status: status, Data: r.JSON(), Approval: approvalOf(r)}, nil
 }
 
 // SystemPrompt tells the model how to act in the app; it is used when the

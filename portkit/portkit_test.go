@@ -83,9 +83,11 @@ func result(t *testing.T, rec session.DispatchRecord) map[string]any {
 }
 
 // The join: a scripted model in a session whose kit is a port opens a
-// journey, takes the first step, meets needs-confirm on the high-effect
-// step, cannot approve it by confirming, the person approves through the
-// human door, and the model's confirm then fires the step.
+// journey and takes the first step; the high-effect step waits for a
+// person, so the turn stops there with the ask pending. A bare confirm in
+// the next turn cannot approve it (the turn stops on it again); the person
+// approves through the human door, and the model's confirm then fires the
+// step.
 func TestSessionDrivesPortThroughApproval(t *testing.T) {
 	log := &handlerLog{}
 	port := newShop(t, log)
@@ -93,9 +95,9 @@ func TestSessionDrivesPortThroughApproval(t *testing.T) {
 		session.ToolCallRound(call("c1", "shop.journey.buy", `{}`)),
 		session.ToolCallRound(call("c2", "shop.journey.buy", `{"step":"checkout"}`)),
 		session.ToolCallRound(call("c3", "shop.journey.buy", `{"step":"pay"}`)),
+		// The next turn: the model confirms without the person's approval.
 		session.ToolCallRound(call("c4", "shop.journey.buy", `{"step":"pay","confirm":true}`)),
-		session.TextRound("Please approve the payment in the page."),
-		// The next turn, after the person approved.
+		// The turn after the person approved on the card.
 		session.ToolCallRound(call("c5", "shop.journey.buy", `{"step":"pay","confirm":true}`)),
 		session.TextRound("Paid."),
 	)
@@ -104,7 +106,8 @@ func TestSessionDrivesPortThroughApproval(t *testing.T) {
 
 	turn := s.Chat(context.Background(), "Buy what is in my cart.")
 	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
-	require.Len(t, turn.ToolCalls, 4)
+	require.Len(t, turn.ToolCalls, 3)
+	assert.Equal(t, 3, turn.Rounds, "no model request after the round that waits for a person")
 	for _, rec := range turn.ToolCalls {
 		assert.Equal(t, session.PlaneRuntime, rec.Plane)
 		assert.True(t, rec.OK, rec.Content)
@@ -121,9 +124,17 @@ func TestSessionDrivesPortThroughApproval(t *testing.T) {
 	assert.NotContains(t, asked, "transitionId")
 	askID, _ := asked["askId"].(string)
 	require.NotEmpty(t, askID)
-	bare := result(t, turn.ToolCalls[3])
+	require.Len(t, turn.PendingApprovals, 1)
+	assert.Equal(t, askID, turn.PendingApprovals[0].AskID)
+	assert.Equal(t, "c3", turn.PendingApprovals[0].ToolCallID)
+
+	turn = s.Chat(context.Background(), "Just pay, please.")
+	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
+	require.Len(t, turn.ToolCalls, 1)
+	bare := result(t, turn.ToolCalls[0])
 	assert.Equal(t, "needs-confirm", bare["judgment"], "a confirm without the person's approval fires nothing: %v", bare)
 	assert.NotContains(t, bare, "transitionId")
+	assert.Equal(t, []string{askID}, pendingIDs(turn), "the same ask waits again")
 	assert.Equal(t, []string{"cart.checkout/agent"}, log.actions(), "pay has not run")
 
 	// The approval card is the page's: the person approves it.
@@ -134,12 +145,23 @@ func TestSessionDrivesPortThroughApproval(t *testing.T) {
 	turn = s.Chat(context.Background(), "I approved it.")
 	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
 	require.Len(t, turn.ToolCalls, 1)
+	assert.Empty(t, turn.PendingApprovals)
 	paid := result(t, turn.ToolCalls[0])
 	assert.Equal(t, true, paid["ok"], "%v", paid)
 	assert.Equal(t, "performed", paid["effectStatus"])
 	assert.Equal(t, map[string]any{"orderId": "o-1"}, paid["data"])
+	assert.Equal(t, "Paid.", turn.Text)
 	assert.Equal(t, []string{"cart.checkout/agent", "checkout.pay/agent"}, log.actions())
 	assert.Equal(t, "done", port.App().Page())
+}
+
+// pendingIDs returns the ask ids of a turn's pending approvals.
+func pendingIDs(turn session.Turn) []string {
+	var out []string
+	for _, p := range turn.PendingApprovals {
+		out = append(out, p.AskID)
+	}
+	return out
 }
 
 // The kit advertises exactly the port's tools, in order, with their MCP

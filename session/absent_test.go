@@ -230,7 +230,7 @@ func TestOtherEndpointFailuresAreRetried(t *testing.T) {
 				o.OnEvent = log.add
 				o.Clock = clock
 			})
-			t.Cleanup(s.Close)
+			t.Cleanup(func() { _ = s.Close() })
 			var first []string
 			for i, text := range []string{"one", "two", "three"} {
 				turn := chat(t, context.Background(), s, text)
@@ -277,7 +277,7 @@ func TestAbsentMCPEndpointIsLookedForAgain(t *testing.T) {
 				withTool(&recordingExec{})(o)
 				o.OnEvent = log.add
 			})
-			t.Cleanup(s.Close)
+			t.Cleanup(func() { _ = s.Close() })
 			require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "one").Status)
 			require.Equal(t, []string{"server/discover", "initialize"}, e.methods())
 
@@ -287,7 +287,7 @@ func TestAbsentMCPEndpointIsLookedForAgain(t *testing.T) {
 				require.ErrorIs(t, err, session.ErrEndpointAbsent, "still absent")
 				assert.Contains(t, rep.ErrorMessage, "has no MCP endpoint at "+base+"/mcp (HTTP 404)")
 			case "Reconnect":
-				s.Reconnect()
+				require.NoError(t, s.Reconnect(context.Background()))
 				require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "two").Status)
 			}
 			assert.Equal(t, []string{"server/discover", "initialize", "server/discover", "initialize"}, e.methods(),
@@ -305,7 +305,7 @@ func TestAbsentMCPEndpointIsLookedForAgain(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, []string{"honua_studio_set_view"}, rep.Routed)
 			case "Reconnect":
-				s.Reconnect()
+				require.NoError(t, s.Reconnect(context.Background()))
 				require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "three").Status)
 				assert.Equal(t, []string{"honua_studio_set_view"}, s.ToolDiscovery().Routed)
 			}

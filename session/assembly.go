@@ -26,6 +26,9 @@ type round struct {
 	calls []*pendingCall // in the order they started
 	byID  map[string]*pendingCall
 	last  *pendingCall
+	// stopReason and usage are those of the answer's messageStop.
+	stopReason string
+	usage      *Usage
 }
 
 func newRound(s *Session) *round { return &round{s: s, byID: map[string]*pendingCall{}} }

@@ -1,5 +1,5 @@
-// The chat loop: one Chat, step by step (docs/PROTOCOL.md writes down the
-// wire side of each step).
+// The chat loop: one Chat (or the rest of a turn Resume continues), step by
+// step (docs/PROTOCOL.md writes down the wire side of each step).
 
 package session
 
@@ -18,7 +18,10 @@ import (
 // repeat up to MaxToolRounds model requests. It returns when the turn ends;
 // the Turn's Status says how. Cancelling ctx ends the turn with
 // StatusCancelled at whatever step it is in and aborts the request or tool
-// call in flight. At most one ChatOptions is used.
+// call in flight. A round whose tool results wait for a person ends the
+// turn after its calls are dispatched (see Turn.PendingApprovals and
+// Resume). Chat forgets the asks earlier turns left pending. At most one
+// ChatOptions is used.
 func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Turn {
 	if ctx.Err() != nil {
 		return Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."}
@@ -31,13 +34,27 @@ func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Tu
 		return Turn{Status: StatusError, ErrorCode: "bad_options", ErrorMessage: err.Error()}
 	}
 	if !s.busy.CompareAndSwap(false, true) {
-		return Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
-			ErrorMessage: "Another chat is still running on this session; wait for it to finish or cancel it."}
+		return busyTurn
 	}
 	defer s.busy.Store(false)
+	s.clearPending()
+	return s.runTurn(ctx, co, func(context.Context) *outcome {
+		s.appendHistory(Message{Role: "user", Content: text})
+		return nil
+	})
+}
+
+// busyTurn is the answer to a Chat or Resume that overlaps another.
+var busyTurn = Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
+	ErrorMessage: "Another chat (or resume) is still running on this session; wait for it to finish or cancel it."}
+
+// runTurn runs one turn whose opening step (the person's message, or the
+// answers to asks) is open, and returns its record. The caller holds busy.
+func (s *Session) runTurn(ctx context.Context, co ChatOptions, open func(context.Context) *outcome) Turn {
 	t := &turnState{s: s}
-	t.run(ctx, text, co)
+	t.run(ctx, open, co)
 	t.turn.Text = t.text.String()
+	t.turn.PendingApprovals = s.PendingApprovals()
 	s.secrets.turn(&t.turn)
 	return t.turn
 }
@@ -68,7 +85,7 @@ func (t *turnState) end(o *outcome) {
 
 var cancelledOutcome = &outcome{status: StatusCancelled, msg: "The chat was cancelled."}
 
-func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
+func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome, co ChatOptions) {
 	s := t.s
 	// Wait for the shared discovery pass; the caller's abort ends the wait
 	// (and the turn), not the pass.
@@ -100,7 +117,10 @@ func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
 		t.end(cancelledOutcome)
 		return
 	}
-	s.appendHistory(Message{Role: "user", Content: text})
+	if o := open(ctx); o != nil {
+		t.end(o)
+		return
+	}
 	system, err := s.systemPrompt(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -131,17 +151,19 @@ func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
 		}
 		calls := r.ready()
 		s.appendHistory(Message{Role: "assistant", Content: r.text.String(), ToolCalls: calls})
-		if len(calls) == 0 {
-			t.turn.Status = StatusCompleted
-			return
-		}
+		first, asked := len(t.turn.ToolCalls), false
 		for i, call := range calls {
 			if ctx.Err() != nil {
 				t.answerUnrun(calls[i:])
 				t.end(cancelledOutcome)
 				return
 			}
-			rec := s.secrets.record(t.dispatch(ctx, call, runtime, cat))
+			rec, ask := t.dispatch(ctx, call, runtime, cat)
+			rec = s.secrets.record(rec)
+			if ask != nil {
+				s.addPending(*ask)
+				asked = true
+			}
 			t.turn.ToolCalls = append(t.turn.ToolCalls, rec)
 			observed := rec // the observer gets its own copy: what it does to it changes nothing
 			s.emit(Event{Type: EventTypeToolResult, Result: &observed})
@@ -153,6 +175,12 @@ func (t *turnState) run(ctx context.Context, text string, co ChatOptions) {
 				t.end(cancelledOutcome)
 				return
 			}
+		}
+		t.finishStep(r, t.turn.ToolCalls[first:])
+		if len(calls) == 0 || asked {
+			// The model is done, or a person must answer before it goes on.
+			t.turn.Status = StatusCompleted
+			return
 		}
 	}
 	t.turn.Status = StatusCompleted // rounds exhausted; the last results are in history
@@ -209,7 +237,9 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 		switch ev.Type {
 		case EventMessageStop:
 			stopped = true
-			t.turn.StopReason = ev.StopReason
+			t.turn.StopReason, r.stopReason = ev.StopReason, ev.StopReason
+			addStop(&r.usage, ev)
+			addStop(&t.turn.Usage, ev)
 		case EventError:
 			msg := ev.ErrorMessage
 			if msg == "" {

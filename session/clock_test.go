@@ -134,7 +134,7 @@ func TestWatchBackoffOnAnInjectedClock(t *testing.T) {
 		o.WatchToolListChanged = true
 		o.ToolListChangedWatch = &session.WatchOptions{MaxReconnectAttempts: &three, OnStatus: statuses.add}
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	require.Equal(t, session.StatusCompleted, s.Chat(context.Background(), "start").Status)
 	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		got := <-clock.added

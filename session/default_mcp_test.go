@@ -135,7 +135,7 @@ func TestDefaultMCPClientDiscoversOnBaseURL(t *testing.T) {
 				o.Execute = &recordingExec{}
 				o.Auth = session.StaticToken("mcp-token")
 			})
-			t.Cleanup(s.Close)
+			t.Cleanup(func() { _ = s.Close() })
 
 			turn := chat(t, context.Background(), s, "hi")
 			require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)

@@ -289,7 +289,7 @@ func TestOneDeepToolDoesNotDropTheCatalog(t *testing.T) {
 			mux.Handle("/api/mcp", tc.srv)
 			mux.Handle("/", proxy)
 			s := newSession(t, startHandler(t, mux), nil)
-			t.Cleanup(s.Close)
+			t.Cleanup(func() { _ = s.Close() })
 			rep, err := s.RefreshTools(context.Background())
 			require.NoError(t, err)
 			assert.Empty(t, rep.ErrorMessage)

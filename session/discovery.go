@@ -92,30 +92,6 @@ func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error)
 	}
 }
 
-// Reconnect ends the MCP session: the client is closed, the generation
-// bumped, the cached pass (or the remembered absence of the endpoint), the
-// catalog and a degraded state (with its background retry) dropped, and
-// only runtime tools are advertised until the next pass, which the next
-// Chat (waiting for it, as the first Chat does) or RefreshTools starts.
-func (s *Session) Reconnect() {
-	s.stopWatch()
-	s.mu.Lock()
-	s.disc.gen++
-	s.disc.cached = false
-	s.disc.pass = nil
-	s.disc.catalog = nil
-	s.disc.degraded = false
-	s.disc.failures = 0
-	s.stopRetryLocked()
-	s.mu.Unlock()
-	if c := s.opts.MCPClient; c != nil {
-		func() {
-			defer func() { _ = recover() }()
-			_ = c.Close()
-		}()
-	}
-}
-
 // ensureDiscovery waits for the shared pass, starting one when none is
 // cached or running (an absent endpoint counts as cached). While discovery
 // is degraded it does not wait: the turn goes on with its runtime tools and

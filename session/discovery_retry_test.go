@@ -96,7 +96,7 @@ func TestTimedOutDiscoveryRetriesInTheBackground(t *testing.T) {
 		o.Execute = &recordingExec{}
 		o.OnEvent = log.add
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 
 	turns := asyncTurn(s, "one")
 	require.Equal(t, 15*time.Second, nextTimer(t, clock), "turn 1 waits the bound")
@@ -153,7 +153,7 @@ func TestDiscoveryRetryBackoff(t *testing.T) {
 		o.ToolDiscoveryTimeout = -1 // no bound: only the retries set timers
 		o.OnEvent = log.add
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	turnOf(t, asyncTurn(s, "one"))
 	want := []time.Duration{1, 2, 4, 8, 16, 32, 60, 60}
 	for i, w := range want {
@@ -179,7 +179,7 @@ func TestDegradedDiscoveryRefreshCloseReconnect(t *testing.T) {
 		o.MCPClient = mcpc
 		o.Clock = clock
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	turns := asyncTurn(s, "one")
 	require.Equal(t, 15*time.Second, nextTimer(t, clock))
 	clock.Advance(15 * time.Second)
@@ -217,7 +217,7 @@ func TestDegradedDiscoveryRefreshCloseReconnect(t *testing.T) {
 	_, err := refreshWithin(t, s, clock, nil)
 	require.Error(t, err)
 	require.True(t, s.ToolDiscovery().Degraded)
-	s.Reconnect()
+	require.NoError(t, s.Reconnect(context.Background()))
 	turns = asyncTurn(s, "three")
 	require.Equal(t, 15*time.Second, nextTimer(t, clock), "the turn after Reconnect waits the bound again")
 	select {
@@ -262,7 +262,7 @@ func TestDiscoveryBoundWithAClientThatIgnoresCancellation(t *testing.T) {
 		o.MCPClient = mcpc
 		o.Clock = clock
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	turns := asyncTurn(s, "one")
 	require.Equal(t, 15*time.Second, nextTimer(t, clock))
 	clock.Advance(15 * time.Second)
@@ -292,7 +292,7 @@ func TestBackgroundPassStartsTheWatch(t *testing.T) {
 		o.Clock = clock
 		o.WatchToolListChanged = true
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	turns := asyncTurn(s, "one")
 	require.Equal(t, 15*time.Second, nextTimer(t, clock))
 	clock.Advance(15 * time.Second)
@@ -344,7 +344,7 @@ func TestDiscoveryTimeoutNamesTheHungRequest(t *testing.T) {
 			mux.Handle("/", fakeproxy.New(fakeproxy.Reply{Body: fakeproxy.TextStream("x")}))
 			clock := newManualClock()
 			s := newSession(t, startHandler(t, mux), func(o *session.Options) { o.Clock = clock })
-			t.Cleanup(s.Close)
+			t.Cleanup(func() { _ = s.Close() })
 			rep, err := refreshWithin(t, s, clock, hung)
 			require.Error(t, err)
 			assert.Equal(t, tc.hang+" did not respond within 15000ms.", rep.ErrorMessage)

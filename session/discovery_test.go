@@ -217,7 +217,7 @@ func TestMCPDownDegradesAndRetries(t *testing.T) {
 		o.Clock = clock
 		o.OnEvent = log.add
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	turn := chatWith(t, context.Background(), s, "one", session.ChatOptions{})
 	assert.Equal(t, session.StatusCompleted, turn.Status)
 	assert.Equal(t, []string{"setFilter"}, toolNames(tr.Requests()[0].Tools), "runtime tools only")
@@ -291,7 +291,7 @@ func TestPassOvertakenByReconnectChangesNothing(t *testing.T) {
 		done <- rep
 	}()
 	<-started
-	s.Reconnect()
+	require.NoError(t, s.Reconnect(context.Background()))
 	close(release)
 	rep := <-done
 	assert.Equal(t, []string{"honua_studio_set_view"}, rep.Routed, "the overtaken pass reports to its caller")

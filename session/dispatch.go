@@ -5,6 +5,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -14,19 +15,26 @@ import (
 // dispatch routes one ready call and runs it: the runtime plane first
 // (runtime holds the names of the runtime tools advertised this turn), then
 // the composition plane (cat, the catalog advertised this turn, may be nil).
-func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[string]bool, cat *catalog) DispatchRecord {
+// A runtime result that waits for a person also returns its pending
+// approval.
+func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[string]bool, cat *catalog) (DispatchRecord, *PendingApproval) {
 	rec := DispatchRecord{ToolCallID: call.ID, ToolName: call.Name}
 	if !runtime[call.Name] {
 		if cat != nil && cat.routed[call.Name] {
-			return t.callComposition(ctx, call)
+			return t.callComposition(ctx, call), nil
 		}
 		if why, ok := cat.refusedWhy(call.Name); ok {
 			rec.Plane = PlaneComposition
-			return t.s.reject(rec, CodeNotRoutable, "not routable by this session: "+why)
+			return t.s.reject(rec, CodeNotRoutable, "not routable by this session: "+why), nil
 		}
 		rec.Plane = PlaneUnknown
-		return t.s.reject(rec, CodeUnknownTool, "No tool named "+call.Name+" is available to this session.")
+		return t.s.reject(rec, CodeUnknownTool, "No tool named "+call.Name+" is available to this session."), nil
 	}
+	return t.runRuntime(ctx, call, rec)
+}
+
+// runRuntime runs a runtime tool's call on the executor.
+func (t *turnState) runRuntime(ctx context.Context, call ToolCall, rec DispatchRecord) (DispatchRecord, *PendingApproval) {
 	rec.Plane = PlaneRuntime
 	var exec Executor = t.s.opts.Execute
 	if exec == nil && t.s.opts.Kit != nil {
@@ -34,17 +42,18 @@ func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[str
 	}
 	if exec == nil {
 		return t.s.reject(rec, CodeNoExecutor,
-			"The runtime tool "+call.Name+" has no executor: supply a kit or an execute function to the session.")
+			"The runtime tool "+call.Name+" has no executor: supply a kit or an execute function to the session."), nil
 	}
 	res, err := execute(ctx, exec, ToolCall{ID: call.ID, Name: call.Name, Args: objectOrEmpty(call.Args)})
 	if err != nil {
 		if ctx.Err() != nil {
-			return t.s.reject(rec, CodeCancelled, "The turn was cancelled while "+call.Name+" ran.")
+			return t.s.reject(rec, CodeCancelled, "The turn was cancelled while "+call.Name+" ran."), nil
 		}
-		return t.s.reject(rec, CodeExecutionFailed, call.Name+" failed: "+err.Error())
+		return t.s.reject(rec, CodeExecutionFailed, call.Name+" failed: "+err.Error()), nil
 	}
 	t.s.mu.Lock()
-	rec.Content = resultContent(res, t.s.secrets.scrub)
+	data := resultData(res, t.s.secrets.scrub)
+	rec.Content = resultContent(res, data, t.s.secrets.scrub)
 	t.s.mu.Unlock()
 	switch res.Status {
 	case ToolOK, ToolDryRun:
@@ -64,7 +73,7 @@ func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[str
 		rec.ErrorMessage = t.s.secrets.scrub(rec.ErrorMessage)
 		t.s.mu.Unlock()
 	}
-	return rec
+	return rec, pendingOf(res, rec, json.RawMessage(data))
 }
 
 // execute runs the executor on its own goroutine, so that one which ignores
@@ -98,19 +107,23 @@ func execute(ctx context.Context, exec Executor, call ToolCall) (ToolResult, err
 	}
 }
 
-// resultContent is the tool message of a runtime tool's result, with every
-// known token scrubbed. Data that is not valid JSON is sent as a JSON string,
-// so the content stays one JSON object.
-func resultContent(res ToolResult, scrub func(string) string) string {
-	var data wire.RawMessage
-	if len(res.Data) > 0 {
-		d := scrub(string(res.Data))
-		if wire.Valid([]byte(d)) {
-			data = wire.RawMessage(d)
-		} else {
-			data = wire.EncodeString(d)
-		}
+// resultData is a runtime tool's result data with every known token
+// scrubbed; data that is not valid JSON becomes a JSON string. Nil when the
+// result has none.
+func resultData(res ToolResult, scrub func(string) string) wire.RawMessage {
+	if len(res.Data) == 0 {
+		return nil
 	}
+	d := scrub(string(res.Data))
+	if wire.Valid([]byte(d)) {
+		return wire.RawMessage(d)
+	}
+	return wire.EncodeString(d)
+}
+
+// resultContent is the tool message of a runtime tool's result: its status,
+// data (from resultData) and denial reason, as one JSON object.
+func resultContent(res ToolResult, data wire.RawMessage, scrub func(string) string) string {
 	b, _ := wire.Marshal(&wire.ToolContent{Status: string(res.Status), Data: data, DeniedReason: scrub(res.DeniedReason)})
 	return string(b)
 }

@@ -6,7 +6,16 @@
 // between model rounds, up to Options.MaxToolRounds requests per Chat.
 // A Session is created with New and driven with Chat. Chat never returns a
 // Go error: the Turn's Status says what happened (completed, cancelled,
-// error, refused) and ErrorMessage says why. Everything that touches the
+// error, refused) and ErrorMessage says why. After each finished round the
+// observer gets a stepFinish event (a Step), and the Turn sums the rounds'
+// token counts in Usage.
+//
+// A tool result can wait for a person (ToolResult.Approval; a port kit sets
+// it when the app requires a person's approval): the turn then stops after
+// that round with the asks in Turn.PendingApprovals, and the host answers
+// them with Resume, through the kit's ApprovalDoors, which continues the
+// loop. The model has no way to resume. Close ends the session's
+// background work and its MCP session. Everything that touches the
 // network goes through a bridge.Fetcher, so the same code runs natively, in
 // the browser (GOOS=js) and under a WebAssembly host (GOOS=wasip1).
 //

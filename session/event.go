@@ -45,6 +45,11 @@ const (
 	EventTypeChat EventType = "chat"
 	// EventTypeToolResult carries one DispatchRecord, per dispatch.
 	EventTypeToolResult EventType = "toolResult"
+	// EventTypeStepFinish carries one Step, after each model round that
+	// finished (its answer streamed and its calls dispatched). It is not a
+	// streamed event: Turn.Events does not record it and the turn's bounds
+	// do not count it.
+	EventTypeStepFinish EventType = "stepFinish"
 )
 
 // Event is what Options.OnEvent observes.
@@ -53,6 +58,7 @@ type Event struct {
 	Chat      *StreamEvent         // with EventTypeChat
 	Result    *DispatchRecord      // with EventTypeToolResult
 	Discovery *ToolDiscoveryReport // with EventTypeToolDiscovery
+	Step      *Step                // with EventTypeStepFinish
 	// WatchStatus and WatchDetail come with EventTypeToolWatch.
 	WatchStatus string
 	WatchDetail string

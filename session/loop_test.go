@@ -43,7 +43,10 @@ func TestScriptedTextOnlyTurn(t *testing.T) {
 	// every delta as it streamed.
 	assert.Equal(t, []string{"messageStart", "textDelta", "messageStop"}, eventTypes(turn.Events))
 	assert.Equal(t, "Hello", turn.Events[1].Text)
-	require.Len(t, observed, 4)
+	require.Len(t, observed, 5)
+	assert.Equal(t, session.Event{Type: session.EventTypeStepFinish, Step: &session.Step{Round: 1, Text: "Hello", StopReason: "endTurn"}},
+		observed[4], "the round's step comes after its events")
+	observed = observed[:4]
 	for i, ev := range observed {
 		assert.Equal(t, session.EventTypeChat, ev.Type)
 		assert.Equal(t, session.TextRound("Hel", "lo")[i], *ev.Chat)

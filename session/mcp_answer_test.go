@@ -328,7 +328,7 @@ func TestWatchStaysOpenWithAPingingServer(t *testing.T) {
 		o.WatchToolListChanged = true
 		o.ToolListChangedWatch = &session.WatchOptions{OnStatus: statuses.add}
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	require.Equal(t, session.StatusCompleted, s.Chat(context.Background(), "start").Status)
 	statuses.waitStatus(t, session.WatchOpen)
 	waitUntil(t, "the watch's stream is open", func() bool { return srv.OpenStreams() == 1 })

@@ -323,7 +323,14 @@ func (c *HTTPMCPClient) Reset() {
 // session id (bounded by CloseTimeout; a 404 or 405 answer is fine), and in
 // either era it forgets the era and session like Reset. The client stays
 // usable: a later call starts a new session.
-func (c *HTTPMCPClient) Close() (err error) {
+func (c *HTTPMCPClient) Close() error {
+	return c.CloseContext(context.Background())
+}
+
+// CloseContext is Close whose DELETE also ends when ctx does (then it
+// returns the request's error); the era and session are forgotten either
+// way.
+func (c *HTTPMCPClient) CloseContext(ctx context.Context) (err error) {
 	defer recoverMCP(&err, "DELETE")
 	c.mu.Lock()
 	st := c.st
@@ -333,7 +340,10 @@ func (c *HTTPMCPClient) Close() (err error) {
 	if st.era != MCPEraSession || st.sessionID == "" {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.CloseTimeout)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.CloseTimeout)
 	defer cancel()
 	resp, err := c.send(ctx, "DELETE", "DELETE", sessionHeader(bridge.Header{}, st), nil)
 	if err != nil {

@@ -627,6 +627,26 @@ func TestMCPClose(t *testing.T) {
 		require.NoError(t, c.Close())
 		assert.Len(t, srv.Requests(), n)
 	})
+	t.Run("CloseContext ends with its context", func(t *testing.T) {
+		srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a")}
+		hang := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete {
+				<-r.Context().Done() // a server that never answers the DELETE
+				return
+			}
+			srv.ServeHTTP(w, r)
+		})
+		c := startMCP(t, hang, nil)
+		_, err := c.ListTools(mcpCtx(t))
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err = c.CloseContext(ctx)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Less(t, time.Since(start), mcpBound, "the DELETE ended with the context, not CloseTimeout")
+		assert.Equal(t, session.MCPEraAuto, c.Era(), "the session is forgotten all the same")
+	})
 }
 
 func TestMCPBearerToken(t *testing.T) {

@@ -50,7 +50,7 @@ func TestSessionOverHTTPMCP(t *testing.T) {
 				o.WatchToolListChanged = true
 				o.ToolListChangedWatch = &session.WatchOptions{InitialDelay: time.Millisecond, OnStatus: statuses.add}
 			})
-			t.Cleanup(s.Close)
+			t.Cleanup(func() { _ = s.Close() })
 
 			turn := s.Chat(context.Background(), "zoom in")
 			require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
@@ -93,7 +93,7 @@ func TestWatchUnsupportedOverHTTP(t *testing.T) {
 			o.WatchToolListChanged = true
 			o.ToolListChangedWatch = &session.WatchOptions{InitialDelay: time.Millisecond, OnStatus: statuses.add}
 		})
-		t.Cleanup(s.Close)
+		t.Cleanup(func() { _ = s.Close() })
 		s.Chat(context.Background(), "hi")
 		statuses.waitStatus(t, session.WatchUnsupported)
 		assert.Equal(t, []string{"honua_studio_set_view"}, toolNames(s.Tools()), "the catalog is kept")

@@ -33,7 +33,8 @@ type Options struct {
 
 	// BaseURL is the base of the Studio API: chat at
 	// {BaseURL}/v1/studio/ai/chat, capabilities at
-	// {BaseURL}/v1/studio/ai/capabilities, MCP at {BaseURL}/mcp.
+	// {BaseURL}/v1/studio/ai/capabilities, MCP at {BaseURL}/mcp (unless
+	// MCPURL says otherwise).
 	// Default DefaultBaseURL. Capabilities and MCP are optional: one that
 	// answers 404 or 405 is absent, asked once and not again on later
 	// turns (see ErrEndpointAbsent).
@@ -68,11 +69,18 @@ type Options struct {
 	// before the loop stops. Default DefaultMaxToolRounds.
 	MaxToolRounds int
 
+	// MCPURL is the MCP endpoint of the default MCP client when it is not
+	// {BaseURL}/mcp: an absolute http or https URL, or a path starting with
+	// a single "/" (resolved like BaseURL, against the page). Empty keeps
+	// {BaseURL}/mcp. It is ignored when MCPClient is set.
+	MCPURL string
+
 	// MCPClient is the MCP client used for discovery and composition calls,
 	// typically NewHTTPMCPClient on {BaseURL}/mcp. Nil means that default:
-	// New sets NewHTTPMCPClient on {BaseURL}/mcp with Fetcher (wrapped in a
-	// ResumingFetcher) and Auth, unless DisableToolDiscovery is set (then no
-	// MCP server is contacted and only runtime tools are advertised).
+	// New sets NewHTTPMCPClient on MCPURL (default {BaseURL}/mcp) with
+	// Fetcher (wrapped in a ResumingFetcher) and Auth, unless
+	// DisableToolDiscovery is set (then no MCP server is contacted and only
+	// runtime tools are advertised).
 	//
 	// Discovery runs once per session and is cached when it succeeds, and
 	// also when the endpoint is absent (an error matching ErrEndpointAbsent:
@@ -97,9 +105,11 @@ type Options struct {
 	Clock Clock
 
 	// OnEvent observes every streamed event (each text delta apart, where
-	// Turn.Events records a run of them as one) and every dispatch, on the
-	// goroutine running Chat, in order, with every token of Auth redacted. A panicking observer is recovered
-	// and ignored: it never breaks, hangs or fails a turn.
+	// Turn.Events records a run of them as one), every dispatch and every
+	// finished round's step (EventTypeStepFinish), on the goroutine running
+	// Chat or Resume, in order, with every token of Auth redacted. A
+	// panicking observer is recovered and ignored: it never breaks, hangs or
+	// fails a turn.
 	OnEvent func(Event)
 
 	// StudioTools is the policy for tools discovered on the MCP server.
@@ -232,6 +242,9 @@ func (o Options) withDefaults() (Options, error) {
 	case o.System != "" && o.SystemFunc != nil:
 		return o, errors.New("session: give System or SystemFunc, not both")
 	}
+	if err := validMCPURL(o.MCPURL); err != nil {
+		return o, err
+	}
 	if o.MaxToolRounds == 0 {
 		o.MaxToolRounds = DefaultMaxToolRounds
 	}
@@ -272,4 +285,39 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	return o, o.validateMCPOptions()
+}
+
+// validMCPURL accepts "" (the default endpoint), an absolute http or https
+// URL with a host, or a path starting with a single "/"; nothing with
+// spaces or control characters.
+func validMCPURL(u string) error {
+	if u == "" {
+		return nil
+	}
+	bad := func(why string) error {
+		return errs.New("session: MCPURL ", strconv.Quote(errs.Trunc(u, 80)), " ", why,
+			`; give an absolute http(s) URL such as "https://studio.example/mcp", a path such as "/api/mcp", or "" for {BaseURL}/mcp`)
+	}
+	for _, r := range u {
+		if r <= ' ' || r == 0x7f {
+			return bad("has a space or control character")
+		}
+	}
+	lower := strings.ToLower(u)
+	switch {
+	case strings.HasPrefix(u, "//"):
+		return bad("is a scheme-relative URL, not a path")
+	case strings.HasPrefix(u, "/"):
+		return nil
+	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"):
+		host := u[strings.Index(u, "//")+2:]
+		if i := strings.IndexAny(host, "/?#"); i >= 0 {
+			host = host[:i]
+		}
+		if host == "" {
+			return bad("has no host")
+		}
+		return nil
+	}
+	return bad("is neither an absolute http(s) URL nor a path starting with /")
 }

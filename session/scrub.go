@@ -81,6 +81,15 @@ func (s *secrets) event(ev Event) Event {
 		d := s.report(*ev.Discovery)
 		ev.Discovery = &d
 	}
+	if ev.Step != nil {
+		st := *ev.Step
+		st.Text = s.scrub(st.Text)
+		st.ToolCalls = append([]DispatchRecord(nil), st.ToolCalls...)
+		for i := range st.ToolCalls {
+			st.ToolCalls[i] = s.record(st.ToolCalls[i])
+		}
+		ev.Step = &st
+	}
 	ev.WatchDetail = s.scrub(ev.WatchDetail)
 	return ev
 }
@@ -110,6 +119,9 @@ func (s *secrets) turn(t *Turn) {
 		t.ErrorMessage = s.scrub(t.ErrorMessage)
 		for i := range t.Events {
 			t.Events[i] = s.streamEvent(t.Events[i])
+		}
+		for i := range t.PendingApprovals {
+			t.PendingApprovals[i].Detail = s.scrubRaw(t.PendingApprovals[i].Detail)
 		}
 	}
 }

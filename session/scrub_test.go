@@ -118,7 +118,7 @@ func TestMCPTokensNeverLeak(t *testing.T) {
 		o.Auth = tokens
 		o.OnEvent = log.add
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 
 	first := chat(t, context.Background(), s, "hello")
 	require.Equal(t, session.StatusCompleted, first.Status, first.ErrorMessage)
@@ -220,7 +220,7 @@ func TestRefreshToolsErrorIsScrubbed(t *testing.T) {
 	base := startHandler(t, mux)
 	tokens := &rotatingTokens{}
 	s := newSession(t, base, func(o *session.Options) { o.Auth = tokens })
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 
 	_, err := s.RefreshTools(context.Background())
 	require.Error(t, err)

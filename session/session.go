@@ -11,8 +11,8 @@ import (
 )
 
 // Session is one agent conversation. Its methods are safe for concurrent
-// use, but only one Chat runs at a time: an overlapping Chat returns at once
-// with StatusError and ErrorCodeBusy, touching nothing.
+// use, but only one Chat or Resume runs at a time: an overlapping one
+// returns at once with StatusError and ErrorCodeBusy, touching nothing.
 type Session struct {
 	opts Options
 	busy atomic.Bool
@@ -25,6 +25,8 @@ type Session struct {
 	callSeq int // numbers tool calls the stream sent without an id
 	disc    discovery
 	watch   watchState
+	pending []PendingApproval // the asks awaiting a person (approval.go)
+	closed  bool              // Close ran
 
 	// capsAbsent is the error of the capabilities read that found the
 	// endpoint absent (ErrEndpointAbsent), returned without asking again.
@@ -45,15 +47,19 @@ func New(opts Options) (*Session, error) {
 		o.Auth = learningTokens{src: o.Auth, secrets: sec}
 	}
 	if o.MCPClient == nil && !o.DisableToolDiscovery {
-		// The default: discover on {BaseURL}/mcp with the HTTP MCP client,
-		// whose request streams resume after a drop.
+		// The default: discover on MCPURL, else {BaseURL}/mcp, with the
+		// HTTP MCP client, whose request streams resume after a drop.
+		url := o.MCPURL
+		if url == "" {
+			url = o.BaseURL + "/mcp"
+		}
 		c, err := NewHTTPMCPClient(HTTPMCPConfig{
-			URL:     o.BaseURL + "/mcp",
+			URL:     url,
 			Fetcher: &ResumingFetcher{Fetcher: o.Fetcher, Clock: o.Clock},
 			Auth:    o.Auth,
 		})
 		if err != nil {
-			return nil, errs.Wrap(err, "session: the default MCP client on ", o.BaseURL, "/mcp")
+			return nil, errs.Wrap(err, "session: the default MCP client on ", url)
 		}
 		o.MCPClient = c
 	}
@@ -76,12 +82,14 @@ func (s *Session) Messages() []Message {
 	return out
 }
 
-// Reset clears the conversation history. What the session learned about the
-// proxy is kept: the capabilities (or their endpoint's absence) and the
-// discovery pass (or the MCP endpoint's absence).
+// Reset clears the conversation history and forgets the pending asks. What
+// the session learned about the proxy is kept: the capabilities (or their
+// endpoint's absence) and the discovery pass (or the MCP endpoint's
+// absence).
 func (s *Session) Reset() {
 	s.mu.Lock()
 	s.history = nil
+	s.pending = nil
 	s.mu.Unlock()
 }
 

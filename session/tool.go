@@ -40,6 +40,9 @@ type ToolResult struct {
 	Status       ToolStatus
 	Data         json.RawMessage // any JSON value; nil omits it
 	DeniedReason string
+	// Approval, when set, says the call waits for a person to answer an
+	// ask: the turn stops after this round (see ApprovalRequest).
+	Approval *ApprovalRequest
 }
 
 // An Executor runs runtime tools. Execute should return when ctx ends; the

@@ -181,7 +181,7 @@ func TestPanickingObserverInAToolTurn(t *testing.T) {
 	assert.Equal(t, wantTurn, gotTurn)
 	assert.Equal(t, wantMsgs, gotMsgs)
 	assert.Equal(t, wantReqs, gotReqs)
-	assert.Equal(t, len(gotTurn.Events)+len(gotTurn.ToolCalls), calls, "still called for every event and dispatch")
+	assert.Equal(t, len(gotTurn.Events)+len(gotTurn.ToolCalls)+gotTurn.Rounds, calls, "still called for every event, dispatch and step")
 }
 
 // TestObserverCannotRewriteHistory: the records and events an observer gets

@@ -38,7 +38,7 @@ const (
 	ErrorCodeStreamTimeout = "stream_timeout"
 )
 
-// Turn is the record of one Chat call.
+// Turn is the record of one Chat (or Resume) call.
 type Turn struct {
 	Status    Status
 	Text      string           // the text of every round, joined
@@ -51,6 +51,15 @@ type Turn struct {
 	ErrorMessage string // why the turn did not complete; never holds a credential
 	ErrorCode    string // a stable code for some errors (the ErrorCode… constants, or the proxy's own)
 	Rounds       int    // model requests made
+	// Usage sums the token counts of the turn's messageStop events
+	// (promptTokens into InputTokens, completionTokens into OutputTokens)
+	// over its rounds; nil when no round reported any.
+	Usage *Usage
+	// PendingApprovals are the asks that await a person's answer when the
+	// turn ended, in the order they arose. A turn whose round raised one
+	// stops after that round's calls are dispatched, with StatusCompleted;
+	// answer them with Session.Resume. Empty when none awaits.
+	PendingApprovals []PendingApproval
 }
 
 // Message is one entry of the conversation history.

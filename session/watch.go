@@ -93,27 +93,6 @@ func (s *Session) ToolWatchStatus() string {
 	return s.watch.status
 }
 
-// Close ends the session's list-changed watch for good: the stream and any
-// pending backoff are aborted, and no watch starts again. It also ends the
-// background retries of degraded discovery (a later Chat still looks
-// again, without waiting). It is idempotent. A closed session can still
-// chat.
-func (s *Session) Close() {
-	s.stopDiscoveryRetries()
-	s.mu.Lock()
-	if s.watch.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.watch.closed = true
-	cancel := s.watch.cancel
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-	s.setWatchStatus(WatchClosed, "")
-}
-
 // maybeStartWatch starts the watch after a successful published pass, when
 // it is asked for, possible, and not already live.
 func (s *Session) maybeStartWatch() {

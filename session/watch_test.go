@@ -84,7 +84,7 @@ func watchedSession(t *testing.T, mcp *listeningMCP, w *session.WatchOptions, st
 		o.WatchToolListChanged = true
 		o.ToolListChangedWatch = w
 	})
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	require.Equal(t, session.StatusCompleted, s.Chat(context.Background(), "start").Status)
 	return s
 }

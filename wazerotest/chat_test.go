@@ -184,7 +184,15 @@ func TestOnEventOption(t *testing.T) {
 	id := inst.CreateSession(ctx, nil)
 	turn := inst.Chat(ctx, id, "hi")
 	require.Equal(t, "completed", turn.Status, turn.ErrorMessage)
-	require.Len(t, seen, 4, "messageStart, each of the two text deltas, messageStop")
+	require.Len(t, seen, 5, "messageStart, each of the two text deltas, messageStop, the round's step")
+	last := seen[4]
+	seen = seen[:4]
+	assert.Equal(t, "stepFinish", last.ev.Type)
+	if assert.NotNil(t, last.ev.Step) {
+		assert.Equal(t, wazerotest.Step{Round: 1, Text: "Hello", ToolCalls: []wazerotest.DispatchRecord{}, StopReason: "endTurn",
+			Usage: &wazerotest.Usage{InputTokens: 12, OutputTokens: 7}}, *last.ev.Step)
+	}
+	assert.Equal(t, &wazerotest.Usage{InputTokens: 12, OutputTokens: 7}, turn.Usage)
 	var streamed []wazerotest.StreamEvent
 	for _, g := range seen {
 		assert.Equal(t, id, g.session)

@@ -215,6 +215,19 @@ func (i *Instance) Chat(ctx context.Context, session int, text string) Turn {
 	return *r.Turn
 }
 
+// Resume answers pending asks of a session (session.resume: approve and
+// decline are ask ids from the last turn's PendingApprovals) and returns the
+// turn it ran. It fails the test if the command itself fails (a refused
+// resolution is a turn with an error code, returned).
+func (i *Instance) Resume(ctx context.Context, session int, approve, decline []string) Turn {
+	r := i.must(i.Do(ctx, map[string]any{"op": "session.resume", "session": session, "approve": approve, "decline": decline}))
+	if r.Turn == nil {
+		i.fatalf("wazerotest: session.resume replied without a turn")
+		return Turn{}
+	}
+	return *r.Turn
+}
+
 // CloseSession closes a session.
 func (i *Instance) CloseSession(ctx context.Context, session int) {
 	i.must(i.Do(ctx, map[string]any{"op": "session.close", "session": session}))

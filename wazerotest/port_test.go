@@ -178,8 +178,9 @@ func TestPortCommandErrors(t *testing.T) {
 }
 
 // The join through the wasm module: a scripted model in a session whose kit
-// is a port opens the journey, meets needs-confirm, the test approves through
-// the human door, the model confirms, and the step fires.
+// is a port opens the journey, meets needs-confirm (the turn stops on the
+// ask), the test approves through the human door, the model confirms in the
+// next chat, and the step fires.
 func TestSessionDrivesPortThroughTheModule(t *testing.T) {
 	var port int
 	handler := handlerHook(&port)
@@ -187,7 +188,7 @@ func TestSessionDrivesPortThroughTheModule(t *testing.T) {
 		`{"type":"toolCallStart","toolCallId":"c1","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
 		`{"type":"toolCallStart","toolCallId":"c2","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"checkout"}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
 		`{"type":"toolCallStart","toolCallId":"c3","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"pay"}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
-		`{"type":"textDelta","text":"Please approve."}` + "\n" + `{"type":"messageStop","stopReason":"endTurn"}`,
+		// The turn stops on the ask; the next one comes after the person approved.
 		`{"type":"toolCallStart","toolCallId":"c4","toolName":"shop.journey.buy"}` + "\n" + `{"type":"toolCallStop","toolArguments":{"step":"pay","confirm":true}}` + "\n" + `{"type":"messageStop","stopReason":"toolCall"}`,
 		`{"type":"textDelta","text":"Paid."}` + "\n" + `{"type":"messageStop","stopReason":"endTurn"}`,
 	}
@@ -208,6 +209,7 @@ func TestSessionDrivesPortThroughTheModule(t *testing.T) {
 	turn := inst.Chat(ctx, id, "Buy my cart.")
 	require.Equal(t, "completed", turn.Status, turn.ErrorMessage)
 	require.Len(t, turn.ToolCalls, 3)
+	require.Len(t, turn.PendingApprovals, 1)
 	data := func(rec wazerotest.DispatchRecord) map[string]any {
 		var c struct{ Data map[string]any }
 		require.NoError(t, json.Unmarshal([]byte(rec.Content), &c), rec.Content)

@@ -39,6 +39,34 @@ type Turn struct {
 	ErrorMessage string           `json:"errorMessage"`
 	ErrorCode    string           `json:"errorCode"`
 	Rounds       int              `json:"rounds"`
+	// Usage sums the rounds' token counts (nil when none reported any);
+	// PendingApprovals are the asks awaiting a person (session.resume).
+	Usage            *Usage            `json:"usage"`
+	PendingApprovals []PendingApproval `json:"pendingApprovals"`
+}
+
+// Usage is a turn's or a step's token counts.
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+}
+
+// PendingApproval is an ask a turn stopped on.
+type PendingApproval struct {
+	AskID      string          `json:"askId"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Action     string          `json:"action"`
+	Detail     json.RawMessage `json:"detail"`
+}
+
+// Step is what one model round did (a stepFinish event).
+type Step struct {
+	Round      int              `json:"round"`
+	Text       string           `json:"text"`
+	ToolCalls  []DispatchRecord `json:"toolCalls"`
+	StopReason string           `json:"stopReason"`
+	Usage      *Usage           `json:"usage"`
 }
 
 // StreamEvent is one event of the chat stream.
@@ -59,17 +87,20 @@ type StreamEvent struct {
 }
 
 // Event is one event a session streamed to the host: "chat" with Event,
-// "toolResult" with Result, "toolDiscovery" with Report.
+// "toolResult" with Result, "stepFinish" with Step, "toolDiscovery" with
+// Report.
 type Event struct {
 	Type   string          `json:"type"`
 	Event  *StreamEvent    `json:"event,omitempty"`
 	Result *DispatchRecord `json:"result,omitempty"`
+	Step   *Step           `json:"step,omitempty"`
 	Report *Report         `json:"report,omitempty"`
 	Status string          `json:"status,omitempty"` // toolWatch
 	Detail string          `json:"detail,omitempty"` // toolWatch
-	// A port's events: "warning" with Warning, "change" with Version.
+	// A port's events: "warning" with Warning, "change" with Version
+	// (always present on a change, 0 included).
 	Warning *PortWarning `json:"warning,omitempty"`
-	Version int64        `json:"version,omitempty"`
+	Version *int64       `json:"version,omitempty"`
 }
 
 // PortWarning is one of a port's once-only warnings.

@@ -45,6 +45,25 @@ export interface ToolDefinition {
   outputSchema?: object;
 }
 
+/**
+ * A tool of the session (in `tools` or a kit's `tools`): a definition, and optionally its own
+ * executor, which wins over the shared one (the session's `execute`, or the kit's) for this tool.
+ * The function stays in the page; only the definition is sent to the module.
+ */
+export interface SessionTool extends ToolDefinition {
+  execute?: ToolFunction;
+}
+
+/**
+ * A tool's own executor: the model's arguments (always an object) and the call's context; sync or
+ * async. The signal aborts when the turn is cancelled. What it gives is read as a {@link ToolReturn};
+ * a throw or rejection fails the call with its message.
+ */
+export type ToolFunction = (
+  args: Record<string, unknown>,
+  context: { signal: AbortSignal; toolCallId: string },
+) => ToolReturn | Promise<ToolReturn>;
+
 /** A call the model made, as executors receive it. `args` is always an object. */
 export interface ToolCall {
   name: string;
@@ -59,12 +78,27 @@ export interface ToolResult<T = unknown> {
   deniedReason?: string;
 }
 
-/** Runs a runtime tool; sync or async. The signal aborts when the turn is cancelled. */
-export type ToolExecutor = (call: ToolCall, options: { signal: AbortSignal }) => ToolResult | Promise<ToolResult>;
+/**
+ * What a tool's executor may give: a {@link ToolResult}, or any other JSON value, sent to the model as
+ * `{status: 'ok', data: value}` (`undefined`: `{status: 'ok'}`). An object whose `status` is a string is
+ * read as a ToolResult, so wrap a value with a `status` of its own: `{status: 'ok', data: value}`. A value
+ * with no JSON form (a function, a symbol, a BigInt, a cycle) fails the call with a message naming the tool.
+ */
+export type ToolReturn =
+  | ToolResult
+  | string | number | boolean | null | undefined | void
+  | readonly unknown[]
+  | (object & { readonly status?: never });
+
+/**
+ * Runs the runtime tools that have no executor of their own; sync or async. The signal aborts when the
+ * turn is cancelled. A throw or rejection fails the call with its message.
+ */
+export type ToolExecutor = (call: ToolCall, options: { signal: AbortSignal }) => ToolReturn | Promise<ToolReturn>;
 
 /** The page's local tool plane. */
 export interface Kit {
-  tools: readonly ToolDefinition[];
+  tools: readonly SessionTool[];
   /** Called with the kit as `this`. */
   execute?: ToolExecutor;
   /** Live page context; used as the system prompt (once per turn) when `system` is not given. */
@@ -158,7 +192,10 @@ export interface SessionOptions {
   /** Never contact `/mcp`; advertise runtime tools only. */
   disableToolDiscovery?: boolean;
   draft?: DraftBinding;
-  /** Executor for runtime tools; replaces the kit's. Not allowed with a Port as the kit. */
+  /**
+   * Executor for the runtime tools without one of their own; replaces the kit's. Not allowed with a Port
+   * as the kit (tools with their own execute are: the port's tools still go through the port).
+   */
   execute?: ToolExecutor;
   /**
    * The fetch function. Called as a plain function `fetchImpl(url, init)`; may return a Response or a
@@ -175,9 +212,19 @@ export interface SessionOptions {
   maxToolRounds?: number;
   /** Replaces the MCP client used for discovery and composition calls. */
   mcpClient?: McpClient;
+  /**
+   * The MCP endpoint of the default MCP client when it is not `${baseUrl}/mcp`: an absolute http(s) URL, or
+   * a path starting with `/`; anything else is refused with `bad_options`. Ignored with `mcpClient`.
+   */
+  mcpUrl?: string;
   model?: string;
   /** Observes every event. Whatever it throws or rejects with is ignored and never breaks a turn. */
   onEvent?: (event: SessionEvent) => void | Promise<void>;
+  /**
+   * Called after each model round with what it did (the `step` of the `stepFinish` event). Whatever it
+   * throws or rejects with is ignored and never breaks a turn.
+   */
+  onStepFinish?: (step: Step) => void | Promise<void>;
   provider?: string;
   studioTools?: StudioToolPolicy;
   /** The system prompt, or a function called once per chat(). */
@@ -187,8 +234,8 @@ export interface SessionOptions {
   /** Bound on one discovery pass; 0 disables. Default 15000. */
   toolDiscoveryTimeoutMs?: number;
   toolListChangedWatch?: ToolListChangedWatchOptions;
-  /** Explicit runtime tools, merged after the kit's; the first of a name wins. */
-  tools?: readonly ToolDefinition[];
+  /** Explicit runtime tools, merged after the kit's; the first of a name wins. Each may carry its own `execute`. */
+  tools?: readonly SessionTool[];
   transport?: ChatTransport;
   watchToolListChanged?: boolean;
   /** Bound on one server-sent event frame, in bytes. Default 4 MiB. */
@@ -273,10 +320,11 @@ export interface ToolDiscoveryReport {
   degraded?: boolean;
 }
 
-/** What `onEvent` observes: every streamed event, every dispatch, every published discovery pass. */
+/** What `onEvent` observes: every streamed event, every dispatch, every model round, every published discovery pass. */
 export type SessionEvent =
   | { type: 'chat'; event: StreamEvent }
   | { type: 'toolResult'; result: DispatchRecord }
+  | { type: 'stepFinish'; step: Step }
   | { type: 'toolDiscovery'; report: ToolDiscoveryReport }
   | { type: 'toolWatch'; status: 'idle' | 'connecting' | 'open' | 'reconnecting' | 'unsupported' | 'failed' | 'closed'; detail?: string };
 
@@ -293,6 +341,43 @@ export interface DispatchRecord {
   retriedAfterConflict?: boolean;
 }
 
+/** Tokens the model reported. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * One model round of a turn, as `onStepFinish` and the `stepFinish` event give it: after the round's answer
+ * streamed and its calls were dispatched (a round that ended in error, cancellation or truncation has none).
+ * Steps are not among `turn.events`.
+ */
+export interface Step {
+  /** The round's number in the turn (or in the resumed part of it), from 1. */
+  round: number;
+  /** The round's text. */
+  text: string;
+  /** The round's tool calls and their results. */
+  toolCalls: DispatchRecord[];
+  stopReason?: string;
+  usage?: Usage;
+}
+
+/**
+ * A high-effect step a turn stopped on — its port answered `needs-confirm` awaiting a person — waiting for the
+ * person's answer through {@link Session.resume}.
+ */
+export interface PendingApproval {
+  askId: string;
+  /** The tool call that met the ask. */
+  toolCallId: string;
+  toolName: string;
+  /** The app's action that waits. */
+  action: string;
+  /** The result the call gave (the port's result object: `judgment`, `willDo`, `willUse` …); null when it had none. */
+  detail: PortResult | null;
+}
+
 /** The record of one chat() call. */
 export interface Turn {
   status: 'completed' | 'cancelled' | 'error' | 'refused';
@@ -306,11 +391,37 @@ export interface Turn {
   /**
    * A stable code for some errors: `busy` (another chat is running), `turn_too_large` (past maxTurnEvents or
    * maxTurnTextBytes), `stream_truncated` (the answer ended without message_stop or error), `stream_timeout`
-   * (past streamFirstByteTimeoutMs or streamIdleTimeoutMs), or the proxy's own code of an `error` event.
+   * (past streamFirstByteTimeoutMs or streamIdleTimeoutMs), the proxy's own code of an `error` event; from
+   * resume(): `bad_resolution` (no id, an empty id, an id named twice), `unknown_ask` (an id that is not
+   * pending), `no_approval_doors` (the session's kit has no human doors: only a Port kit has them), `ask_refused`
+   * (a door refused an answer, say one the person declined on the card; the asks before it are answered).
    */
   errorCode?: string;
   /** Model requests made. */
   rounds: number;
+  /** Tokens over the turn's model requests, when the model reported them. */
+  usage?: Usage;
+  /**
+   * The asks still pending after this turn: when a turn stops on asks (status `completed`), no model request
+   * was made after the round that met them. Answer them with {@link Session.resume}; a chat() clears them.
+   * Absent when none.
+   */
+  pendingApprovals?: PendingApproval[];
+}
+
+/**
+ * What {@link Session.stream} gives: the turn's events as an async iterable — the objects `onEvent`
+ * receives, in its order — ending with the turn. Leaving a `for await` early (the iterator's `return()`)
+ * aborts the turn and waits for its end.
+ */
+export interface TurnStream extends AsyncIterable<SessionEvent, Turn | undefined, undefined> {
+  /** The finished turn; rejects for misuse, as chat() does. */
+  readonly turn: Promise<Turn>;
+  [Symbol.asyncIterator](): TurnStream;
+  /** The next event, or `{done: true, value: turn}` at the end; rejects for misuse. */
+  next(): Promise<IteratorResult<SessionEvent, Turn | undefined>>;
+  /** Aborts the turn if it is still running and resolves when it has ended. */
+  return(): Promise<IteratorReturnResult<Turn | undefined>>;
 }
 
 /** A declarative condition over state keys. */
@@ -560,6 +671,20 @@ export declare class Session {
    * ended. Rejects only for misuse (codes `bad_argument`, `closed`).
    */
   chat(text: string, options?: { signal?: AbortSignal; toolChoice?: ToolChoice }): Promise<Turn>;
+  /**
+   * chat() as an async iterable of the turn's events, ending with the turn (`.turn`, and the iterator's
+   * final value). Breaking out of a `for await` aborts the turn. Misuse rejects `.turn` and the first
+   * `next()` with the codes of chat().
+   */
+  stream(text: string, options?: { signal?: AbortSignal; toolChoice?: ToolChoice }): TurnStream;
+  /**
+   * Answers the asks a turn stopped on (`turn.pendingApprovals`) by id — through the Port kit's human doors,
+   * never a tool the model can call — and goes on with the turn with no new message from the person (the
+   * session tells the model what was answered); resolves with the turn record as chat() does. The module's
+   * refusals are turns with status `error` and an errorCode (`bad_resolution`, `unknown_ask`,
+   * `no_approval_doors`, `ask_refused`, `busy`); rejects only for misuse (`bad_argument`, `closed`).
+   */
+  resume(resolution: { approve?: readonly string[]; decline?: readonly string[] }, options?: { signal?: AbortSignal }): Promise<Turn>;
   /** Clears the history; the capabilities cache is kept. */
   reset(): void;
   /** A copy of the conversation history. */

@@ -5,6 +5,7 @@
 //   const runtime = await load();
 //   const session = runtime.createSession({ baseUrl: '/api', model: 'm' });
 //   const turn = await session.chat('hello', { signal });
+//   for await (const event of session.stream('and now?')) console.log(event.type);
 //
 // Works in browsers, Electron-style hosts and Node 20+. Types are in
 // agentwasm.d.ts; the commands underneath are documented in wasm/README.md.
@@ -32,13 +33,13 @@ const NODE_FS = 'node:fs/promises';
 const JSON_OPTIONS = new Set([
   'baseUrl', 'disableToolDiscovery', 'draft', 'maxTokens', 'maxToolRounds', 'model', 'provider', 'temperature',
   'toolChoice', 'toolDiscoveryTimeoutMs', 'watchToolListChanged', 'maxFrameBytes', 'maxTurnEvents', 'maxTurnTextBytes',
-  'streamFirstByteTimeoutMs', 'streamIdleTimeoutMs', 'capabilitiesTimeoutMs',
+  'streamFirstByteTimeoutMs', 'streamIdleTimeoutMs', 'capabilitiesTimeoutMs', 'mcpUrl',
 ]);
 
 /** Options handled here: functions and objects with methods. */
 const JS_OPTIONS = new Set([
-  'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'onEvent', 'studioTools', 'system', 'toolListChangedWatch',
-  'tools', 'transport',
+  'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'onEvent', 'onStepFinish', 'studioTools', 'system',
+  'toolListChangedWatch', 'tools', 'transport',
 ]);
 
 /**
@@ -201,7 +202,9 @@ export class Runtime {
       throw agentError('bad_options', 'agentwasm: createSession takes an options object', TypeError);
     }
     const json = sessionOptionsJSON(options, this);
-    const session = new Session(this, options.onEvent, options.toolListChangedWatch?.onStatus);
+    const session = new Session(this, {
+      onEvent: options.onEvent, onStepFinish: options.onStepFinish, onWatchStatus: options.toolListChangedWatch?.onStatus,
+    });
     const hooks = { event: (id, text) => session.dispatch(text), call: callbacks(options) };
     if (options.fetchImpl) hooks.fetch = options.fetchImpl;
     const reply = this.callSync({ op: 'session.create', options: json }, hooks);
@@ -303,11 +306,12 @@ function badOption(message) {
 const isFunction = (v) => typeof v === 'function';
 const isObject = (v) => v !== null && typeof v === 'object';
 
-/** A tool definition as the module takes it. */
+/** A tool definition as the module takes it (its own execute stays here). */
 function toolJSON(tool, where) {
   if (!isObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
     throw badOption(`${where} needs a name`);
   }
+  if (tool.execute !== undefined && !isFunction(tool.execute)) throw badOption(`${where}.execute must be a function`);
   const out = { name: tool.name };
   if (tool.description !== undefined) out.description = String(tool.description);
   const schema = tool.inputSchema ?? tool.parameters ?? tool.input_schema;
@@ -325,23 +329,37 @@ function sessionOptionsJSON(options, runtime) {
     if (JSON_OPTIONS.has(key)) json[key] = value;
     else if (!JS_OPTIONS.has(key)) throw badOption(`unknown option ${key}`);
   }
-  const { auth, execute, fetchImpl, kit, mcpClient, onEvent, studioTools, system, toolListChangedWatch, tools, transport } = options;
+  const {
+    auth, execute, fetchImpl, kit, mcpClient, mcpUrl, onEvent, onStepFinish, studioTools, system, toolListChangedWatch, tools,
+    transport,
+  } = options;
   if (auth !== undefined) {
     if (!isFunction(auth) && !(isObject(auth) && isFunction(auth.getAccessToken))) {
       throw badOption('auth must be a function or an object with getAccessToken()');
     }
     json.auth = true;
   }
-  for (const [name, value] of [['execute', execute], ['fetchImpl', fetchImpl], ['onEvent', onEvent]]) {
+  for (const [name, value] of [['execute', execute], ['fetchImpl', fetchImpl], ['onEvent', onEvent], ['onStepFinish', onStepFinish]]) {
     if (value !== undefined && !isFunction(value)) throw badOption(`${name} must be a function`);
   }
-  if (execute) json.execute = true;
+  if (mcpUrl !== undefined && typeof mcpUrl !== 'string') throw badOption('mcpUrl must be a string');
+  if (tools !== undefined) {
+    if (!Array.isArray(tools)) throw badOption('tools must be an array');
+    json.tools = tools.map((t, i) => toolJSON(t, `tools[${i}]`));
+  }
+  // A tool's own execute runs through the session's execute hook, which
+  // routes it (ownExecutors); the shared executor keeps the other tools.
+  if (execute || tools?.some((t) => t.execute)) json.execute = true;
   if (kit instanceof Port) {
     // A serving port as the kit: its tools are the session's runtime tools,
     // its approval doors stay with the page.
     if (!kit.belongsTo(runtime)) throw badOption('kit is a Port of another runtime; build the port with this runtime\'s createPort');
     if (kit.closed) throw agentError('closed', 'agentwasm: kit is a closed Port; create a new one');
-    if (execute !== undefined) throw badOption('a session whose kit is a Port runs its tools through the port; execute would bypass its gates, so drop execute');
+    // The page's own tools may sit beside the port's, each with its own
+    // execute: the execute hook then runs those only, never a port tool.
+    if (execute !== undefined) {
+      throw badOption('a session whose kit is a Port runs the port\'s tools through the port and its gates; drop execute, and give each of the page\'s own tools its execute (tools: [{name, execute}])');
+    }
     json.port = kit.id;
   } else if (kit !== undefined) {
     if (!isObject(kit)) throw badOption('kit must be an object with tools and execute(), or a Port');
@@ -351,13 +369,9 @@ function sessionOptionsJSON(options, runtime) {
     if (kit.systemPrompt !== undefined && !isFunction(kit.systemPrompt)) throw badOption('kit.systemPrompt must be a function');
     json.kit = {
       tools: kitTools.map((t, i) => toolJSON(t, `kit.tools[${i}]`)),
-      execute: isFunction(kit.execute),
+      execute: isFunction(kit.execute) || kitTools.some((t) => t.execute),
       systemPrompt: isFunction(kit.systemPrompt),
     };
-  }
-  if (tools !== undefined) {
-    if (!Array.isArray(tools)) throw badOption('tools must be an array');
-    json.tools = tools.map((t, i) => toolJSON(t, `tools[${i}]`));
   }
   if (system !== undefined) {
     if (typeof system === 'string') json.system = system;
@@ -430,13 +444,22 @@ function callbacks(options) {
       return JSON.stringify(token ?? null);
     };
   }
-  const tool = (fn, self) => async (payload, signal) => {
+  const own = ownExecutors(options);
+  // Both tool hooks route the same way: the tool's own execute, else the
+  // session's, else the kit's (the module calls "execute" whenever the
+  // session has one, "kit.execute" otherwise).
+  const runTool = async (payload, signal) => {
     const { toolCallId, name, args } = JSON.parse(payload);
-    const result = await fn.call(self, { name, args, toolCallId }, { signal });
-    return JSON.stringify(result ?? null);
+    const fn = own.get(name);
+    let value;
+    if (fn) value = await fn(args, { signal, toolCallId });
+    else if (execute) value = await execute({ name, args, toolCallId }, { signal });
+    else if (isObject(kit) && isFunction(kit.execute)) value = await kit.execute({ name, args, toolCallId }, { signal });
+    else throw new Error(`the runtime tool ${name} has no executor: give it an execute function, or give the session one`);
+    return toolAnswer(value, name);
   };
-  if (execute) handlers.execute = tool(execute);
-  if (kit && isFunction(kit.execute)) handlers['kit.execute'] = tool(kit.execute, kit);
+  handlers.execute = runTool;
+  handlers['kit.execute'] = runTool;
   if (kit && isFunction(kit.systemPrompt)) handlers['kit.systemPrompt'] = async () => JSON.stringify(String(await kit.systemPrompt()));
   if (isFunction(system)) {
     handlers.system = async () => {
@@ -466,6 +489,54 @@ function callbacks(options) {
   };
 }
 
+/**
+ * The tools that carry their own execute, by name: the kit's first (a
+ * Port's tools are the port's), then the session's tools, the first of a
+ * name winning, as the module merges the definitions it advertises.
+ */
+function ownExecutors({ kit, tools }) {
+  const own = new Map();
+  const seen = new Set();
+  let kitTools = [];
+  if (kit instanceof Port) kitTools = kit.tools();
+  else if (isObject(kit) && Array.isArray(kit.tools)) kitTools = kit.tools;
+  for (const t of [...kitTools, ...(tools ?? [])]) {
+    if (seen.has(t.name)) continue;
+    seen.add(t.name);
+    if (isFunction(t.execute)) own.set(t.name, t.execute.bind(t));
+  }
+  return own;
+}
+
+/**
+ * What a tool gave, as the result JSON the module takes: an object whose
+ * `status` is a string is a result ({status, data?, deniedReason?}; other
+ * keys are dropped); anything else is the data of an ok result (undefined:
+ * none). A value with no JSON form (a function, a symbol, a BigInt, a cycle)
+ * throws, naming the tool, and the call fails with that message.
+ */
+function toolAnswer(value, name) {
+  const isResult = isObject(value) && !Array.isArray(value) && typeof value.status === 'string';
+  const data = isResult ? value.data : value;
+  let text = `{"status":${JSON.stringify(isResult ? value.status : 'ok')}`;
+  if (data !== undefined) {
+    const kind = typeof data;
+    if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
+      throw new TypeError(`agentwasm: the tool ${name} gave a ${kind}${isResult ? ' as its data' : ''}, which has no JSON form; give a JSON value or a result {status, data?, deniedReason?}`);
+    }
+    let json;
+    try {
+      json = JSON.stringify(data);
+    } catch (err) {
+      throw new TypeError(`agentwasm: the result of the tool ${name} cannot be sent as JSON: ${err && err.message}`);
+    }
+    if (json === undefined) throw new TypeError(`agentwasm: the result of the tool ${name} has no JSON form`);
+    text += `,"data":${json}`;
+  }
+  if (isResult && value.deniedReason != null) text += `,"deniedReason":${JSON.stringify(String(value.deniedReason))}`;
+  return `${text}}`;
+}
+
 /** Turns an (async) iterable of events, or a Promise of one, into JSON lines. */
 function eventLines(source) {
   let iterator;
@@ -483,18 +554,121 @@ function eventLines(source) {
   };
 }
 
+/** Throws a coded TypeError unless signal is undefined or an AbortSignal. */
+function checkSignal(signal) {
+  if (signal !== undefined && !(isObject(signal) && 'aborted' in signal)) {
+    throw agentError('bad_argument', 'agentwasm: signal must be an AbortSignal', TypeError);
+  }
+}
+
+/**
+ * The async iterable of session.stream(): the turn's events, queued until
+ * pulled, then the end with the turn as the final value. The turn starts at
+ * once; return() (a `for await` left early) aborts it and waits for its end.
+ */
+class TurnStream {
+  #queue = [];
+  #waiting = [];
+  #controller = new AbortController();
+  #settled = false;
+  #outcome; // {turn} or {error}
+  #finished = false; // the end was handed out
+  #closed = false; // return() was called: no more events
+  #turnPromise;
+
+  /** @param {(sink: (event: object) => void, signal: AbortSignal) => Promise<object>} start */
+  constructor(start, signal) {
+    const own = this.#controller;
+    let unlink = () => {};
+    let turn;
+    try {
+      checkSignal(signal);
+      if (signal?.aborted) own.abort(signal.reason);
+      else if (signal) {
+        const onAbort = () => own.abort(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        unlink = () => signal.removeEventListener('abort', onAbort);
+      }
+      turn = start((event) => this.#push(event), own.signal);
+    } catch (err) {
+      turn = Promise.reject(err);
+    }
+    this.#turnPromise = turn;
+    turn.then((t) => this.#end({ turn: t }), (error) => this.#end({ error })).finally(unlink);
+  }
+
+  #push(event) {
+    if (this.#closed) return;
+    const next = this.#waiting.shift();
+    if (next) next.resolve({ done: false, value: event });
+    else this.#queue.push(event);
+  }
+
+  #end(outcome) {
+    this.#settled = true;
+    this.#outcome = outcome;
+    for (const next of this.#waiting.splice(0)) this.#finish(next.resolve, next.reject);
+  }
+
+  #finish(resolve, reject) {
+    if (this.#finished) return resolve({ done: true, value: this.#outcome.turn });
+    this.#finished = true;
+    if ('error' in this.#outcome) reject(this.#outcome.error);
+    else resolve({ done: true, value: this.#outcome.turn });
+  }
+
+  /** The finished turn; rejects for misuse, as chat() does. */
+  get turn() {
+    return this.#turnPromise;
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  next() {
+    if (this.#queue.length) return Promise.resolve({ done: false, value: this.#queue.shift() });
+    return new Promise((resolve, reject) => {
+      if (this.#settled) this.#finish(resolve, reject);
+      else this.#waiting.push({ resolve, reject });
+    });
+  }
+
+  /** Stops listening: aborts the turn if it is still running, and resolves when it has ended. */
+  async return() {
+    this.#closed = true;
+    this.#queue.length = 0;
+    if (!this.#settled) this.#controller.abort(new DOMException('the stream was closed', 'AbortError'));
+    let turn;
+    try {
+      turn = await this.turn;
+    } catch {
+      // misuse: the end carries no turn
+    }
+    this.#finished = true;
+    for (const next of this.#waiting.splice(0)) next.resolve({ done: true, value: turn });
+    return { done: true, value: turn };
+  }
+}
+
 /** One agent conversation. */
 export class Session {
   #runtime;
   #id = 0;
   #onEvent;
+  #onStepFinish;
   #onWatchStatus;
   #closed = false;
+  /** The event sinks of the running turn's streams. */
+  #sinks = new Set();
+  /** Turns (chat, stream, resume) sent and not yet answered. */
+  #running = 0;
 
   /** @internal */
-  constructor(runtime, onEvent, onWatchStatus) {
+  constructor(runtime, { onEvent, onStepFinish, onWatchStatus }) {
     this.#runtime = runtime;
     this.#onEvent = onEvent;
+    this.#onStepFinish = onStepFinish;
     this.#onWatchStatus = onWatchStatus;
   }
 
@@ -503,15 +677,16 @@ export class Session {
     this.#id = id;
   }
 
-  /** @internal Hands one event to the observer; nothing it does can break the turn. */
+  /** @internal Hands one event to the observers; nothing they do can break the turn. */
   dispatch(text) {
-    if (!this.#onEvent && !this.#onWatchStatus) return;
+    if (!this.#onEvent && !this.#onWatchStatus && !this.#onStepFinish && this.#sinks.size === 0) return;
     let event;
     try {
       event = JSON.parse(text);
     } catch {
       return;
     }
+    for (const sink of this.#sinks) sink(event);
     // Observers that throw or reject change nothing in the turn.
     const observe = (fn, ...args) => {
       try {
@@ -522,6 +697,7 @@ export class Session {
       }
     };
     if (this.#onWatchStatus && event.type === 'toolWatch') observe(this.#onWatchStatus, event.status, event.detail);
+    if (this.#onStepFinish && event.type === 'stepFinish') observe(this.#onStepFinish, event.step);
     if (this.#onEvent) observe(this.#onEvent, event);
   }
 
@@ -542,6 +718,37 @@ export class Session {
   }
 
   /**
+   * Runs one turn command (session.chat, session.resume) and resolves with
+   * its turn. `sink`, if given, receives the turn's events — unless another
+   * turn is already running, which the module answers `busy` with none.
+   */
+  async #turn(command, signal, sink) {
+    if (sink && this.#running === 0) this.#sinks.add(sink);
+    this.#running++;
+    try {
+      const reply = await this.#runtime.call(command, undefined, signal);
+      if (!reply.ok) throw replyError(reply);
+      return reply.turn;
+    } finally {
+      this.#running--;
+      this.#sinks.delete(sink);
+    }
+  }
+
+  /** The session.chat command for chat() and stream(), checked. */
+  #chatCommand(text, options, method) {
+    if (typeof text !== 'string') {
+      throw agentError('bad_argument', `agentwasm: ${method}(text) takes a string`, TypeError);
+    }
+    this.#open();
+    const { signal, toolChoice } = options ?? {};
+    checkSignal(signal);
+    const command = { op: 'session.chat', session: this.#id, text };
+    if (toolChoice !== undefined) command.toolChoice = toolChoice;
+    return command;
+  }
+
+  /**
    * Sends the person's message and resolves with the turn record. The turn's
    * `status` says how it ended; the Promise rejects only for misuse.
    * @param {string} text
@@ -549,19 +756,52 @@ export class Session {
    * @returns {Promise<import('./agentwasm.d.ts').Turn>}
    */
   async chat(text, options = {}) {
-    if (typeof text !== 'string') {
-      throw agentError('bad_argument', 'agentwasm: chat(text) takes a string', TypeError);
+    const command = this.#chatCommand(text, options, 'chat');
+    return this.#turn(command, options?.signal);
+  }
+
+  /**
+   * Sends the person's message and gives the turn's events as an async
+   * iterable — the objects onEvent receives, in its order — that ends with
+   * the turn (the iterator's final value, and `.turn`). Leaving a `for await`
+   * early aborts the turn.
+   * @param {string} text
+   * @param {{signal?: AbortSignal, toolChoice?: import('./agentwasm.d.ts').ToolChoice}} [options]
+   * @returns {import('./agentwasm.d.ts').TurnStream}
+   */
+  stream(text, options = {}) {
+    return new TurnStream((sink, signal) => {
+      const command = this.#chatCommand(text, options, 'stream');
+      return this.#turn(command, signal, sink);
+    }, options?.signal);
+  }
+
+  /**
+   * Answers the asks a turn stopped on (`turn.pendingApprovals`) and goes on
+   * with the turn, with no new message from the person.
+   * @param {{approve?: string[], decline?: string[]}} resolution
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<import('./agentwasm.d.ts').Turn>}
+   */
+  async resume(resolution, options = {}) {
+    if (!isObject(resolution) || Array.isArray(resolution)) {
+      throw agentError('bad_argument', 'agentwasm: resume takes {approve?: askIds, decline?: askIds}', TypeError);
+    }
+    const command = { op: 'session.resume', session: this.#id };
+    for (const [key, ids] of Object.entries(resolution)) {
+      if (ids === undefined) continue;
+      if (key !== 'approve' && key !== 'decline') {
+        throw agentError('bad_argument', `agentwasm: resume takes approve and decline, not ${key}`, TypeError);
+      }
+      if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+        throw agentError('bad_argument', `agentwasm: resume's ${key} must be an array of ask ids (strings)`, TypeError);
+      }
+      command[key] = ids;
     }
     this.#open();
-    const { signal, toolChoice } = options ?? {};
-    if (signal !== undefined && !(isObject(signal) && 'aborted' in signal)) {
-      throw agentError('bad_argument', 'agentwasm: signal must be an AbortSignal', TypeError);
-    }
-    const command = { op: 'session.chat', session: this.#id, text };
-    if (toolChoice !== undefined) command.toolChoice = toolChoice;
-    const reply = await this.#runtime.call(command, undefined, signal);
-    if (!reply.ok) throw replyError(reply);
-    return reply.turn;
+    const signal = options?.signal;
+    checkSignal(signal);
+    return this.#turn(command, signal);
   }
 
   /** Clears the history; the capabilities cache is kept. */
@@ -668,7 +908,8 @@ export class Port {
     try {
       const event = JSON.parse(text);
       const fn = event.type === 'warning' ? this.#onWarn : this.#onChange;
-      const result = fn?.(event.type === 'warning' ? event.warning : { version: event.version });
+      // A version is always a number (a module that omits a zero means 0).
+      const result = fn?.(event.type === 'warning' ? event.warning : { version: Number.isFinite(event.version) ? event.version : 0 });
       if (result && typeof result.then === 'function') result.then(undefined, () => {});
     } catch {
       // An observer that throws changes nothing.

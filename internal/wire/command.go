@@ -19,6 +19,9 @@ type Command struct {
 	// ToolChoice overrides the session's toolChoice for one chat.
 	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
 	TimeoutMs  int64       `json:"timeoutMs,omitempty"`
+	// Approve and Decline are session.resume's answers: ask ids.
+	Approve []string `json:"approve,omitempty"`
+	Decline []string `json:"decline,omitempty"`
 
 	// The serving port's commands (port.*; wasm/README.md).
 	Port        int        `json:"port,omitempty"`
@@ -92,6 +95,7 @@ type SessionOptions struct {
 	MaxTokens              int           `json:"maxTokens,omitempty"`
 	MaxToolRounds          *int          `json:"maxToolRounds,omitempty"`
 	MCPClient              bool          `json:"mcpClient,omitempty"`
+	MCPURL                 string        `json:"mcpUrl,omitempty"`
 	Model                  string        `json:"model,omitempty"`
 	Provider               string        `json:"provider,omitempty"`
 	StudioTools            *ToolPolicy   `json:"studioTools,omitempty"`
@@ -175,6 +179,45 @@ type Turn struct {
 	ErrorMessage string           `json:"errorMessage,omitempty"`
 	ErrorCode    string           `json:"errorCode,omitempty"`
 	Rounds       int              `json:"rounds"`
+	// Usage is omitted when no round reported token counts;
+	// PendingApprovals when no ask awaits a person.
+	Usage            *Usage            `json:"usage,omitempty"`
+	PendingApprovals []PendingApproval `json:"pendingApprovals,omitempty"`
+}
+
+// Usage is a turn's (or a step's) token counts.
+//
+//easyjson:json
+//agentwasm:encode-only
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+}
+
+// PendingApproval is an ask a turn stopped on. Detail is the tool result's
+// data (null when it had none).
+//
+//easyjson:json
+//agentwasm:encode-only
+type PendingApproval struct {
+	AskID      string     `json:"askId"`
+	ToolCallID string     `json:"toolCallId"`
+	ToolName   string     `json:"toolName"`
+	Action     string     `json:"action"`
+	Detail     RawMessage `json:"detail"`
+}
+
+// Step is what one model round did: the payload of a stepFinish event.
+// ToolCalls is always an array.
+//
+//easyjson:json
+//agentwasm:encode-only
+type Step struct {
+	Round      int              `json:"round"`
+	Text       string           `json:"text"`
+	ToolCalls  []DispatchRecord `json:"toolCalls"`
+	StopReason string           `json:"stopReason,omitempty"`
+	Usage      *Usage           `json:"usage,omitempty"`
 }
 
 // DispatchRecord is the record of one tool call the session dispatched.
@@ -194,7 +237,9 @@ type DispatchRecord struct {
 }
 
 // SessionEvent is one event streamed to the host while a session works:
-// {"type":"chat","event":{…}} for every streamed event.
+// {"type":"chat","event":{…}} for every streamed event,
+// {"type":"toolResult","result":{…}} for every dispatch,
+// {"type":"stepFinish","step":{…}} after every finished model round.
 //
 //easyjson:json
 //agentwasm:encode-only
@@ -202,6 +247,7 @@ type SessionEvent struct {
 	Type   string           `json:"type"`
 	Event  *StreamEvent     `json:"event,omitempty"`
 	Result *DispatchRecord  `json:"result,omitempty"`
+	Step   *Step            `json:"step,omitempty"`
 	Report *DiscoveryReport `json:"report,omitempty"`
 	Status string           `json:"status,omitempty"`
 	Detail string           `json:"detail,omitempty"`

@@ -81,7 +81,29 @@ func (v *WatchOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Turn) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Usage) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"inputTokens\":"
+		out.RawString(prefix[1:])
+		out.Int64(int64(in.InputTokens))
+	}
+	{
+		const prefix string = ",\"outputTokens\":"
+		out.RawString(prefix)
+		out.Int64(int64(in.OutputTokens))
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Usage) MarshalEasyJSON(w *jsonw.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
+}
+
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in Turn) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -102,11 +124,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.W
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
-			for v3, v4 := range in.ToolCalls {
-				if v3 > 0 {
+			for v4, v5 := range in.ToolCalls {
+				if v4 > 0 {
 					out.RawByte(',')
 				}
-				(v4).MarshalEasyJSON(out)
+				(v5).MarshalEasyJSON(out)
 			}
 			out.RawByte(']')
 		}
@@ -118,11 +140,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.W
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
-			for v5, v6 := range in.Events {
-				if v5 > 0 {
+			for v6, v7 := range in.Events {
+				if v6 > 0 {
 					out.RawByte(',')
 				}
-				(v6).MarshalEasyJSON(out)
+				(v7).MarshalEasyJSON(out)
 			}
 			out.RawByte(']')
 		}
@@ -147,15 +169,34 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.W
 		out.RawString(prefix)
 		out.Int(int(in.Rounds))
 	}
+	if in.Usage != nil {
+		const prefix string = ",\"usage\":"
+		out.RawString(prefix)
+		(*in.Usage).MarshalEasyJSON(out)
+	}
+	if len(in.PendingApprovals) != 0 {
+		const prefix string = ",\"pendingApprovals\":"
+		out.RawString(prefix)
+		{
+			out.RawByte('[')
+			for v8, v9 := range in.PendingApprovals {
+				if v8 > 0 {
+					out.RawByte(',')
+				}
+				(v9).MarshalEasyJSON(out)
+			}
+			out.RawByte(']')
+		}
+	}
 	out.RawByte('}')
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Turn) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Lexer, out *ToolPolicy) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *ToolPolicy) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -185,13 +226,13 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Le
 					out.Families = (out.Families)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v7 string
+					var v10 string
 					if in.IsNull() {
 						in.Skip()
 					} else {
-						v7 = string(in.String())
+						v10 = string(in.String())
 					}
-					out.Families = append(out.Families, v7)
+					out.Families = append(out.Families, v10)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -212,13 +253,13 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Le
 					out.Views = (out.Views)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v8 string
+					var v11 string
 					if in.IsNull() {
 						in.Skip()
 					} else {
-						v8 = string(in.String())
+						v11 = string(in.String())
 					}
-					out.Views = append(out.Views, v8)
+					out.Views = append(out.Views, v11)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -239,13 +280,13 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Le
 					out.Allowlist = (out.Allowlist)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v9 string
+					var v12 string
 					if in.IsNull() {
 						in.Skip()
 					} else {
-						v9 = string(in.String())
+						v12 = string(in.String())
 					}
-					out.Allowlist = append(out.Allowlist, v9)
+					out.Allowlist = append(out.Allowlist, v12)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -266,13 +307,13 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Le
 					out.Required = (out.Required)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v10 string
+					var v13 string
 					if in.IsNull() {
 						in.Skip()
 					} else {
-						v10 = string(in.String())
+						v13 = string(in.String())
 					}
-					out.Required = append(out.Required, v10)
+					out.Required = append(out.Required, v13)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -296,9 +337,58 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ToolPolicy) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
 }
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *SessionOptions) {
+
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in Step) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"round\":"
+		out.RawString(prefix[1:])
+		out.Int(int(in.Round))
+	}
+	{
+		const prefix string = ",\"text\":"
+		out.RawString(prefix)
+		out.String(string(in.Text))
+	}
+	{
+		const prefix string = ",\"toolCalls\":"
+		out.RawString(prefix)
+		if in.ToolCalls == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
+			out.RawString("null")
+		} else {
+			out.RawByte('[')
+			for v23, v24 := range in.ToolCalls {
+				if v23 > 0 {
+					out.RawByte(',')
+				}
+				(v24).MarshalEasyJSON(out)
+			}
+			out.RawByte(']')
+		}
+	}
+	if in.StopReason != "" {
+		const prefix string = ",\"stopReason\":"
+		out.RawString(prefix)
+		out.String(string(in.StopReason))
+	}
+	if in.Usage != nil {
+		const prefix string = ",\"usage\":"
+		out.RawString(prefix)
+		(*in.Usage).MarshalEasyJSON(out)
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Step) MarshalEasyJSON(w *jsonw.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
+}
+
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jsonr.Lexer, out *SessionOptions) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -395,6 +485,12 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Le
 				in.Skip()
 			} else {
 				out.MCPClient = bool(in.Bool())
+			}
+		case "mcpUrl":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.MCPURL = string(in.String())
 			}
 		case "model":
 			if in.IsNull() {
@@ -506,13 +602,13 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Le
 					out.Tools = (out.Tools)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v19 ToolSpec
+					var v25 ToolSpec
 					if in.IsNull() {
 						in.Skip()
 					} else {
-						(v19).UnmarshalEasyJSON(in)
+						(v25).UnmarshalEasyJSON(in)
 					}
-					out.Tools = append(out.Tools, v19)
+					out.Tools = append(out.Tools, v25)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -602,10 +698,10 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *SessionOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in SessionEvent) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jsonw.Writer, in SessionEvent) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -623,6 +719,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.W
 		const prefix string = ",\"result\":"
 		out.RawString(prefix)
 		(*in.Result).MarshalEasyJSON(out)
+	}
+	if in.Step != nil {
+		const prefix string = ",\"step\":"
+		out.RawString(prefix)
+		(*in.Step).MarshalEasyJSON(out)
 	}
 	if in.Report != nil {
 		const prefix string = ",\"report\":"
@@ -644,10 +745,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.W
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v SessionEvent) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(w, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.Writer, in Reply) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in Reply) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -686,11 +787,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.W
 		out.RawString(prefix)
 		{
 			out.RawByte('[')
-			for v24, v25 := range in.Messages {
-				if v24 > 0 {
+			for v30, v31 := range in.Messages {
+				if v30 > 0 {
 					out.RawByte(',')
 				}
-				(v25).MarshalEasyJSON(out)
+				(v31).MarshalEasyJSON(out)
 			}
 			out.RawByte(']')
 		}
@@ -710,11 +811,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.W
 		out.RawString(prefix)
 		{
 			out.RawByte('[')
-			for v26, v27 := range in.Tools {
-				if v26 > 0 {
+			for v32, v33 := range in.Tools {
+				if v32 > 0 {
 					out.RawByte(',')
 				}
-				(v27).MarshalEasyJSON(out)
+				(v33).MarshalEasyJSON(out)
 			}
 			out.RawByte(']')
 		}
@@ -739,10 +840,47 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.W
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Reply) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Lexer, out *Kit) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.Writer, in PendingApproval) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"askId\":"
+		out.RawString(prefix[1:])
+		out.String(string(in.AskID))
+	}
+	{
+		const prefix string = ",\"toolCallId\":"
+		out.RawString(prefix)
+		out.String(string(in.ToolCallID))
+	}
+	{
+		const prefix string = ",\"toolName\":"
+		out.RawString(prefix)
+		out.String(string(in.ToolName))
+	}
+	{
+		const prefix string = ",\"action\":"
+		out.RawString(prefix)
+		out.String(string(in.Action))
+	}
+	{
+		const prefix string = ",\"detail\":"
+		out.RawString(prefix)
+		out.Raw((in.Detail).MarshalJSON())
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v PendingApproval) MarshalEasyJSON(w *jsonw.Writer) {
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
+}
+
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(in *jsonr.Lexer, out *Kit) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -772,13 +910,13 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Le
 					out.Tools = (out.Tools)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v28 ToolSpec
+					var v34 ToolSpec
 					if in.IsNull() {
 						in.Skip()
 					} else {
-						(v28).UnmarshalEasyJSON(in)
+						(v34).UnmarshalEasyJSON(in)
 					}
-					out.Tools = append(out.Tools, v28)
+					out.Tools = append(out.Tools, v34)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -808,10 +946,10 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Le
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Kit) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(l, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in ErrorBody) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in ErrorBody) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -830,10 +968,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.W
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ErrorBody) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jsonr.Lexer, out *Draft) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire11(in *jsonr.Lexer, out *Draft) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -869,7 +1007,7 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(in *jsonr.Le
 		in.Consumed()
 	}
 }
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.Writer, in Draft) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.Writer, in Draft) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -888,15 +1026,15 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.W
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Draft) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(w, v)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Draft) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire8(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire11(l, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.Writer, in DispatchRecord) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in DispatchRecord) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -950,10 +1088,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.W
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DispatchRecord) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in DiscoveryReport) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.Writer, in DiscoveryReport) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -974,11 +1112,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
-			for v35, v36 := range in.Routed {
-				if v35 > 0 {
+			for v41, v42 := range in.Routed {
+				if v41 > 0 {
 					out.RawByte(',')
 				}
-				out.String(string(v36))
+				out.String(string(v42))
 			}
 			out.RawByte(']')
 		}
@@ -995,11 +1133,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
-			for v37, v38 := range in.Rejected {
-				if v37 > 0 {
+			for v43, v44 := range in.Rejected {
+				if v43 > 0 {
 					out.RawByte(',')
 				}
-				(v38).MarshalEasyJSON(out)
+				(v44).MarshalEasyJSON(out)
 			}
 			out.RawByte(']')
 		}
@@ -1011,11 +1149,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
-			for v39, v40 := range in.MissingRequired {
-				if v39 > 0 {
+			for v45, v46 := range in.MissingRequired {
+				if v45 > 0 {
 					out.RawByte(',')
 				}
-				out.String(string(v40))
+				out.String(string(v46))
 			}
 			out.RawByte(']')
 		}
@@ -1027,11 +1165,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
-			for v41, v42 := range in.Diagnostics {
-				if v41 > 0 {
+			for v47, v48 := range in.Diagnostics {
+				if v47 > 0 {
 					out.RawByte(',')
 				}
-				out.String(string(v42))
+				out.String(string(v48))
 			}
 			out.RawByte(']')
 		}
@@ -1051,10 +1189,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DiscoveryReport) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(w, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.Writer, in DiscoveryRejection) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.Writer, in DiscoveryRejection) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1071,7 +1209,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.
 	if in.Classification != nil {
 		const prefix string = ",\"classification\":"
 		out.RawString(prefix)
-		easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out, *in.Classification)
+		easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire15(out, *in.Classification)
 	}
 	{
 		const prefix string = ",\"detail\":"
@@ -1083,10 +1221,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DiscoveryRejection) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire14(w, v)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in StudioClassification) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire15(out *jsonw.Writer, in StudioClassification) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1119,7 +1257,7 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.
 	out.RawByte('}')
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.Writer, in DiscoveryClassCounts) {
+func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.Writer, in DiscoveryClassCounts) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1130,16 +1268,16 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.
 			out.RawString(`null`)
 		} else {
 			out.RawByte('{')
-			v46First := true
-			for v46Name, v46Value := range in.Families {
-				if v46First {
-					v46First = false
+			v52First := true
+			for v52Name, v52Value := range in.Families {
+				if v52First {
+					v52First = false
 				} else {
 					out.RawByte(',')
 				}
-				out.String(string(v46Name))
+				out.String(string(v52Name))
 				out.RawByte(':')
-				out.Int(int(v46Value))
+				out.Int(int(v52Value))
 			}
 			out.RawByte('}')
 		}
@@ -1151,16 +1289,16 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.
 			out.RawString(`null`)
 		} else {
 			out.RawByte('{')
-			v47First := true
-			for v47Name, v47Value := range in.Views {
-				if v47First {
-					v47First = false
+			v53First := true
+			for v53Name, v53Value := range in.Views {
+				if v53First {
+					v53First = false
 				} else {
 					out.RawByte(',')
 				}
-				out.String(string(v47Name))
+				out.String(string(v53Name))
 				out.RawByte(':')
-				out.Int(int(v47Value))
+				out.Int(int(v53Value))
 			}
 			out.RawByte('}')
 		}
@@ -1172,16 +1310,16 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.
 			out.RawString(`null`)
 		} else {
 			out.RawByte('{')
-			v48First := true
-			for v48Name, v48Value := range in.Revisions {
-				if v48First {
-					v48First = false
+			v54First := true
+			for v54Name, v54Value := range in.Revisions {
+				if v54First {
+					v54First = false
 				} else {
 					out.RawByte(',')
 				}
-				out.String(string(v48Name))
+				out.String(string(v54Name))
 				out.RawByte(':')
-				out.Int(int(v48Value))
+				out.Int(int(v54Value))
 			}
 			out.RawByte('}')
 		}
@@ -1191,10 +1329,10 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DiscoveryClassCounts) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(w, v)
+	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire16(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jsonr.Lexer, out *Command) {
+func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire17(in *jsonr.Lexer, out *Command) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1267,6 +1405,60 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jsonr.L
 				in.Skip()
 			} else {
 				out.TimeoutMs = int64(in.Int64())
+			}
+		case "approve":
+			if in.IsNull() {
+				in.Skip()
+				out.Approve = nil
+			} else {
+				in.Delim('[')
+				if out.Approve == nil {
+					if !in.IsDelim(']') {
+						out.Approve = make([]string, 0, 4)
+					} else {
+						out.Approve = []string{}
+					}
+				} else {
+					out.Approve = (out.Approve)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v55 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v55 = string(in.String())
+					}
+					out.Approve = append(out.Approve, v55)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "decline":
+			if in.IsNull() {
+				in.Skip()
+				out.Decline = nil
+			} else {
+				in.Delim('[')
+				if out.Decline == nil {
+					if !in.IsDelim(']') {
+						out.Decline = make([]string, 0, 4)
+					} else {
+						out.Decline = []string{}
+					}
+				} else {
+					out.Decline = (out.Decline)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v56 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v56 = string(in.String())
+					}
+					out.Decline = append(out.Decline, v56)
+					in.WantComma()
+				}
+				in.Delim(']')
 			}
 		case "port":
 			if in.IsNull() {
@@ -1383,5 +1575,5 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(in *jsonr.L
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Command) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire14(l, v)
+	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire17(l, v)
 }

@@ -41,14 +41,15 @@ type HookHandler struct {
 // PortEvent is one event a port streams to its host: {"type":"warning",
 // "warning":{…}} for each once-only warning, {"type":"change","version":n}
 // after every change of the app session (a fire, a settlement, an ask, an
-// approval, a navigation, a state patch).
+// approval, a navigation, a state patch). A change event always carries its
+// version, 0 included; a warning carries none.
 //
 //easyjson:json
 //agentwasm:encode-only
 type PortEvent struct {
 	Type    string       `json:"type"`
 	Warning *PortWarning `json:"warning,omitempty"`
-	Version int64        `json:"version,omitempty"`
+	Version *int64       `json:"version,omitempty"`
 }
 
 // PortWarning is one of the port's once-only warnings.

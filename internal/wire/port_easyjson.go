@@ -197,10 +197,10 @@ func easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Wr
 		out.RawString(prefix)
 		(*in.Warning).MarshalEasyJSON(out)
 	}
-	if in.Version != 0 {
+	if in.Version != nil {
 		const prefix string = ",\"version\":"
 		out.RawString(prefix)
-		out.Int64(int64(in.Version))
+		out.Int64(int64(*in.Version))
 	}
 	out.RawByte('}')
 }

@@ -137,8 +137,12 @@ func (r *Runtime) sessionRefreshTools(ctx context.Context, c *wire.Command, _ Ho
 	})
 }
 
-func (r *Runtime) sessionReconnect(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
-	return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reconnect(); return &wire.Reply{OK: true} })
+// sessionReconnect ends the MCP session. The session's state is reset
+// whatever the MCP client's close answers, so a failed close (the old
+// session is left to the server's expiry) is not a failed command; the
+// host's abort ends the wait for it.
+func (r *Runtime) sessionReconnect(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply { _ = s.Reconnect(ctx); return &wire.Reply{OK: true} })
 }
 
 func (r *Runtime) sessionDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -200,16 +204,19 @@ func (r *Runtime) createSession(_ context.Context, c *wire.Command, hooks Hooks)
 		if o.Kit != nil {
 			return failure(CodeBadOptions, "agentwasm: a session takes a kit or a port as its kit, not both")
 		}
-		if o.Execute {
-			return failure(CodeBadOptions, "agentwasm: a session whose kit is a port runs its tools through the port, and execute would replace that and bypass the port's gates; drop execute")
-		}
 		r.mu.Lock()
 		e := r.ports[o.Port]
 		r.mu.Unlock()
 		if e == nil {
 			return failure(CodeBadOptions, "agentwasm: the session's port "+strconv.Itoa(o.Port)+" is not open; create it with port.create first")
 		}
-		opts.Kit = portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
+		kit := portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
+		opts.Kit = kit
+		if opts.Execute != nil {
+			// The execute hook runs the session's own tools only: a port
+			// tool always goes through the port and its gates.
+			opts.Kit, opts.Execute = newPageToolsBesidePort(kit, opts.Execute), nil
+		}
 	}
 	s, err := session.New(opts)
 	if err != nil {
@@ -241,6 +248,26 @@ func (r *Runtime) lookup(id int) (*session.Session, *wire.Reply) {
 }
 
 func (r *Runtime) chat(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.turnCommand(ctx, c, func(ctx context.Context, s *session.Session) session.Turn {
+		var co session.ChatOptions
+		if tc := c.ToolChoice; tc != nil {
+			co.ToolChoice = &session.ToolChoice{Mode: tc.Mode, ToolName: tc.ToolName}
+		}
+		return s.Chat(ctx, c.Text, co)
+	})
+}
+
+// resume answers pending asks and runs the turn on; a resolution the
+// session refuses is a turn with an error code, as for chat.
+func (r *Runtime) resume(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.turnCommand(ctx, c, func(ctx context.Context, s *session.Session) session.Turn {
+		return s.Resume(ctx, session.Resolution{Approve: c.Approve, Decline: c.Decline})
+	})
+}
+
+// turnCommand runs a command that answers a turn (chat, resume) on the
+// command's session, within its optional timeoutMs.
+func (r *Runtime) turnCommand(ctx context.Context, c *wire.Command, run func(context.Context, *session.Session) session.Turn) *wire.Reply {
 	s, fail := r.lookup(c.Session)
 	if fail != nil {
 		return fail
@@ -253,12 +280,7 @@ func (r *Runtime) chat(ctx context.Context, c *wire.Command, _ Hooks) *wire.Repl
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	var co session.ChatOptions
-	if tc := c.ToolChoice; tc != nil {
-		co.ToolChoice = &session.ToolChoice{Mode: tc.Mode, ToolName: tc.ToolName}
-	}
-	turn := s.Chat(ctx, c.Text, co)
-	return &wire.Reply{OK: true, Turn: turnWire(turn)}
+	return &wire.Reply{OK: true, Turn: turnWire(run(ctx, s))}
 }
 
 func (r *Runtime) closeSession(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -266,10 +288,17 @@ func (r *Runtime) closeSession(_ context.Context, c *wire.Command, _ Hooks) *wir
 	if fail != nil {
 		return fail
 	}
-	s.Close() // ends its list-changed watch
 	r.mu.Lock()
 	delete(r.sessions, c.Session)
 	r.mu.Unlock()
+	// session.close never waits (js serves it through callSync), and the
+	// MCP client's close may do I/O: the session closes in the background
+	// (its watch ends, its MCP session is ended), and its error has no one
+	// to go to.
+	go func() {
+		defer func() { _ = recover() }()
+		_ = s.Close()
+	}()
 	return &wire.Reply{OK: true}
 }
 

@@ -38,6 +38,13 @@ func eventWire(ev session.Event) *wire.SessionEvent {
 	if ev.Discovery != nil {
 		out.Report = reportWire(*ev.Discovery)
 	}
+	if st := ev.Step; st != nil {
+		out.Step = &wire.Step{Round: st.Round, Text: st.Text, ToolCalls: make([]wire.DispatchRecord, len(st.ToolCalls)),
+			StopReason: st.StopReason, Usage: usageWire(st.Usage)}
+		for i, r := range st.ToolCalls {
+			out.Step.ToolCalls[i] = dispatchWire(r)
+		}
+	}
 	out.Status, out.Detail = ev.WatchStatus, ev.WatchDetail
 	return out
 }
@@ -133,5 +140,17 @@ func turnWire(t session.Turn) *wire.Turn {
 	for i, r := range t.ToolCalls {
 		out.ToolCalls[i] = dispatchWire(r)
 	}
+	out.Usage = usageWire(t.Usage)
+	for _, p := range t.PendingApprovals {
+		out.PendingApprovals = append(out.PendingApprovals, wire.PendingApproval{AskID: p.AskID, ToolCallID: p.ToolCallID,
+			ToolName: p.ToolName, Action: p.Action, Detail: wire.RawMessage(p.Detail)})
+	}
 	return out
+}
+
+func usageWire(u *session.Usage) *wire.Usage {
+	if u == nil {
+		return nil
+	}
+	return &wire.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 }

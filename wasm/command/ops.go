@@ -37,6 +37,7 @@ var ops = []Op{
 	{Name: "version", Sync: true, Summary: "the module's release, ABI and Go versions", run: (*Runtime).opVersion},
 	{Name: "session.create", Sync: true, Summary: "creates a session from JSON options and the host's hooks", run: (*Runtime).createSession},
 	{Name: "session.chat", Summary: "runs one turn and answers its record", run: (*Runtime).chat},
+	{Name: "session.resume", Summary: "answers pending asks through the kit's human doors, runs the turn on and answers its record", run: (*Runtime).resume},
 	{Name: "session.reset", Sync: true, Summary: "clears the history; the capabilities cache is kept", run: (*Runtime).sessionReset},
 	{Name: "session.messages", Sync: true, Summary: "the conversation history", run: (*Runtime).sessionMessages},
 	{Name: "session.tools", Sync: true, Summary: "the tools the next turn will advertise", run: (*Runtime).sessionTools},

@@ -18,6 +18,7 @@ import (
 func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Options, error) {
 	opts := session.Options{
 		BaseURL:              o.BaseURL,
+		MCPURL:               o.MCPURL,
 		Fetcher:              hooks.Fetcher,
 		DisableToolDiscovery: o.DisableToolDiscovery,
 		MaxTokens:            o.MaxTokens,

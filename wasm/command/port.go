@@ -225,7 +225,10 @@ func (r *Runtime) createPort(_ context.Context, c *wire.Command, hooks Hooks) *w
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
 	}
-	app.OnChange(func() { emit(&wire.PortEvent{Type: "change", Version: app.Version()}) })
+	app.OnChange(func() {
+		v := app.Version()
+		emit(&wire.PortEvent{Type: "change", Version: &v})
+	})
 	p, err := serve.NewPort(app, serve.PortOptions{
 		ConfirmHighEffect: o.ConfirmHighEffect,
 		JourneyTools:      o.JourneyTools,

@@ -102,19 +102,22 @@ test('a proxy answering 500 ends the turn with an error', { skip: missing || fal
   assert.equal(turn.errorMessage, 'Studio AI proxy responded 500 for the chat request.');
 });
 
-test('the in-page agent drives the app; the person approves the payment on a card in the page', { skip: missing || false }, async () => {
+test('the in-page agent drives the app; the turn stops on the payment, and the person\'s card resumes it', { skip: missing || false }, async () => {
   const first = await page.evaluate(() => window.agentwasmTest.agentAsks());
   assert.equal(first.turn.status, 'completed', first.turn.errorMessage);
   assert.equal(first.page, 'checkout', 'the agent took the first step of the journey');
   assert.equal(first.cards, 1, 'one approval card');
+  assert.match(first.card, /^The assistant wants to: Pay 12\.50 EUR for the order/);
+  assert.equal(first.turn.rounds, 3, 'no model request after the round that met the ask');
   const asked = JSON.parse(first.turn.toolCalls[2].content).data;
   assert.equal(asked.judgment, 'needs-confirm');
   assert.equal(asked.performed, false);
+  assert.equal(first.turn.pendingApprovals[0].askId, asked.askId);
   assert.equal(await page.textContent('#receipt'), '', 'nothing was paid yet');
 
   await mkdir(path.join(root, 'dist'), { recursive: true });
   await page.screenshot({ path: path.join(root, 'dist', 'browser-approval-card.png') });
-  await page.click('#cards .card button.approve'); // the person, not the model
+  await page.click('#cards .card button.approve'); // the person, not the model: session.resume
   assert.equal(await page.locator('#cards .card').count(), 0, 'the card is answered');
 
   const second = await page.evaluate(() => window.agentwasmTest.agentContinues());

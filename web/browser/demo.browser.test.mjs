@@ -2,10 +2,12 @@
 // built by `make browsertest`) started by this test on a free loopback port,
 // the page in headless Chromium (Debian's chromium through playwright-core):
 // a person types requests and sees streamed text and a page tool call, MCP
-// composition calls (with the draft conflict resolved), approves a
-// needs-confirm card and sees the step performed, reads the discovery panel,
-// and stops a running turn — with no console errors. Screenshots land in
-// dist/demo-approval.png (the card) and dist/demo.png (published).
+// composition calls (with the draft conflict resolved), declines and then
+// approves the approval card of a turn that stopped on it — the turn resumes
+// with no message typed, and the step is performed once — reads the
+// discovery panel, and stops a running turn — with no console errors.
+// Screenshots land in dist/demo-approval.png (the card) and dist/demo.png
+// (published).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -117,24 +119,67 @@ test('MCP composition tools edit a draft; the conflict is reloaded and retried',
   await page.waitForFunction(() => [...document.querySelectorAll('#discovery .chip-routed')].some((c) => c.textContent === 'honua_studio_preview_draft'));
 });
 
-test('publishing waits for the person; approving the card performs it', { skip }, async () => {
+/** Clicks the card's button (the person, not the model) and waits for the resumed turn to end. */
+async function answerCard(button) {
+  const n = await page.evaluate(() => window.demo.state.turns.length);
+  await page.click(`#cards .card button.${button}`);
+  await page.waitForFunction((k) => window.demo.state.turns.length > k && !window.demo.state.busy, n, { timeout: 30000 });
+  return page.evaluate(() => window.demo.state.turns.at(-1));
+}
+
+/** What the page shows and the model reads: the person's bubbles, and the user messages of the history. */
+const conversation = () => page.evaluate(() => ({
+  bubbles: document.querySelectorAll('#log .msg.user').length,
+  users: window.demo.session.messages().filter((m) => m.role === 'user').map((m) => m.content),
+}));
+
+/** Asks to publish; the turn stops on the card. */
+async function askToPublish() {
   const turn = await ask('Publish the map');
   assert.equal(turn.status, 'completed', turn.errorMessage);
   assert.equal(JSON.parse(turn.toolCalls.at(-1).content).data.judgment, 'needs-confirm');
+  assert.equal(turn.pendingApprovals?.length, 1, 'the turn stopped on the ask');
+  assert.equal(turn.pendingApprovals[0].action, 'review.publish');
   assert.equal(await page.locator('#cards .card').count(), 1, 'one approval card');
   assert.match(await page.textContent('#cards .card'), /Publish the map to the public site/);
+  assert.match(await page.locator('.msg.assistant .turn-footer').last().textContent(), /waiting for your approval/);
   assert.equal(await page.textContent('#published'), 'no', 'nothing was published before the person approved');
+  return turn;
+}
+
+test('publishing stops on the card; declining resumes the turn with no message typed, and nothing is published', { skip }, async () => {
+  const asked = await askToPublish();
+  const before = await conversation();
+  const after = await answerCard('decline');
+  assert.equal(after.status, 'completed', after.errorMessage);
+  assert.equal(JSON.parse(after.toolCalls[0].content).data.judgment, 'declined');
+  assert.equal(after.text, 'Understood: the map stays unpublished.');
+  const now = await conversation();
+  assert.equal(now.bubbles, before.bubbles, 'no message from the person in the log');
+  assert.equal(now.users.length, before.users.length + 1, 'one user message: the session\'s note of the answer');
+  assert.match(now.users.at(-1), new RegExp(`^Declined: the person declined "${asked.pendingApprovals[0].askId}"`));
+  assert.match(await page.locator('#log .msg.note').last().textContent(), /Declined: Publish the map to the public site/);
+  assert.equal(await page.locator('#cards .card').count(), 0, 'the card is answered');
+  assert.equal(await page.textContent('#published'), 'no');
+  assert.equal(await page.evaluate(() => window.demo.performed['review.publish'] ?? 0), 0);
+});
+
+test('publishing again; approving the card resumes the turn with no message typed and performs the step once', { skip }, async () => {
+  const asked = await askToPublish();
   await mkdir(path.join(root, 'dist'), { recursive: true });
   await page.screenshot({ path: path.join(root, 'dist', 'demo-approval.png') });
-
-  const n = await page.evaluate(() => window.demo.state.turns.length);
-  await page.click('#cards .card button.approve'); // the person, not the model
-  await page.waitForFunction((k) => window.demo.state.turns.length > k && !window.demo.state.busy, n, { timeout: 30000 });
-  const after = await page.evaluate(() => window.demo.state.turns.at(-1));
+  const before = await conversation();
+  const after = await answerCard('approve');
   assert.equal(after.status, 'completed', after.errorMessage);
   const performed = JSON.parse(after.toolCalls[0].content).data;
   assert.equal(performed.effectStatus, 'performed', JSON.stringify(performed));
   assert.equal(after.text, 'Published: the map is live.');
+  assert.equal(after.pendingApprovals, undefined);
+  const now = await conversation();
+  assert.equal(now.bubbles, before.bubbles, 'no message from the person in the log');
+  assert.equal(now.users.length, before.users.length + 1, 'one user message: the session\'s note of the answer');
+  assert.match(now.users.at(-1), new RegExp(`^Approved: the person approved "${asked.pendingApprovals[0].askId}"`));
+  assert.equal(await page.evaluate(() => window.demo.performed['review.publish']), 1, 'the step was performed once');
   assert.equal(await page.locator('#cards .card').count(), 0, 'the card is answered');
   assert.match(await page.textContent('#published'), /^yes/);
   assert.equal(await page.textContent('#app-steps li.current'), 'Published');

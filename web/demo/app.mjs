@@ -1,8 +1,9 @@
 // The demo page's wiring: loads the module, builds the app's port and the
-// agent session (the port's tools and the page tool as its kit, MCP tools
-// discovered at /api/mcp), and renders the conversation — streamed text,
-// each tool call with its plane, arguments, result and duration, approval
-// cards wired to the port's human doors, the discovery panel, and Stop.
+// agent session (the port as its kit, the page's own tool beside it with its
+// execute, MCP tools discovered at /api/mcp), and renders the conversation —
+// streamed text, each tool call with its plane, arguments, result and
+// duration, approval cards for the asks a turn stopped on (answered with
+// session.resume: no message to type), the discovery panel, and Stop.
 import { load } from '/dist/agentwasm.mjs';
 import { studioGraph, basemapTool, createStudioApp } from './studio-app.mjs';
 
@@ -15,10 +16,11 @@ const el = (tag, className, text) => {
 };
 
 /** What the page shows about the conversation; the test reads it too. */
-const state = { busy: false, controller: null, turns: [], current: null, answered: new Set() };
+const state = { busy: false, controller: null, turns: [], current: null, pending: [] };
 window.demo = { state, ready: false };
 
 const app = createStudioApp(() => renderApp());
+window.demo.performed = app.performed;
 const runtime = await load();
 $('module-badge').textContent = `module ${runtime.version().version}`;
 
@@ -26,6 +28,7 @@ const port = runtime.createPort(studioGraph, {
   page: 'edit',
   requireHumanApproval: true,
   handlers: app.handlers,
+  settleWithinMs: 1000, // a fire comes back settled when it settles within a second
   onChange: () => queueMicrotask(renderApp),
 });
 const portTools = port.tools();
@@ -33,19 +36,13 @@ const portNames = new Set(portTools.map((t) => t.name));
 
 const session = runtime.createSession({
   baseUrl: '/api',
-  kit: {
-    tools: [...portTools, basemapTool],
-    // Port tools run through the port (its gates and approvals); the page
-    // tool runs here. A fire comes back settled when it settles quickly.
-    async execute({ name, args }) {
-      if (name === basemapTool.name) return app.setBasemap(args);
-      if (portNames.has(name)) return { status: 'ok', data: await port.call(name, args, { settleWithinMs: 1000 }) };
-      return { status: 'error', deniedReason: `the page has no tool named ${name}` };
-    },
-    systemPrompt: () => `You are the assistant of City Map Studio, inside the page. The map "${app.view.title}" has the ` +
-      `${app.view.basemap} basemap; the app is on its ${port.state().page} page. Use the studio.* tools to act in the app, ` +
-      'set_basemap for the map preview, and the honua_studio_* tools to edit the draft.',
-  },
+  // The port's tools run through the port (its gates and approvals: a turn
+  // stops on an ask); the page tool runs here, with its own execute.
+  kit: port,
+  tools: [{ ...basemapTool, execute: (args) => app.setBasemap(args) }],
+  system: () => `You are the assistant of City Map Studio, inside the page. The map "${app.view.title}" has the ` +
+    `${app.view.basemap} basemap; the app is on its ${port.state().page} page. Use the studio.* tools to act in the app, ` +
+    'set_basemap for the map preview, and the honua_studio_* tools to edit the draft.',
   watchToolListChanged: true,
   toolDiscoveryTimeoutMs: 5000,
   studioTools: { required: ['honua_studio_create_draft', 'honua_studio_get_draft', 'honua_studio_add_layer'] },
@@ -54,16 +51,26 @@ const session = runtime.createSession({
 
 // ---- the conversation ----
 
-/** Starts a turn for text; approval answers go through here too. */
-async function send(text) {
+/** Starts a turn for the person's text. */
+function send(text) {
   text = text.trim();
   if (!text || state.busy) return;
+  const bubble = el('div', 'msg user');
+  bubble.append(el('div', 'who', 'You'), el('div', 'body', text));
+  runTurn(bubble, (signal) => session.chat(text, { signal }));
+}
+
+/**
+ * Runs one turn — a chat, or a resume after an approval card — and renders
+ * it: `head` goes into the log first, then the assistant's streamed answer.
+ */
+async function runTurn(head, start) {
+  if (state.busy) return;
   state.busy = true;
   state.controller = new AbortController();
   setComposer();
-  const bubble = el('div', 'msg user');
-  bubble.append(el('div', 'who', 'You'), el('div', 'body', text));
-  $('log').append(bubble);
+  renderCards();
+  $('log').append(head);
   const turnEl = el('div', 'msg assistant streaming');
   turnEl.append(el('div', 'who', 'Assistant'));
   const footer = el('div', 'turn-footer muted small', 'thinking…');
@@ -74,7 +81,7 @@ async function send(text) {
   setStatus('The assistant is working… (Stop aborts the turn)');
   let turn;
   try {
-    turn = await session.chat(text, { signal: state.controller.signal });
+    turn = await start(state.controller.signal);
   } catch (err) {
     turn = { status: 'error', errorMessage: `${err.code ?? 'error'}: ${err.message}`, text: '', toolCalls: [], rounds: 0 };
   }
@@ -195,6 +202,8 @@ function summarize(record) {
 function finishTurn(turn) {
   const cur = state.current;
   state.turns.push(turn);
+  // The asks still waiting for the person (a chat clears the old ones).
+  state.pending = turn.pendingApprovals ?? [];
   if (cur) {
     cur.el.classList.remove('streaming');
     cur.el.classList.add(`status-${turn.status}`);
@@ -205,27 +214,30 @@ function finishTurn(turn) {
     const bits = [label, `${turn.rounds} model request${turn.rounds === 1 ? '' : 's'}`];
     if (cur.usage.prompt || cur.usage.completion) bits.push(`${cur.usage.prompt} → ${cur.usage.completion} tokens`);
     if (turn.status === 'error' && turn.errorMessage) bits.push(turn.errorMessage);
+    if (state.pending.length) bits.push('waiting for your approval');
     cur.footer.textContent = bits.join(' · ');
   }
   state.current = null;
   state.busy = false;
   state.controller = null;
   setComposer();
-  setStatus(turn.status === 'cancelled' ? 'Stopped.' : 'Ready.');
+  setStatus(turn.status === 'cancelled' ? 'Stopped.' : state.pending.length ? 'Approve or decline the card to go on.' : 'Ready.');
   renderApp();
   scrollLog();
 }
 
-// ---- approvals: the person's doors, never the model's ----
+// ---- approvals: the person's answers, never the model's ----
+
+/** What an ask is for, in words: the port's willDo, else the action id. */
+const askText = (ask) => ask.detail?.willDo?.does ?? ask.action;
 
 function renderCards() {
-  const pending = port.asks().filter((a) => a.state === 'pending' && !state.answered.has(a.askId));
   const box = $('cards');
   box.replaceChildren();
-  for (const ask of pending) {
+  for (const ask of state.busy ? [] : state.pending) {
     const card = el('div', 'card');
     card.dataset.ask = ask.askId;
-    card.append(el('div', 'card-title', 'Approval needed'), el('div', 'card-text', `The assistant wants to: ${ask.does ?? ask.action}`));
+    card.append(el('div', 'card-title', 'Approval needed'), el('div', 'card-text', `The assistant wants to: ${askText(ask)}`));
     const approve = el('button', 'primary approve', 'Approve');
     const decline = el('button', 'decline', 'Decline');
     approve.type = decline.type = 'button';
@@ -238,13 +250,17 @@ function renderCards() {
   }
 }
 
-async function answer(ask, approved) {
-  state.answered.add(ask.askId);
-  if (approved) port.approveAsk(ask.askId, { by: 'person' });
-  else port.declineAsk(ask.askId, { by: 'person' });
-  renderCards();
-  while (state.busy) await new Promise((r) => setTimeout(r, 50));
-  await send(`${approved ? 'Approved' : 'Declined'}: ${ask.does ?? ask.action}`);
+/**
+ * The person answered a card: the session answers the ask through the port's
+ * human door and the turn goes on where it stopped — nothing to type.
+ */
+function answer(ask, approved) {
+  if (state.busy) return;
+  state.pending = state.pending.filter((a) => a.askId !== ask.askId);
+  const note = el('div', `msg note ${approved ? 'approved' : 'declined'}`);
+  note.append(el('div', 'who', 'You'), el('div', 'body', `${approved ? 'Approved' : 'Declined'}: ${askText(ask)}`));
+  const resolution = approved ? { approve: [ask.askId] } : { decline: [ask.askId] };
+  runTurn(note, (signal) => session.resume(resolution, { signal }));
 }
 
 // ---- the app panel ----
@@ -357,6 +373,7 @@ renderApp();
 setComposer();
 setStatus('Discovering tools…');
 renderDiscovery(await session.refreshTools());
+window.demo.session = session; // for the browser test: the history the model reads
 setStatus('Ready. Type a request, or pick one below.');
 const hello = el('div', 'msg assistant intro');
 hello.append(el('div', 'who', 'Assistant'), el('div', 'body',

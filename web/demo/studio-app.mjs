@@ -40,7 +40,8 @@ export const basemapTool = {
 };
 
 /**
- * The app's view state and the handlers the port runs for its actions.
+ * The app's view state, the handlers the port runs for its actions, and how
+ * many times each was performed.
  * @param {() => void} changed called after every change, to re-render
  */
 export function createStudioApp(changed) {
@@ -56,6 +57,14 @@ export function createStudioApp(changed) {
       return { url: '/maps/demo', title: view.title };
     },
   };
+  // How many times each action was performed (the browser test reads it).
+  const performed = {};
+  for (const [id, fn] of Object.entries(handlers)) {
+    handlers[id] = (...args) => {
+      performed[id] = (performed[id] ?? 0) + 1;
+      return fn(...args);
+    };
+  }
   /** Runs the page tool. */
   function setBasemap(args) {
     const style = args?.style;
@@ -66,5 +75,5 @@ export function createStudioApp(changed) {
     changed();
     return { status: 'ok', data: { basemap: style } };
   }
-  return { view, handlers, setBasemap };
+  return { view, handlers, setBasemap, performed };
 }

@@ -6,7 +6,7 @@
 // session left open that does not keep the Node process alive.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadRuntime, textStream } from '../testing/helpers.mjs';
+import { loadRuntime, textStream, runChild } from '../testing/helpers.mjs';
 
 const runtime = await loadRuntime();
 const dec = new TextDecoder();
@@ -147,24 +147,14 @@ test('a silent MCP endpoint: the report names the request that hung, later turns
 test('a degraded session left open does not keep the Node process alive', { timeout: 60_000 }, async () => {
   // Its background retry waits on an unref'd timer: without that, the
   // process would retry (1 s, 2 s, 4 s …) forever.
-  const { spawn } = await import('node:child_process');
-  const helpers = new URL('../testing/helpers.mjs', import.meta.url).href;
-  const script = `
-    import { loadRuntime, scriptedFetch, textStream } from ${JSON.stringify(helpers)};
+  const { out, code } = await runChild(`
     const runtime = await loadRuntime();
     const chat = scriptedFetch({ body: textStream('done') }).fetchImpl;
     const fetchImpl = (url, init) => url.endsWith('/mcp') ? new Response('down', { status: 503 }) : chat(url, init);
     const session = runtime.createSession({ fetchImpl });
     const turn = await session.chat('hi');
     console.log(turn.status, session.toolDiscovery().degraded);
-  `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (b) => { out += b; });
-  const code = await new Promise((resolve) => {
-    const timer = setTimeout(() => { child.kill(); resolve('killed'); }, 30_000);
-    child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
-  });
-  assert.equal(out.trim(), 'completed true');
+  `);
+  assert.equal(out, 'completed true');
   assert.equal(code, 0, 'the process exited by itself');
 });

@@ -120,8 +120,8 @@ test('results that fail, executors that throw, unknown tools and tools without a
   assert.match(boom.errorMessage, /map not ready/);
   assert.deepEqual(JSON.parse(boom.content).status, 'error');
   assert.deepEqual([nowhere.plane, nowhere.errorCode, nowhere.errorMessage], ['unknown', 'unknown_tool', 'No tool named nowhere is available to this session.']);
-  assert.deepEqual([broken.ok, broken.errorCode], [false, 'execution_failed']);
-  assert.match(broken.errorMessage, /answered null, not a result object/);
+  // Nothing returned is a success without data (any value is accepted; agent_api.test.mjs).
+  assert.deepEqual([broken.ok, broken.content], [true, '{"status":"ok"}']);
 
   const noExec = runtime.createSession({ fetchImpl: studioProxy({ chat: [{ body: toolCallStream({ id: '1', name: 'setFilter' }) }, { body: textStream('') }] }).fetchImpl, tools: [setFilter] });
   const t2 = await noExec.chat('go');

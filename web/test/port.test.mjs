@@ -230,7 +230,6 @@ test('the in-page agent drives its own app: a session whose kit is a port', asyn
     [{ name: 'shop.journey.buy', args: {} }],
     [{ name: 'shop.journey.buy', args: { step: 'checkout' } }],
     [{ name: 'shop.journey.buy', args: { step: 'pay' } }],
-    'Please approve the payment.',
     [{ name: 'shop.journey.buy', args: { step: 'pay', confirm: true } }],
     'Paid.',
   ];
@@ -256,10 +255,15 @@ test('the in-page agent drives its own app: a session whose kit is a port', asyn
   const results = turn.toolCalls.map((r) => JSON.parse(r.content).data);
   assert.equal(results[1].effectStatus, 'performed', JSON.stringify(results[1]));
   assert.equal(results[2].judgment, 'needs-confirm');
+  assert.equal(turn.rounds, 3, 'the turn stopped on the ask: no model request after it');
+  assert.deepEqual(turn.pendingApprovals.map((p) => p.askId), [results[2].askId]);
   assert.deepEqual(calls.map((c) => c[0]), ['cart.checkout']);
 
+  // The person may also answer on the port's own door and say so (session.resume is the other way:
+  // agent_api.test.mjs); a chat clears the pending asks.
   port.approveAsk(results[2].askId, { by: 'ana' });
   turn = await session.chat('Approved.');
+  assert.equal(turn.pendingApprovals, undefined);
   assert.equal(turn.status, 'completed', turn.errorMessage);
   const paid = JSON.parse(turn.toolCalls[0].content).data;
   assert.equal(paid.effectStatus, 'performed', JSON.stringify(paid));

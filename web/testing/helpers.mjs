@@ -98,3 +98,22 @@ export function studioProxy({ chat = [], capabilities } = {}) {
   };
   return { fetchImpl, requests, chatRequests: () => requests.filter((r) => r.url.endsWith('/v1/studio/ai/chat')) };
 }
+
+/**
+ * Runs `body` as an ES module in a child Node process, after
+ * `import {loadRuntime, scriptedFetch, textStream} from <these helpers>`,
+ * and resolves with what it printed and its exit code — or 'killed' when it
+ * was still running after limitMs: a process that does not exit by itself.
+ */
+export async function runChild(body, { limitMs = 30_000 } = {}) {
+  const { spawn } = await import('node:child_process');
+  const script = `import { loadRuntime, scriptedFetch, textStream } from ${JSON.stringify(import.meta.url)};\n${body}`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (b) => { out += b; });
+  const code = await new Promise((resolve) => {
+    const timer = setTimeout(() => { child.kill(); resolve('killed'); }, limitMs);
+    child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
+  });
+  return { out: out.trim(), code };
+}

@@ -5,6 +5,7 @@
 import {
   load, type SessionOptions, type Turn, type SessionEvent, type Kit, type ChatTransport,
   type Graph, type Guard, type Judgment, type Port, type PortOptions, type PortResult, type PortWarning,
+  type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage,
 } from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
@@ -35,6 +36,7 @@ export async function usage(signal: AbortSignal): Promise<string> {
       if (e.type === 'chat') console.log(e.event.type);
       else if (e.type === 'toolResult') console.log(e.result.ok);
       else if (e.type === 'toolDiscovery') console.log(e.report.routed.length);
+      else if (e.type === 'stepFinish') console.log(e.step.round);
       else console.log(e.status, e.detail);
     },
     maxToolRounds: 4,
@@ -70,6 +72,68 @@ export async function usage(signal: AbortSignal): Promise<string> {
   // @ts-expect-error toolChoice modes are closed
   await session.chat('x', { toolChoice: { mode: 'sometimes' } });
 
+  // Tools with their own execute; any JSON value, or a ToolResult, comes back.
+  interface Order { id: string; total: number }
+  const order: Order = { id: 'o-1', total: 3 };
+  const tools: SessionTool[] = [
+    { name: 'getOrder', inputSchema: { type: 'object' }, execute: async (args, { signal: s, toolCallId }) => (s.aborted ? null : { ...order, by: toolCallId, id: String(args.id) }) },
+    { name: 'count', execute: () => 42 },
+    { name: 'list', execute: () => [order] },
+    { name: 'noop', execute: () => {} },
+    { name: 'deny', execute: () => ({ status: 'denied', deniedReason: 'not now' }) },
+    { name: 'when', execute: () => new Date() },
+    { name: 'shared' },
+  ];
+  const plain: ToolReturn = order;
+  const agentTools = runtime.createSession({
+    tools,
+    execute: ({ name }) => (name === 'shared' ? 'a string' : undefined),
+    kit: { tools: [{ name: 'kitTool', execute: () => ({ status: 'ok', data: 1 }) }] },
+    mcpUrl: 'https://studio.example/mcp',
+    onStepFinish: (step: Step) => {
+      const usage: Usage | undefined = step.usage;
+      console.log(step.round, step.text, step.toolCalls.map((c) => c.ok), step.stopReason, usage?.inputTokens, usage?.outputTokens);
+    },
+    onEvent: (e) => { if (e.type === 'stepFinish') console.log(e.step.round); },
+  });
+  // @ts-expect-error a tool's execute is a function
+  runtime.createSession({ tools: [{ name: 'x', execute: 'run' }] });
+  // @ts-expect-error an object with a status of its own is read as a result: its status must be known
+  runtime.createSession({ tools: [{ name: 'x', execute: () => ({ status: 'shipped' }) }] });
+  // @ts-expect-error a BigInt has no JSON form
+  runtime.createSession({ tools: [{ name: 'x', execute: () => 1n }] });
+  // @ts-expect-error a tool's execute gets the arguments, whose fields are unknown
+  runtime.createSession({ tools: [{ name: 'x', execute: (args: { id: number }) => args.id }] });
+  // @ts-expect-error mcpUrl is a string
+  runtime.createSession({ mcpUrl: new URL('https://studio.example/mcp') });
+  // @ts-expect-error onStepFinish is a function
+  runtime.createSession({ onStepFinish: true });
+
+  // Streaming a turn: the events, then the turn.
+  const stream: TurnStream = agentTools.stream('hello', { signal, toolChoice: { mode: 'auto' } });
+  for await (const e of stream) {
+    if (e.type === 'chat' && e.event.type === 'textDelta') console.log(e.event.text);
+    else if (e.type === 'stepFinish') console.log(e.step.toolCalls.length);
+  }
+  const streamed: Turn = await stream.turn;
+  const it = agentTools.stream('again')[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) console.log(first.value?.status);
+  else console.log(first.value.type);
+  await it.return();
+  // @ts-expect-error stream takes a string
+  agentTools.stream(42);
+
+  // Approvals: a turn that stopped on asks, resumed.
+  const pending: PendingApproval[] = streamed.pendingApprovals ?? [];
+  const resumed: Turn = await agentTools.resume({ approve: pending.map((p) => p.askId), decline: [] }, { signal });
+  await agentTools.resume({ decline: ['ask#2'] });
+  console.log(resumed.usage?.outputTokens, pending.map((p) => `${p.toolCallId} ${p.toolName} ${p.action} ${p.detail}`).join(), String(plain));
+  // @ts-expect-error ask ids are strings
+  await agentTools.resume({ approve: [1] });
+  // @ts-expect-error resume takes approve and decline
+  await agentTools.resume({ accept: ['ask#1'] });
+
   const graph: Graph = {
     id: 'shop',
     pages: [{ id: 'cart', areas: [{ id: 'summary' }] }, { id: 'checkout' }],
@@ -84,7 +148,7 @@ export async function usage(signal: AbortSignal): Promise<string> {
     requireHumanApproval: true,
     handlers: { 'checkout.pay': async (input, { transitionId, signal }) => ({ input, transitionId, aborted: signal.aborted }) },
     onWarn: (w: PortWarning) => w.code,
-    onChange: ({ version: v }) => v,
+    onChange: ({ version: v }) => v.toFixed(0),
   };
   const port: Port = runtime.createPort(graph, portOptions);
   const result: PortResult = await port.call('shop.whats_here', { sinceVersion: 0 });
