@@ -2,12 +2,15 @@
 #   make run          build what is needed and start `agentwasm dev` (the demo page, a scripted
 #                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
 #   make build        dist/: the js module, the wasip1 module, wasm_exec.js, the loader and its types
+#   make build-tiny   dist/: the same two modules built by TinyGo (*.tiny.wasm) and TinyGo's wasm_exec.tiny.js;
+#                     scripts/tinygo.sh installs TinyGo and what it needs first (once)
 #   make test         vet, go test -race ./..., node --test web/test, tsc on the types, the browser tests
-#   make size         raw, gzip and brotli bytes of both modules
+#   make test-tiny    the wazero suite and the Node suite against the TinyGo modules, and their size budget
+#   make size         raw, gzip and brotli bytes of the four modules (Go's and TinyGo's)
 #   make package      dist/package/: the npm package (npm pack works there, offline)
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
 #   make generate     regenerate the easyjson codecs
-#   make bench        Go and Node benchmarks; writes their figures into BENCHMARKS.md
+#   make bench        Go and Node benchmarks, of the Go and the TinyGo builds; writes their figures into BENCHMARKS.md
 #   make conformance  the official MCP conformance suite: client scenarios against cmd/mcp-conformance-client,
 #                     server scenarios (both eras) against cmd/mcp-conformance-server
 
@@ -18,7 +21,8 @@ LDFLAGS   := -s -w
 GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
 GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
 
-.PHONY: build run test vet sizecheck gotest nodetest typecheck browsertest size generate bench clean package packagetest
+.PHONY: build run test vet sizecheck gotest nodetest typecheck browsertest size generate bench clean package packagetest \
+	build-tiny test-tiny sizecheck-tiny
 
 ADDR ?= 127.0.0.1:8080
 # make run UPSTREAM=http://127.0.0.1:11434 MODEL=qwen3 forwards chats to an OpenAI-compatible server
@@ -64,6 +68,47 @@ dist/agentwasm-wasip1.wasm: $(GO_SRC)
 dist/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	@mkdir -p dist
 	cp $< $@
+
+# The TinyGo build (README.md, TinyGo build): the same two entry points built by TinyGo v0.41.0
+# against Debian's LLVM 19, with tinygo/js.json and tinygo/wasip1.json, which name Debian's
+# wasi-libc and compiler-rt. scripts/tinygo.sh installs what is missing and builds TinyGo once
+# (cached outside the repository), then prints the binary; TINYGO=/path/to/tinygo skips it.
+# -panic=trap: TinyGo cannot recover a panic on wasm anyway, and the code that prints one would
+# take the js module past its 350 KB brotli budget. The js module then goes through wasm-opt -Oz
+# like Go's.
+TINYGO       ?=
+TINYGO_BIN    = $(or $(TINYGO),$$(scripts/tinygo.sh))
+TINYGO_FLAGS := -opt=z -no-debug -panic=trap
+TINY_DEPS    := $(GO_SRC) scripts/tinygo.sh
+
+build-tiny: dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm dist/wasm_exec.tiny.js
+
+dist/agentwasm.tiny.wasm: $(TINY_DEPS) tinygo/js.json
+	@mkdir -p dist
+	tinygo=$(TINYGO_BIN) && $$tinygo build -target=tinygo/js.json $(TINYGO_FLAGS) -o dist/agentwasm.tiny.raw.wasm ./wasm/js
+	$(or $(WASM_OPT),wasm-opt) $(WASM_OPT_FLAGS) dist/agentwasm.tiny.raw.wasm -o $@
+	@rm -f dist/agentwasm.tiny.raw.wasm
+
+# The reactor the wazero harness needs: _initialize, agentwasm_alloc, agentwasm_free, agentwasm_call.
+dist/agentwasm-wasip1.tiny.wasm: $(TINY_DEPS) tinygo/wasip1.json
+	@mkdir -p dist
+	tinygo=$(TINYGO_BIN) && $$tinygo build -target=tinygo/wasip1.json -buildmode=c-shared $(TINYGO_FLAGS) -o $@ ./wasm/wasip1
+
+dist/wasm_exec.tiny.js: scripts/tinygo.sh
+	@mkdir -p dist
+	tinygo=$(TINYGO_BIN) && cp "$$($$tinygo env TINYGOROOT)/targets/wasm_exec.js" $@
+
+# The wazero suite against the TinyGo wasip1 module (AGENTWASM_WASIP1_TOOLCHAIN tells the tests
+# which build they meet: the ones that need recover skip, saying why), the Node suite against the
+# TinyGo js module (web/testing/helpers.mjs loads it with AGENTWASM_VARIANT=tiny), and the js
+# module's budget.
+test-tiny: build build-tiny sizecheck-tiny
+	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.tiny.wasm AGENTWASM_WASIP1_TOOLCHAIN=tinygo $(GO) test -count=1 ./wazerotest/
+	AGENTWASM_VARIANT=tiny $(NODE) --test web/test
+
+# The TinyGo js module's budget: 1.3 MB raw, 350 KB brotli.
+sizecheck-tiny: dist/agentwasm.tiny.wasm
+	@$(NODE) scripts/size.mjs --budget dist/agentwasm.tiny.wasm:1300000:350000 dist/agentwasm.tiny.wasm
 
 dist/agentwasm.mjs: web/agentwasm.mjs
 	@mkdir -p dist
@@ -112,8 +157,8 @@ browsertest: build dist/agentwasm dist/agentwasm.wasm.br web/node_modules/.packa
 # dist/package/: the npm package `agentwasm` — the loader, its types, both modules, wasm_exec.js,
 # web/package/README.md — and its package.json, whose version scripts/package.mjs reads from
 # wasm/command (the module's Version), so the two cannot drift.
-package: build
-	GO=$(GO) $(NODE) scripts/package.mjs
+package: build build-tiny
+	tinygo=$(TINYGO_BIN) && TINYGOROOT="$$($$tinygo env TINYGOROOT)" GO=$(GO) $(NODE) scripts/package.mjs
 
 # The package: npm pack, npm install of the tarball (offline) and a scripted turn in Node; then a
 # page importing it, bundled with esbuild, in headless Chromium (skipped like browsertest).
@@ -123,8 +168,9 @@ packagetest: package web/node_modules/.package-lock.json
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
-size: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
-	@$(NODE) scripts/size.mjs --readme README.md dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+size: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
+	@$(NODE) scripts/size.mjs --readme README.md dist/agentwasm.wasm dist/agentwasm-wasip1.wasm \
+		dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
 
 # The js module's budget: 5.2 MB raw, 1.15 MB brotli (README.md, Size, says why).
 sizecheck: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
@@ -133,8 +179,9 @@ sizecheck: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
 generate:
 	$(GO) generate ./internal/wire/
 
-bench: build
-	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm GO=$(GO) $(NODE) scripts/bench.mjs
+bench: build build-tiny
+	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm AGENTWASM_WASIP1_TINY=$(CURDIR)/dist/agentwasm-wasip1.tiny.wasm \
+		GO=$(GO) $(NODE) scripts/bench.mjs
 
 clean:
 	rm -rf dist

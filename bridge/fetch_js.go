@@ -115,6 +115,11 @@ func toResponse(ctx context.Context, v js.Value, abort func()) (resp *Response, 
 	b := &jsBody{ctx: ctx, abort: abort}
 	switch body := v.Get("body"); {
 	case body.Type() == js.TypeObject && body.Get("getReader").Type() == js.TypeFunction:
+		// getReader throws on a locked stream (a body already read): said here,
+		// since a TinyGo build cannot catch the exception.
+		if body.Get("locked").Truthy() {
+			return nil, errors.New("opening the response body: it is locked (already being read)")
+		}
 		if err := CatchJS(func() { b.reader = body.Call("getReader") }); err != nil {
 			return nil, errors.New("opening the response body: " + err.Error())
 		}
@@ -224,18 +229,28 @@ func (b *jsBody) fill() error {
 }
 
 // take copies a Uint8Array (or, for whole bodies, an ArrayBuffer) into b.buf.
+// A chunk of another type is an error, not a panic: a TinyGo build cannot
+// recover one.
 func (b *jsBody) take(v js.Value, arrayBuffer bool) error {
-	return CatchJS(func() {
+	if arrayBuffer && v.Type() != js.TypeObject {
+		return errors.New("the response's arrayBuffer() gave a " + v.Type().String() + ", not an ArrayBuffer")
+	}
+	var err error
+	if cerr := CatchJS(func() {
 		if arrayBuffer {
 			v = jsUint8Array.New(v)
 		}
 		if !v.InstanceOf(jsUint8Array) {
-			panic(errors.New("the response body produced a chunk that is not a Uint8Array"))
+			err = errors.New("the response body produced a chunk that is not a Uint8Array")
+			return
 		}
 		buf := make([]byte, v.Get("length").Int())
 		js.CopyBytesToGo(buf, v)
 		b.buf = buf
-	})
+	}); cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 func (b *jsBody) readErr(err error) error {

@@ -59,9 +59,23 @@ func hostHookError(handle int32, buf unsafe.Pointer, bufCap uint32) int32
 func hostHookClose(handle int32)
 
 // fetchImports and hookImports are the two families of streaming imports.
+// Each import is wrapped in a closure: TinyGo refuses an imported function
+// used as a value ("cannot use an exported function as value").
 var (
-	fetchImports = &streamImports{read: hostFetchRead, errorText: hostFetchError, close: hostFetchClose}
-	hookImports  = &streamImports{read: hostHookRead, errorText: hostHookError, close: hostHookClose}
+	fetchImports = &streamImports{
+		read: func(h int32, buf unsafe.Pointer, bufCap, waitMs uint32) int32 {
+			return hostFetchRead(h, buf, bufCap, waitMs)
+		},
+		errorText: func(h int32, buf unsafe.Pointer, bufCap uint32) int32 { return hostFetchError(h, buf, bufCap) },
+		close:     func(h int32) { hostFetchClose(h) },
+	}
+	hookImports = &streamImports{
+		read: func(h int32, buf unsafe.Pointer, bufCap, waitMs uint32) int32 {
+			return hostHookRead(h, buf, bufCap, waitMs)
+		},
+		errorText: func(h int32, buf unsafe.Pointer, bufCap uint32) int32 { return hostHookError(h, buf, bufCap) },
+		close:     func(h int32) { hostHookClose(h) },
+	}
 )
 
 // streamImports are the read, error and close imports of one family.

@@ -1,6 +1,11 @@
 // Runs the Go benchmarks and the Node benchmark and writes their figures
-// into BENCHMARKS.md: `make bench` (after `make build`, which the Node
-// benchmark and the wasip1 benchmark load from dist/).
+// into BENCHMARKS.md: `make bench` (after `make build` and `make build-tiny`,
+// whose modules the Node benchmarks and the wasip1 benchmarks load from
+// dist/). The TinyGo build is measured beside the Go build where it can be:
+// its size, the Node benchmark with AGENTWASM_VARIANT=tiny,
+// scripts/bench-variant.mjs for both builds (cold start, deltas per second,
+// a full scripted turn, memory after 1,000 turns), and the wazero benchmarks
+// against AGENTWASM_WASIP1_TINY.
 //
 //   node scripts/bench.mjs [--benchtime 500ms] [--turns 1000] [--file BENCHMARKS.md]
 //
@@ -11,8 +16,9 @@
 // A Go benchmark that no table names lands in the `other` block, so a new
 // one is never dropped silently. GO names the go command [go].
 import { spawn, execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { brotliCompressSync, constants } from 'node:zlib';
 
 const args = process.argv.slice(2);
 /** The value of --name, or fallback. */
@@ -78,22 +84,69 @@ for (const line of goOut.split('\n')) {
 }
 if (results.size === 0) fail('go test printed no benchmark results');
 
-// The Node benchmark.
-const nodeOut = await run(process.execPath, ['web/bench/chat.bench.mjs', String(turns)]);
-/** The number the Node benchmark printed on the line matching re. */
-function nodeFigure(re, what) {
-  const m = nodeOut.match(re);
-  if (!m) fail(`web/bench/chat.bench.mjs printed no line for ${what}; update scripts/bench.mjs with its output`);
+// The TinyGo build's files: make bench builds them (make build-tiny).
+const tinyWasip1 = process.env.AGENTWASM_WASIP1_TINY || 'dist/agentwasm-wasip1.tiny.wasm';
+for (const f of ['dist/agentwasm.tiny.wasm', 'dist/wasm_exec.tiny.js', tinyWasip1]) {
+  if (!existsSync(f)) fail(`${f} is missing: run make build-tiny (make bench does)`);
+}
+
+// The wazero benchmarks again, against the TinyGo wasip1 module.
+const tinyGoOut = await run(GO, ['test', '-run', '^$', '-bench', 'ChatTurn|ThousandTurns', '-benchmem', `-benchtime=${benchtime}`, './wazerotest/'],
+  { AGENTWASM_WASIP1: tinyWasip1 });
+const tinyResults = new Map();
+for (const line of tinyGoOut.split('\n')) {
+  const m = line.match(/^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.*)$/);
+  if (!m) continue;
+  const metrics = {};
+  for (const [, value, unit] of m[2].matchAll(/([\d.]+) (\S+)/g)) metrics[unit] = Number(value);
+  tinyResults.set(`wazerotest/${m[1]}`, metrics);
+}
+
+/** The number a Node benchmark printed on the line matching re. */
+function figure(out, script, re, what) {
+  const m = out.match(re);
+  if (!m) fail(`${script} printed no line for ${what}; update scripts/bench.mjs with its output`);
   return Number(m[1]);
 }
-const node = {
-  loadMs: nodeFigure(/^load \(instantiate \+ start the Go runtime\): ([\d.]+) ms/m, 'the load'),
-  turnUs: nodeFigure(/^text turn, .*: ([\d.]+) µs\/turn/m, 'the text turn'),
-  crossingUs: nodeFigure(/^baseline, one JS→Go call .*: ([\d.]+) µs/m, 'the JS→Go call'),
-  plainUs: nodeFigure(/^baseline, the same scripted Response read in plain JS: ([\d.]+) µs/m, 'the plain JS read'),
-  whatsHereUs: nodeFigure(/^port\.call\('bench\.whats_here'\): ([\d.]+) µs/m, 'port.call whats_here'),
-  fireUs: nodeFigure(/^port\.call\('bench\.do_action'\).*: ([\d.]+) µs/m, 'port.call do_action'),
-};
+
+// The Node benchmark, for each build (helpers.mjs loads AGENTWASM_VARIANT's).
+async function chatBench(variant) {
+  const out = await run(process.execPath, ['web/bench/chat.bench.mjs', String(turns)], { AGENTWASM_VARIANT: variant });
+  const f = (re, what) => figure(out, 'web/bench/chat.bench.mjs', re, what);
+  return {
+    loadMs: f(/^load \(instantiate \+ start the Go runtime\): ([\d.]+) ms/m, 'the load'),
+    turnUs: f(/^text turn, .*: ([\d.]+) µs\/turn/m, 'the text turn'),
+    crossingUs: f(/^baseline, one JS→Go call .*: ([\d.]+) µs/m, 'the JS→Go call'),
+    plainUs: f(/^baseline, the same scripted Response read in plain JS: ([\d.]+) µs/m, 'the plain JS read'),
+    whatsHereUs: f(/^port\.call\('bench\.whats_here'\): ([\d.]+) µs/m, 'port.call whats_here'),
+    fireUs: f(/^port\.call\('bench\.do_action'\).*: ([\d.]+) µs/m, 'port.call do_action'),
+  };
+}
+const node = await chatBench('go');
+const nodeTiny = await chatBench('tiny');
+
+// The measures of each build side by side, each in a fresh Node process.
+async function variantBench(variant) {
+  const out = await run(process.execPath, ['scripts/bench-variant.mjs', variant, String(turns)]);
+  const f = (re, what) => figure(out, 'scripts/bench-variant.mjs', re, what);
+  return {
+    coldMs: f(/^cold start .*: ([\d.]+) ms/m, 'the cold start'),
+    deltasPerSecond: f(/^deltas per second .*: (\d+)/m, 'deltas per second'),
+    fullUs: f(/^full scripted turn .*: ([\d.]+) µs/m, 'the full scripted turn'),
+    wasmMB: f(/^memory after \d+ turns: wasm ([\d.]+) MB/m, 'the memory'),
+    rssMB: f(/^memory after \d+ turns: .*process RSS ([\d.]+) MB/m, 'the RSS'),
+  };
+}
+const variants = { go: await variantBench('go'), tiny: await variantBench('tiny') };
+
+/** Raw and brotli (quality 11, as make size) bytes of a file. */
+function sizes(file) {
+  const raw = readFileSync(file);
+  const brotli = brotliCompressSync(raw, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+  }).length;
+  return { raw: raw.length, brotli };
+}
 
 // Formatting.
 const int = (x) => Math.round(x).toLocaleString('en-US');
@@ -103,7 +156,8 @@ const ns = (x) => (x >= 100 ? int(x) : dec(x, 1));
 function duration(x) {
   if (x < 1e3) return `${ns(x)} ns`;
   if (x < 1e6) return `${x >= 1e5 ? int(x / 1e3) : dec(x / 1e3, 1)} µs`;
-  return `${dec(x / 1e6, x >= 1e7 ? 1 : 2)} ms`;
+  if (x < 1e9) return `${dec(x / 1e6, x >= 1e7 ? 1 : 2)} ms`;
+  return `${dec(x / 1e9, 2)} s`;
 }
 const used = new Set();
 /** The metrics of one Go benchmark, which must have run. */
@@ -123,9 +177,10 @@ const blocks = {
   machine: [
     `Figures of ${today} from one machine: ${machine}`,
     `(1-minute load average ${load} when the run began); Go benchmarks with \`-benchtime=${benchtime}\`,`,
-    `the Node benchmark over ${int(turns)} turns and calls. \`make bench\` regenerates them: it runs`,
-    '`make build`, then `node scripts/bench.mjs`, which runs every benchmark below and rewrites each',
-    'figure between this file\'s `bench:` markers; the prose around them is written by hand.',
+    `the Node benchmarks over ${int(turns)} turns and calls. \`make bench\` regenerates them: it runs`,
+    '`make build` and `make build-tiny`, then `node scripts/bench.mjs`, which runs every benchmark',
+    'below and rewrites each figure between this file\'s `bench:` markers; the prose around them is',
+    'written by hand.',
   ].join('\n'),
   sse: table(['case', 'ns/op', 'MB/s', 'B/op', 'allocs/op'], [
     ['LF line ends', 'bridge/SSEReader/lf'],
@@ -165,6 +220,34 @@ const blocks = {
     const r = bench(name);
     return [label, ns(r['ns/op']), int(r['B/op']), int(r['allocs/op'])];
   })),
+  variants: (() => {
+    const size = (f) => { const z = sizes(f); return `${int(z.raw)} B raw, ${int(z.brotli)} B brotli`; };
+    const wz = (results, name) => {
+      const r = results.get(name);
+      if (!r) fail(`no result for Benchmark ${name}; was it renamed? Update the tables of scripts/bench.mjs`);
+      return r;
+    };
+    const goTurn = bench('wazerotest/ChatTurn');
+    const goThousand = bench('wazerotest/ThousandTurns');
+    const tinyTurn = wz(tinyResults, 'wazerotest/ChatTurn');
+    const tinyThousand = wz(tinyResults, 'wazerotest/ThousandTurns');
+    const [g, t] = [variants.go, variants.tiny];
+    return table(['measure', 'Go build', 'TinyGo build'], [
+      ['the js module (after `wasm-opt -Oz`)', size('dist/agentwasm.wasm'), size('dist/agentwasm.tiny.wasm')],
+      ['cold start in Node: load, then the first session\'s first text turn', duration(g.coldMs * 1e6), duration(t.coldMs * 1e6)],
+      ['loading the js module in Node (instantiate + start the runtime)', duration(node.loadMs * 1e6), duration(nodeTiny.loadMs * 1e6)],
+      ['one text turn in Node (50 deltas)', duration(node.turnUs * 1e3), duration(nodeTiny.turnUs * 1e3)],
+      ['deltas per second in Node (one turn of 10,000 deltas)', int(g.deltasPerSecond), int(t.deltasPerSecond)],
+      ['a full scripted turn in Node (a page tool call, its result, the answer)', duration(g.fullUs * 1e3), duration(t.fullUs * 1e3)],
+      ['one call from JavaScript into the module (`runtime.version()`)', duration(node.crossingUs * 1e3), duration(nodeTiny.crossingUs * 1e3)],
+      ["`port.call('bench.whats_here')` in Node", duration(node.whatsHereUs * 1e3), duration(nodeTiny.whatsHereUs * 1e3)],
+      [`wasm memory after ${int(turns)} text turns in Node (the process's RSS)`, `${dec(g.wasmMB, 1)} MB (${dec(g.rssMB, 0)} MB)`,
+        `${dec(t.wasmMB, 1)} MB (${dec(t.rssMB, 0)} MB)`],
+      ['one text turn of the wasip1 module under wazero (host side)', duration(goTurn['ns/op']), duration(tinyTurn['ns/op'])],
+      ['wasm memory after 1,000 text turns under wazero (wasip1; their time)', `${dec(goThousand['wasm-MB'], 1)} MB (${duration(goThousand['ns/op'])})`,
+        `${dec(tinyThousand['wasm-MB'], 1)} MB (${duration(tinyThousand['ns/op'])})`],
+    ]);
+  })(),
   'port-js': table(['call', 'per call'], [
     ["`port.call('bench.whats_here')`", duration(node.whatsHereUs * 1e3)],
     ["`port.call('bench.do_action')` through the JS handler", duration(node.fireUs * 1e3)],

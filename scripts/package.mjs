@@ -2,7 +2,11 @@
 // `make package` (after `make build`): the loader, its types, the js module,
 // Go's wasm_exec.js, the wasip1 module (for Go/wazero hosts), the package's
 // README (web/package/README.md), Go's license (wasm_exec.js and the Go
-// runtime inside both modules are under it) and a package.json whose version
+// runtime inside both modules are under it), the TinyGo build of the js
+// module with TinyGo's wasm_exec.tiny.js and license (the loader names
+// them for load({variant: 'tiny'}), so bundlers that follow its
+// new URL(…) forms need them; TINYGOROOT says where TinyGo lives, as
+// `make package` sets it) and a package.json whose version
 // is read from wasm/command (the `Version` constant the module's version()
 // reports), so the two cannot drift. `npm pack` in dist/package packs it.
 //
@@ -42,6 +46,13 @@ function goLicense() {
   return path.join(goroot, 'LICENSE');
 }
 
+/** TinyGo's LICENSE, from TINYGOROOT (the root of the TinyGo that built the tiny module). */
+function tinygoLicense() {
+  const root = process.env.TINYGOROOT;
+  if (!root) throw packageError('no_tinygo', 'TINYGOROOT is not set; run make package (it builds the TinyGo module and sets it)');
+  return path.join(root, 'LICENSE');
+}
+
 // What the package holds: its file name → where it comes from.
 const sources = {
   'agentwasm.mjs': path.join(dist, 'agentwasm.mjs'),
@@ -53,6 +64,9 @@ const sources = {
   'README.md': path.join(root, 'web', 'package', 'README.md'),
   LICENSE: path.join(root, 'LICENSE'),
   'LICENSE-go': goLicense(),
+  'agentwasm.tiny.wasm': path.join(dist, 'agentwasm.tiny.wasm'),
+  'wasm_exec.tiny.js': path.join(dist, 'wasm_exec.tiny.js'),
+  'LICENSE-tinygo': tinygoLicense(),
 };
 
 const version = await moduleVersion();
@@ -70,12 +84,14 @@ const manifest = {
     './agentwasm.wasm': './agentwasm.wasm',
     './wasm_exec.js': './wasm_exec.js',
     './agentwasm-wasip1.wasm': './agentwasm-wasip1.wasm',
+    './agentwasm.tiny.wasm': './agentwasm.tiny.wasm',
+    './wasm_exec.tiny.js': './wasm_exec.tiny.js',
     './package.json': './package.json',
   },
   files: Object.keys(sources),
   // The loader has no side effects on import; Go's wasm_exec.js (defines
   // globalThis.Go) has, so a bundler must keep a bare import of it.
-  sideEffects: ['./wasm_exec.js'],
+  sideEffects: ['./wasm_exec.js', './wasm_exec.tiny.js'],
   engines: { node: '>=20' },
   license: 'MIT AND BSD-3-Clause',
 };

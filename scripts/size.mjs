@@ -1,5 +1,6 @@
 // Prints the raw, gzip (level 9) and brotli (quality 11) sizes of the files
-// given, with Node's own zlib so no extra tool is needed: `make size`.
+// given, with Node's own zlib so no extra tool is needed: `make size` (the
+// Go toolchain's two modules and TinyGo's, *.tiny.wasm).
 import { readFileSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
@@ -42,7 +43,11 @@ if (readme) {
     process.exit(1);
   }
   const n = (x) => x.toLocaleString('en-US');
-  const notes = { 'dist/agentwasm.wasm': ' (js, after `wasm-opt -Oz`)' };
+  const notes = {
+    'dist/agentwasm.wasm': ' (js, after `wasm-opt -Oz`)',
+    'dist/agentwasm.tiny.wasm': ' (js, TinyGo, after `wasm-opt -Oz`)',
+    'dist/agentwasm-wasip1.tiny.wasm': ' (TinyGo)',
+  };
   const table = ['| module | raw | gzip | brotli |', '|---|---|---|---|',
     ...rows.map((r) => `| \`${r.file}\`${notes[r.file] ?? ''} | ${n(r.raw)} B (${mb(r.raw)}) | ${n(r.gzip)} B (${mb(r.gzip)}) | ${n(r.brotli)} B (${mb(r.brotli)}) |`)];
   writeFileSync(readme, text.slice(0, a + begin.length) + table.join('\n') + '\n' + text.slice(b));

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/nesting"
 )
 
 // Guard is a parsed condition tree. It is immutable and safe for
@@ -36,8 +37,9 @@ type guardNode struct {
 	kids  []*guardNode
 }
 
-// maxGuardDepth bounds how deeply all/any/not may nest.
-const maxGuardDepth = 64
+// maxGuardDepth bounds how deeply all/any/not may nest: 64, or 32 in a
+// TinyGo build (internal/nesting).
+const maxGuardDepth = nesting.Guard
 
 // Guard operators. eq, ne and in compare JSON values (numbers by value);
 // gt, lt, gte and lte need a number on both sides (a state value that is

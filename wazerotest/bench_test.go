@@ -32,3 +32,30 @@ func BenchmarkChatTurn(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkThousandTurns runs 1,000 text turns, each on a fresh session, in
+// a fresh instance, and reports the module's linear memory after them
+// (wasm-MB: wasm memory grows and never shrinks, so this is its high-water
+// mark). make bench runs it against the Go and the TinyGo wasip1 modules.
+func BenchmarkThousandTurns(b *testing.B) {
+	parts := make([]string, 50)
+	for i := range parts {
+		parts[i] = "token "
+	}
+	proxy := fakeproxy.New(fakeproxy.Reply{Body: fakeproxy.TextStream(parts...)})
+	ctx := context.Background()
+	var mb float64
+	for b.Loop() {
+		inst := wazerotest.New(b, wazerotest.Options{Handler: proxy})
+		for range 1000 {
+			id := inst.CreateSession(ctx, map[string]any{"disableToolDiscovery": true})
+			if turn := inst.Chat(ctx, id, "hi"); turn.Status != "completed" {
+				b.Fatal(turn.ErrorMessage)
+			}
+			inst.CloseSession(ctx, id)
+		}
+		mb = float64(inst.MemoryBytes()) / 1e6
+		inst.Close()
+	}
+	b.ReportMetric(mb, "wasm-MB")
+}

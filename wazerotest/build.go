@@ -23,6 +23,16 @@ import (
 // prebuilt wasip1 module to use instead of building one.
 const EnvModule = "AGENTWASM_WASIP1"
 
+// EnvToolchain names an environment variable that says which compiler built
+// the module of EnvModule: "go" (the default) or "tinygo" (`make test-tiny`
+// sets it for dist/agentwasm-wasip1.tiny.wasm). The tests compare it with
+// what the module reports (Instance.TinyGo), so a suite never runs against
+// another build than it meant to.
+const EnvToolchain = "AGENTWASM_WASIP1_TOOLCHAIN"
+
+// ExpectTinyGo reports whether EnvToolchain says the module is TinyGo's build.
+func ExpectTinyGo() bool { return os.Getenv(EnvToolchain) == "tinygo" }
+
 var (
 	buildOnce sync.Once
 	buildPath string

@@ -309,6 +309,10 @@ func TestDebugPanicKeepsServing(t *testing.T) {
 	proxy := fakeproxy.New(fakeproxy.Reply{Body: fakeproxy.TextStream("still ", "here")})
 	inst := wazerotest.New(t, wazerotest.Options{Handler: proxy})
 	ctx := context.Background()
+	if inst.TinyGo(ctx) {
+		t.Skip("TinyGo cannot recover a panic on wasm (its compiler has no recover for wasm32): in the TinyGo build " +
+			"a panic traps the instance, so it must never panic on any input; TestDebugCrashKillsTheModule shows the trap")
+	}
 	id := inst.CreateSession(ctx, nil)
 
 	r, err := inst.Do(ctx, map[string]any{"op": "debug.panic"})
@@ -340,7 +344,57 @@ func TestVersion(t *testing.T) {
 	assert.True(t, v.OK)
 	assert.Equal(t, 1, v.ABI)
 	assert.Equal(t, "0.1.0", v.Version)
-	assert.Regexp(t, `^go1\.`, v.GoVersion)
+	// goVersion names the compiler: the Go release, or TinyGo's (make test-tiny sets
+	// AGENTWASM_WASIP1_TOOLCHAIN=tinygo for the TinyGo build).
+	if wazerotest.ExpectTinyGo() {
+		assert.Regexp(t, `^tinygo0\.\d+\.\d+$`, v.GoVersion)
+	} else {
+		assert.Regexp(t, `^go1\.`, v.GoVersion)
+	}
+}
+
+// debug.crash kills the module in every build: the Go runtime prints the
+// panic and exits (WASI proc_exit 2), a TinyGo build traps. Either way the
+// call fails, and so does every later one.
+func TestDebugCrashKillsTheModule(t *testing.T) {
+	var stderr syncBuffer
+	inst := wazerotest.New(t, wazerotest.Options{Stderr: &stderr})
+	ctx := context.Background()
+	tiny := inst.TinyGo(ctx)
+	_, err := inst.Do(ctx, map[string]any{"op": "debug.crash"})
+	require.Error(t, err, "debug.crash never answers")
+	t.Logf("stderr: %s", stderr.String())
+	assert.Contains(t, err.Error(), "unreachable", "a TinyGo build traps")
+	if !tiny {
+		assert.Contains(t, stderr.String(), "panic: agentwasm: debug.crash")
+	}
+	_, err = inst.Do(ctx, map[string]any{"op": "version"})
+	assert.ErrorContains(t, err, "died in an earlier call")
+
+	// Without test hooks it is an unknown op.
+	off := wazerotest.New(t, wazerotest.Options{DisableTestHooks: true})
+	r, err := off.Do(ctx, map[string]any{"op": "debug.crash"})
+	require.NoError(t, err)
+	require.NotNil(t, r.Error)
+	assert.Equal(t, "bad_command", r.Error.Code)
+}
+
+// syncBuffer collects the module's output, safe for its writes and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestSessionCloseInModule(t *testing.T) {

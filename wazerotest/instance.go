@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +55,7 @@ type Instance struct {
 	alloc, free, fnc api.Function
 
 	callMu sync.Mutex
+	died   error // why a call trapped or the module exited; every later call fails with it
 
 	mu        sync.Mutex
 	exchanges map[int32]*exchange
@@ -152,8 +154,12 @@ func (i *Instance) Close() {
 func (i *Instance) Call(ctx context.Context, cmd []byte) ([]byte, error) {
 	i.callMu.Lock()
 	defer i.callMu.Unlock()
+	if i.died != nil {
+		return nil, fmt.Errorf("wazerotest: the instance died in an earlier call: %w", i.died)
+	}
 	res, err := i.alloc.Call(ctx, uint64(len(cmd)))
 	if err != nil {
+		i.died = err
 		return nil, fmt.Errorf("wazerotest: agentwasm_alloc: %w", err)
 	}
 	ptr := uint32(res[0])
@@ -162,6 +168,9 @@ func (i *Instance) Call(ctx context.Context, cmd []byte) ([]byte, error) {
 	}
 	res, err = i.fnc.Call(ctx, uint64(ptr), uint64(len(cmd)))
 	if err != nil {
+		// A trap (a TinyGo build's panic) or the Go runtime's exit (sys.ExitError):
+		// either way the instance is gone, and later calls say so.
+		i.died = err
 		return nil, fmt.Errorf("wazerotest: agentwasm_call trapped (the instance is unusable now): %w", err)
 	}
 	rp, rn := uint32(res[0]>>32), uint32(res[0])
@@ -196,6 +205,13 @@ func (i *Instance) Do(ctx context.Context, cmd any) (Reply, error) {
 // Version returns the module's version reply.
 func (i *Instance) Version(ctx context.Context) Reply {
 	return i.must(i.Do(ctx, map[string]any{"op": "version"}))
+}
+
+// TinyGo reports whether TinyGo built the module (its version reply's
+// goVersion starts with "tinygo"). Such a module cannot recover a panic: one
+// traps the instance (README.md, TinyGo build).
+func (i *Instance) TinyGo(ctx context.Context) bool {
+	return strings.HasPrefix(i.Version(ctx).GoVersion, "tinygo")
 }
 
 // CreateSession creates a session with the given JSON options and returns
@@ -238,6 +254,12 @@ func (i *Instance) Events(session int) []Event {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return append([]Event(nil), i.events[session]...)
+}
+
+// MemoryBytes is the size of the module's linear memory: what the instance
+// holds of its host's memory (wasm memory grows and never shrinks).
+func (i *Instance) MemoryBytes() uint32 {
+	return i.mod.Memory().Size()
 }
 
 // InFlight reports how many requests the module has started and not closed.

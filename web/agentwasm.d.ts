@@ -1,27 +1,51 @@
 // Type declarations for agentwasm.mjs, the loader of the agentwasm
-// WebAssembly module (GOOS=js build).
+// WebAssembly module (a GOOS=js build: the Go toolchain's, or TinyGo's).
 
 /** An Error with a stable machine-readable code. */
 export interface AgentwasmError extends Error {
   /**
-   * `load_failed`, `module_exited`, `bad_options`, `bad_argument`, `closed`, `bad_command`,
-   * `unknown_session`, `unknown_port`, `refused`, `cancelled` (refreshTools aborted by its
-   * signal), `internal`.
+   * `load_failed`; `module_exited` (the module instance died — a trap, or the Go program's exit —
+   * so every call of its runtime, sessions and ports that was pending, and every later one, fails
+   * with it; the message says what happened; {@link load} a new runtime, or {@link Runtime.restart});
+   * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
+   * `refused`, `cancelled` (refreshTools aborted by its signal), `internal`.
    */
   code: string;
 }
 
-/** Options of {@link load}. */
+/**
+ * A build of the module: `go`, the Go toolchain's (`agentwasm.wasm` with Go's `wasm_exec.js`), or
+ * `tiny`, TinyGo's (`agentwasm.tiny.wasm` with TinyGo's `wasm_exec.tiny.js`). Both serve the same
+ * API. Under TinyGo a Go panic cannot be recovered: it kills the instance (`module_exited`).
+ */
+export type Variant = 'go' | 'tiny';
+
+/** Options of {@link load}. Unknown names are rejected with code `bad_options`. */
 export interface LoadOptions {
   /**
-   * The module: a URL (string or URL, relative to the loader), its bytes, or
-   * a compiled WebAssembly.Module. Default: `./agentwasm.wasm` beside the loader.
+   * Which build to load when `wasm` and `wasmExec` are not given: it picks their defaults beside the
+   * loader (`agentwasm.wasm` and `wasm_exec.js` for `go`; `agentwasm.tiny.wasm` and `wasm_exec.tiny.js`
+   * for `tiny`). Default `go`.
+   */
+  variant?: Variant;
+  /**
+   * The module: a URL (string or URL, relative to the loader), its bytes, or a compiled
+   * WebAssembly.Module. Default: the variant's module beside the loader.
    */
   wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
-  /** Go's wasm_exec.js for the Go release that built the module. Default: `./wasm_exec.js` beside the loader. */
+  /**
+   * The wasm_exec script of the toolchain (and release) that built the module: Go's, or TinyGo's.
+   * Default: the variant's script beside the loader.
+   */
   wasmExec?: string | URL;
   /** Enables the module's debug.* commands. For tests only. */
   testHooks?: boolean;
+  /**
+   * Called once when the module instance dies (a trap, or the Go program's exit), with the
+   * `module_exited` error its calls now fail with, after the pending ones were rejected. Whatever it
+   * throws or rejects with is ignored.
+   */
+  onExit?: (error: AgentwasmError) => void | Promise<void>;
 }
 
 /** Loads and starts one module instance; each call gives an independent runtime. */
@@ -56,7 +80,7 @@ export interface SessionTool extends ToolDefinition {
 
 /**
  * A tool's own executor: the model's arguments (always an object) and the call's context; sync or
- * async. The signal aborts when the turn is cancelled. What it gives is read as a {@link ToolReturn};
+ * async. The signal aborts when the turn is cancelled, or the module dies. What it gives is read as a {@link ToolReturn};
  * a throw or rejection fails the call with its message.
  */
 export type ToolFunction = (
@@ -92,7 +116,7 @@ export type ToolReturn =
 
 /**
  * Runs the runtime tools that have no executor of their own; sync or async. The signal aborts when the
- * turn is cancelled. A throw or rejection fails the call with its message.
+ * turn is cancelled, or the module dies. A throw or rejection fails the call with its message.
  */
 export type ToolExecutor = (call: ToolCall, options: { signal: AbortSignal }) => ToolReturn | Promise<ToolReturn>;
 
@@ -200,6 +224,7 @@ export interface SessionOptions {
   /**
    * The fetch function. Called as a plain function `fetchImpl(url, init)`; may return a Response or a
    * Promise of one, throw or reject. Default: `globalThis.fetch`, called with `globalThis` as receiver.
+   * `init.signal` aborts when the module stops reading the answer, or dies.
    */
   fetchImpl?: (input: string, init: RequestInit) => Response | Promise<Response>;
   /**
@@ -490,7 +515,7 @@ export type Principal = 'user' | 'agent' | 'system' | 'unknown';
 /**
  * Runs one action for the app; its return value (or what its Promise resolves to) is the fire's
  * data, a throw or rejection refuses it. A fire outlives the call that made it, so the signal
- * aborts only if the module stops waiting for the handler.
+ * aborts only if the module stops waiting for the handler, or dies.
  */
 export type ActionHandler = (
   input: unknown,
@@ -641,15 +666,32 @@ export declare class Port {
   /**
    * Ends the port: its methods throw with code `closed`, a session whose kit it is gets an error
    * result (PORT_CLOSED) for each call, and onChange/onWarn hear nothing more. Fires already
-   * running are not cancelled: they settle when their handlers answer.
+   * running are not cancelled: they settle when their handlers answer. On a dead runtime it only
+   * marks the port closed.
    */
   close(): void;
 }
 
-/** One loaded module instance. */
+/**
+ * One loaded module instance. When it dies, every call of the runtime and of its sessions and
+ * ports — pending or later — fails with code `module_exited`; other runtimes are untouched.
+ */
 export declare class Runtime {
   private constructor();
-  /** The module's version. */
+  /**
+   * Whether the module instance is dead: it trapped (under TinyGo, a Go panic), or its Go program
+   * exited (under Go, an unrecovered panic). Every call then throws or rejects with code `module_exited`.
+   */
+  readonly exited: boolean;
+  /**
+   * Loads a fresh runtime with the options this one was loaded with. This runtime is left as it
+   * is: when dead, its sessions and ports stay dead (make new ones on the fresh runtime).
+   */
+  restart(): Promise<Runtime>;
+  /**
+   * The module's version: `goVersion` is the compiler that built it, the Go release (`go1.26.8`)
+   * or TinyGo's (`tinygo0.41.0`).
+   */
   version(): { version: string; abi: number; goVersion: string };
   /** Creates an agent session. Throws an {@link AgentwasmError} for bad options. */
   createSession(options?: SessionOptions): Session;
@@ -668,7 +710,8 @@ export declare class Session {
   readonly id: number;
   /**
    * Sends the person's message and resolves with the turn record, whose `status` says how it
-   * ended. Rejects only for misuse (codes `bad_argument`, `closed`).
+   * ended. Rejects only for misuse (codes `bad_argument`, `closed`), or with `module_exited` when the
+   * module dies.
    */
   chat(text: string, options?: { signal?: AbortSignal; toolChoice?: ToolChoice }): Promise<Turn>;
   /**
@@ -682,7 +725,8 @@ export declare class Session {
    * never a tool the model can call — and goes on with the turn with no new message from the person (the
    * session tells the model what was answered); resolves with the turn record as chat() does. The module's
    * refusals are turns with status `error` and an errorCode (`bad_resolution`, `unknown_ask`,
-   * `no_approval_doors`, `ask_refused`, `busy`); rejects only for misuse (`bad_argument`, `closed`).
+   * `no_approval_doors`, `ask_refused`, `busy`); rejects only for misuse (`bad_argument`, `closed`), or
+   * with `module_exited` when the module dies.
    */
   resume(resolution: { approve?: readonly string[]; decline?: readonly string[] }, options?: { signal?: AbortSignal }): Promise<Turn>;
   /** Clears the history; the capabilities cache is kept. */
@@ -701,6 +745,6 @@ export declare class Session {
   draft(): DraftBinding | null;
   /** Binds the composition draft that composition tools mutate; null unbinds. */
   attachDraft(draft: DraftBinding | null): void;
-  /** Ends the session; later calls reject with code `closed`. */
+  /** Ends the session; later calls reject with code `closed`. On a dead runtime it only marks the session closed. */
   close(): void;
 }

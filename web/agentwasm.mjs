@@ -1,5 +1,5 @@
 // agentwasm.mjs — the ES module that loads the agentwasm WebAssembly module
-// (the GOOS=js build) and gives JavaScript hosts a Promise-based API:
+// (a GOOS=js build) and gives JavaScript hosts a Promise-based API:
 //
 //   import { load } from './agentwasm.mjs';
 //   const runtime = await load();
@@ -10,15 +10,26 @@
 // Works in browsers, Electron-style hosts and Node 20+. Types are in
 // agentwasm.d.ts; the commands underneath are documented in wasm/README.md.
 //
-// Bundler-safe: the default assets are found with
-// `new URL('./agentwasm.wasm', import.meta.url)` and
-// `new URL('./wasm_exec.js', import.meta.url)`, written literally so that
-// bundlers that know the pattern (webpack 5, Vite/Rollup) emit the files and
-// rewrite the URLs; the others (esbuild) keep import.meta.url, so the two
-// files go next to the bundle. wasm_exec.js is loaded at run time from its
-// URL, never bundled, and `node:fs/promises` (for file: URLs, in Node) is
-// imported through a name the bundler cannot see, so a browser bundle never
-// meets a `node:` import.
+// Two builds of the same module run behind the same API: the Go toolchain's
+// (`variant: 'go'`, the default: agentwasm.wasm with Go's wasm_exec.js) and
+// TinyGo's (`variant: 'tiny'`: agentwasm.tiny.wasm with TinyGo's
+// wasm_exec.tiny.js). Both wasm_exec scripts define globalThis.Go, so the
+// loader keeps the class each one defined, per URL.
+//
+// A module instance can die: under TinyGo a Go panic traps the instance (a
+// WebAssembly.RuntimeError thrown out of the call), under Go an unrecovered
+// panic ends the Go program. The loader watches every call into the
+// instance; once it is dead, every Promise it handed out that is still
+// pending and every later call reject with code `module_exited`.
+//
+// Bundler-safe: the default assets are found with literal
+// `new URL('./agentwasm.wasm', import.meta.url)` forms (one per asset of each
+// build, see defaultAssets), so that bundlers that know the pattern
+// (webpack 5, Vite/Rollup) emit the files and rewrite the URLs; the others
+// (esbuild) keep import.meta.url, so the files go next to the bundle.
+// wasm_exec.js is loaded at run time from its URL, never bundled, and
+// `node:fs/promises` (for file: URLs, in Node) is imported through a name the
+// bundler cannot see, so a browser bundle never meets a `node:` import.
 
 const here = import.meta.url;
 
@@ -42,13 +53,19 @@ const JS_OPTIONS = new Set([
   'toolListChangedWatch', 'tools', 'transport',
 ]);
 
+/** The options of load(). */
+const LOAD_OPTIONS = new Set(['wasm', 'wasmExec', 'variant', 'testHooks', 'onExit']);
+
+/** The builds of the module load() knows. */
+const VARIANTS = ['go', 'tiny'];
+
 /**
  * An Error with a stable `code`.
  * @param {string} code
  * @param {string} message
  */
-function agentError(code, message, ErrorType = Error) {
-  const err = new ErrorType(message);
+function agentError(code, message, ErrorType = Error, cause = undefined) {
+  const err = cause === undefined ? new ErrorType(message) : new ErrorType(message, { cause });
   err.code = code;
   return err;
 }
@@ -74,22 +91,74 @@ function replyError(reply) {
   return agentError(e.code, e.message);
 }
 
+/**
+ * The default files of a build, beside the loader. Each URL is written out
+ * literally, `new URL('./…', import.meta.url)`, so that bundlers find all of
+ * them; a computed name would hide them.
+ * @param {'go' | 'tiny'} variant
+ */
+function defaultAssets(variant) {
+  if (variant === 'tiny') {
+    return {
+      wasm: new URL('./agentwasm.tiny.wasm', import.meta.url),
+      wasmExec: new URL('./wasm_exec.tiny.js', import.meta.url),
+    };
+  }
+  return {
+    wasm: new URL('./agentwasm.wasm', import.meta.url),
+    wasmExec: new URL('./wasm_exec.js', import.meta.url),
+  };
+}
+
+/** The Go class each wasm_exec script defined, by URL (a Promise of it). */
 const execLoaded = new Map();
 
-/** Loads wasm_exec.js (which defines globalThis.Go) once per URL. */
+/**
+ * What every copy of this loader in the realm shares (a page or a process
+ * may hold two, say a bundle's and a package's): the class each wasm_exec
+ * script defined, by URL, and the end of the last script import started, so
+ * that the scripts run one at a time whichever copy imports them.
+ */
+const shared = (() => {
+  const key = Symbol.for('agentwasm.wasmExec');
+  if (typeof globalThis[key] !== 'object' || globalThis[key] === null) {
+    Object.defineProperty(globalThis, key, { value: { classes: new Map(), queue: Promise.resolve() } });
+  }
+  return globalThis[key];
+})();
+
+/**
+ * Loads a wasm_exec script (Go's or TinyGo's) once per URL and resolves
+ * with the Go class it defined. Each script assigns globalThis.Go, so the
+ * class is read as soon as its script has run, before another script may
+ * run and replace it: loading one build after the other in one page or
+ * process gives each load its own build's class. A script that had already
+ * run (the module map answered the import without running it again) gave
+ * its class to the copy of the loader that first imported it.
+ */
 function loadWasmExec(url) {
   const key = String(url);
   if (!execLoaded.has(key)) {
+    let before;
     // A run-time import of the URL: bundlers must not follow it (wasm_exec.js
     // is a script with side effects, loaded from beside the wasm).
-    execLoaded.set(key, import(/* webpackIgnore: true */ /* @vite-ignore */ key).then(() => {
-      if (typeof globalThis.Go !== 'function') {
-        throw agentError('load_failed', `agentwasm: ${key} did not define globalThis.Go; is it Go's wasm_exec.js?`);
+    const loaded = shared.queue.then(() => {
+      before = globalThis.Go;
+      return import(/* webpackIgnore: true */ /* @vite-ignore */ key);
+    }).then(() => {
+      const ran = globalThis.Go !== before;
+      const Go = ran ? globalThis.Go : (shared.classes.get(key) ?? globalThis.Go);
+      if (typeof Go !== 'function') {
+        throw agentError('load_failed', `agentwasm: ${key} did not define globalThis.Go; is it the wasm_exec.js of Go or TinyGo?`);
       }
+      if (ran) shared.classes.set(key, Go);
+      return Go;
     }, (err) => {
       execLoaded.delete(key);
       throw agentError('load_failed', `agentwasm: could not load ${key}: ${err && err.message}`);
-    }));
+    });
+    shared.queue = loaded.catch(() => {});
+    execLoaded.set(key, loaded);
   }
   return execLoaded.get(key);
 }
@@ -102,7 +171,7 @@ async function instantiate(wasm, imports) {
   if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) {
     return (await WebAssembly.instantiate(wasm, imports)).instance;
   }
-  const url = wasm == null ? new URL('./agentwasm.wasm', import.meta.url) : new URL(String(wasm), here);
+  const url = wasm instanceof URL ? wasm : new URL(String(wasm), here);
   if (url.protocol === 'file:') {
     const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
     return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
@@ -117,6 +186,187 @@ async function instantiate(wasm, imports) {
   return (await WebAssembly.instantiate(await response.arrayBuffer(), imports)).instance;
 }
 
+/** What the thrown value says, for a message. */
+function describe(err) {
+  if (err instanceof Error) return err.name && err.name !== 'Error' ? `${err.name}: ${err.message}` : err.message;
+  try {
+    return String(err);
+  } catch {
+    return 'a value that cannot be described';
+  }
+}
+
+/**
+ * The life of one module instance. It dies once — a trap or an exception
+ * thrown out of a call into the instance, or the Go program's exit — and
+ * then tells its listeners and aborts the signals of the fetches and hooks
+ * the module had started.
+ */
+class Life {
+  dead = false;
+  /** Why it died, for messages. */
+  reason = '';
+  #cause;
+  #listeners = new Set();
+  /** The controllers of the module's running fetches and hooks (see track). */
+  #live = new Set();
+
+  /** A fresh Error with code module_exited that says why. */
+  error() {
+    return agentError('module_exited', `agentwasm: ${this.reason}. The runtime's sessions and ports are gone with it; `
+      + 'call load() for a new runtime (or runtime.restart())', Error, this.#cause);
+  }
+
+  /** Calls fn once, when the instance dies (at once if it has). Returns the unsubscribe. */
+  onDeath(fn) {
+    if (this.dead) {
+      fn();
+      return () => {};
+    }
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  die(reason, cause) {
+    if (this.dead) return;
+    this.dead = true;
+    this.reason = reason;
+    this.#cause = cause;
+    const live = [...this.#live];
+    this.#live.clear();
+    for (const controller of live) controller.abort(this.error());
+    const listeners = [...this.#listeners];
+    this.#listeners.clear();
+    for (const fn of listeners) {
+      try {
+        fn();
+      } catch {
+        // a listener's failure stops no other
+      }
+    }
+  }
+
+  /**
+   * A signal for one fetch or hook the module starts: it aborts when the
+   * module's own signal does, and when the module dies (the page's work is
+   * then for nobody). `forget()` says the work is over.
+   */
+  track(signal) {
+    const controller = new AbortController();
+    const hasSignal = isObject(signal) && isFunction(signal.addEventListener);
+    const forget = () => {
+      this.#live.delete(controller);
+      if (hasSignal) signal.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      forget();
+      controller.abort(signal.reason);
+    };
+    if (this.dead) controller.abort(this.error());
+    else if (hasSignal && signal.aborted) controller.abort(signal.reason);
+    else {
+      this.#live.add(controller);
+      if (hasSignal) signal.addEventListener('abort', onAbort, { once: true });
+    }
+    return { signal: controller.signal, forget };
+  }
+}
+
+/**
+ * Watches one instance for its death. Every exported function of the
+ * instance Go's or TinyGo's wasm_exec calls (run or _start, resume,
+ * go_scheduler…) goes through a guard: a throw out of it — a trap, or a
+ * JavaScript exception that went through the module's frames — kills the
+ * instance, and is not rethrown (it would surface in a timer or a promise
+ * job of wasm_exec's, far from any caller); after the Go program's exit or
+ * a death, calls into the instance do nothing. Returns the instance to
+ * hand to go.run(): the same instance, with the guarded exports.
+ */
+function watch(go, instance, life) {
+  let exitCode = 0;
+  const exit = go.exit;
+  if (isFunction(exit)) {
+    // Go's wasm_exec reports the exit code here (TinyGo's in go.exitCode).
+    go.exit = (code) => {
+      exitCode = code;
+      exit.call(go, code);
+    };
+  }
+  const exited = () => {
+    const code = Number.isInteger(go.exitCode) && go.exitCode !== 0 ? go.exitCode : exitCode;
+    life.die(code === 0
+      ? 'the module\'s Go program exited'
+      : `the module's Go program exited with code ${code} (an unrecovered Go panic does this; the console has its message)`);
+  };
+  // Go's wasm_exec runs its timers through _resume, and retries while Go
+  // has not taken the event: a dead module never takes it.
+  const stopTimers = () => {
+    const timers = go._scheduledTimeouts;
+    if (!(timers instanceof Map)) return;
+    for (const timer of timers.values()) clearTimeout(timer);
+    timers.clear();
+  };
+  life.onDeath(stopTimers);
+  let trapped = false;
+  const died = (err) => {
+    trapped = true;
+    go.exited = true; // TinyGo's wasm_exec timers stop calling in
+    life.die(err instanceof WebAssembly.RuntimeError
+      ? `the module trapped (${describe(err)}) and cannot run again (under TinyGo a Go panic does this)`
+      : `the module failed: ${describe(err)} was thrown out of a call into it, which leaves it unusable`, err);
+  };
+  const exports = {};
+  for (const [name, value] of Object.entries(instance.exports)) {
+    // getsp (Go's, called inside every syscall/js import) cannot fail: left as it is.
+    if (!isFunction(value) || name === 'getsp') {
+      exports[name] = value;
+      continue;
+    }
+    exports[name] = (...args) => {
+      if (life.dead) return undefined;
+      let result;
+      try {
+        result = value(...args);
+      } catch (err) {
+        if (go.exited && !trapped) {
+          exited();
+          // TinyGo's proc_exit unwinds with a marker (not an Error) its
+          // wasm_exec catches. Anything else comes from frames the exit left
+          // running: Go's wasm_exec drops the instance at exit, and the
+          // imports still running fail on it.
+          if (!(err instanceof Error)) throw err;
+          stopTimers();
+          return undefined;
+        }
+        // The first failure kills the instance; the frames it leaves behind
+        // (a call that was running when a nested one failed) fail again,
+        // and are swallowed as well.
+        died(err);
+        stopTimers();
+        return undefined;
+      }
+      if (go.exited) exited();
+      if (life.dead) stopTimers(); // the frames a death left running may have scheduled one
+      return result;
+    };
+  }
+  // A callback into a dead module (a late promise, a timer, an abort
+  // listener) does nothing, where wasm_exec would throw "Go program has
+  // already exited" into whoever called it.
+  const resume = go._resume;
+  go._resume = function guardedResume(...args) {
+    if (go.exited && !life.dead) exited();
+    if (life.dead) {
+      stopTimers(); // one may have been scheduled by the frames a death left running
+      return undefined;
+    }
+    return resume.apply(this, args);
+  };
+  // Go's wasm_exec insists on a WebAssembly.Instance: an object whose
+  // prototype is the instance is one, with its own exports.
+  return Object.create(instance, { exports: { value: Object.freeze(exports), enumerable: true } });
+}
+
 let loads = 0;
 
 /**
@@ -126,29 +376,77 @@ let loads = 0;
  * @returns {Promise<Runtime>}
  */
 export async function load(options = {}) {
-  const { wasm, wasmExec, testHooks = false } = options;
-  await loadWasmExec(wasmExec == null ? new URL('./wasm_exec.js', import.meta.url) : new URL(String(wasmExec), here));
-  const go = new globalThis.Go();
+  if (!isObject(options)) throw badOption('load takes an options object');
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && !LOAD_OPTIONS.has(key)) throw badOption(`unknown load option ${key}`);
+  }
+  const { wasm, wasmExec, testHooks = false, variant = 'go', onExit } = options;
+  if (!VARIANTS.includes(variant)) throw badOption(`variant must be 'go' or 'tiny', not ${JSON.stringify(variant)}`);
+  if (onExit !== undefined && !isFunction(onExit)) throw badOption('onExit must be a function');
+  const assets = defaultAssets(variant);
+  const Go = await loadWasmExec(wasmExec == null ? assets.wasmExec : new URL(String(wasmExec), here));
+  const go = new Go();
+  const life = new Life();
   const name = `__agentwasm_register_${++loads}_${Math.random().toString(36).slice(2)}`;
+  let registered = false;
   const ready = new Promise((resolve) => {
-    globalThis[name] = (api) => resolve(api);
+    globalThis[name] = (api) => {
+      registered = true;
+      resolve(api);
+    };
   });
+  // The boot settings reach the module two ways: its environment (Go's
+  // wasm_exec has one; a module older than __agentwasmBoot reads it) and
+  // globalThis.__agentwasmBoot, which main reads and deletes at once.
   go.env = { AGENTWASM_REGISTER: name };
   if (testHooks) go.env.AGENTWASM_TEST_HOOKS = '1';
+  let stopWaiting = () => {};
   try {
     let instance;
     try {
-      instance = await instantiate(wasm, go.importObject);
+      instance = await instantiate(wasm ?? assets.wasm, go.importObject);
     } catch (err) {
-      throw err.code ? err : agentError('load_failed', `agentwasm: could not instantiate the module: ${err && err.message}`);
+      if (err?.code) throw err;
+      // A module and a wasm_exec script of different builds do not link.
+      const pairing = err instanceof WebAssembly.LinkError || err instanceof TypeError
+        ? ' (the module and its wasm_exec script must come from the same build, Go\'s or TinyGo\'s: see load\'s variant option)'
+        : '';
+      throw agentError('load_failed', `agentwasm: could not instantiate the module: ${describe(err)}${pairing}`);
     }
-    const exited = go.run(instance);
-    const api = await Promise.race([
-      ready,
-      exited.then(() => { throw agentError('load_failed', 'agentwasm: the module exited before it was ready'); }),
-    ]);
-    return new Runtime(api, go);
+    const died = new Promise((resolve, reject) => {
+      stopWaiting = life.onDeath(() => reject(agentError('load_failed', `agentwasm: the module died before it was ready: ${life.reason}`)));
+    });
+    died.catch(() => {}); // awaited below, unless the load fails first
+    const watched = watch(go, instance, life);
+    const legacy = globalThis.agentwasm;
+    // Set right before the run: main reads it synchronously inside go.run,
+    // so two loads at once each hand their own to their own module.
+    const boot = { register: name, testHooks: Boolean(testHooks) };
+    globalThis.__agentwasmBoot = boot;
+    let running;
+    try {
+      running = go.run(watched);
+    } finally {
+      if (globalThis.__agentwasmBoot === boot) delete globalThis.__agentwasmBoot;
+    }
+    Promise.resolve(running).then(() => {
+      // Go's run() settles when the program has exited; TinyGo's also
+      // when a reactor module has only been initialized.
+      if (go.exited) life.die('the module\'s Go program exited');
+    }, (err) => {
+      life.die(`the module failed to run: ${describe(err)}`, err);
+    });
+    if (!registered && !life.dead && globalThis.agentwasm !== legacy) {
+      throw agentError('load_failed', 'agentwasm: the module stored its API as globalThis.agentwasm instead of calling the loader: '
+        + 'it read neither globalThis.__agentwasmBoot nor its environment (a build older than the boot settings?)');
+    }
+    const api = await Promise.race([ready, died]);
+    return new Runtime(api, life, { ...options });
+  } catch (err) {
+    life.die('the load failed');
+    throw err;
   } finally {
+    stopWaiting();
     delete globalThis[name];
   }
 }
@@ -156,30 +454,155 @@ export async function load(options = {}) {
 /** One loaded module instance. */
 export class Runtime {
   #api;
-  #go;
+  #life;
+  #options;
+  /** Whether the module recovers a panic: the Go build does, TinyGo's cannot. */
+  #recovers = true;
+  /** The rejecters of the calls sent and not yet answered. */
+  #pending = new Set();
 
   /** @internal */
-  constructor(api, go) {
+  constructor(api, life, options) {
     this.#api = api;
-    this.#go = go;
+    this.#life = life;
+    this.#options = options;
+    try {
+      this.#recovers = !/^tinygo/.test(JSON.parse(api.callSync('{"op":"version"}')).goVersion);
+    } catch {
+      // an older module: the Go build
+    }
+    life.onDeath(() => {
+      this.#api = undefined;
+      const pending = [...this.#pending];
+      this.#pending.clear();
+      for (const reject of pending) reject(life.error());
+      const { onExit } = options;
+      if (onExit) {
+        // After the rejections, outside wasm_exec's stack; what it does changes nothing here.
+        queueMicrotask(() => {
+          try {
+            const result = onExit(life.error());
+            if (result && typeof result.then === 'function') result.then(undefined, () => {});
+          } catch {
+            // ignored
+          }
+        });
+      }
+    });
+  }
+
+  /**
+   * Whether the module instance is dead (a trap, or the Go program's exit):
+   * every call then throws or rejects with code `module_exited`.
+   */
+  get exited() {
+    return this.#life.dead;
+  }
+
+  /**
+   * Loads a fresh runtime with the options this one was loaded with. This
+   * runtime is left as it is: when dead, its sessions and ports stay dead.
+   * @returns {Promise<Runtime>}
+   */
+  restart() {
+    return load(this.#options);
+  }
+
+  /** @internal Throws module_exited when the instance is dead. */
+  checkAlive() {
+    if (this.#life.dead) throw this.#life.error();
   }
 
   /** @internal Sends a command that never waits. */
   callSync(command, hooks) {
-    this.#alive();
-    return JSON.parse(this.#api.callSync(jsonText(command, 'bad_argument', 'an argument'), hooks));
+    return this.callSyncText(jsonText(command, 'bad_argument', 'an argument'), hooks);
   }
 
-  /** @internal Sends a command that may wait. */
+  /** @internal Sends a command, already JSON, that never waits. */
+  callSyncText(text, hooks) {
+    this.checkAlive();
+    const reply = this.#api.callSync(text, hooks);
+    this.checkAlive(); // it died during the call
+    return JSON.parse(reply);
+  }
+
+  /**
+   * @internal Sends a command that may wait. Resolves with the reply, or
+   * rejects with module_exited if the instance dies first.
+   */
   async call(command, hooks, signal) {
-    this.#alive();
-    return JSON.parse(await this.#api.call(jsonText(command, 'bad_argument', 'an argument'), hooks, signal));
+    const text = jsonText(command, 'bad_argument', 'an argument');
+    this.checkAlive();
+    const reply = this.#api.call(text, hooks, signal);
+    this.checkAlive(); // it died during the call
+    return new Promise((resolve, reject) => {
+      this.#pending.add(reject);
+      Promise.resolve(reply).then((answer) => {
+        this.#pending.delete(reject);
+        try {
+          resolve(JSON.parse(answer));
+        } catch (err) {
+          reject(err);
+        }
+      }, (err) => {
+        this.#pending.delete(reject);
+        reject(err);
+      });
+    });
   }
 
-  #alive() {
-    if (this.#go.exited) {
-      throw agentError('module_exited', 'agentwasm: the module has exited; load() a new runtime');
+  /**
+   * @internal The hooks the module calls for a session or a port: the
+   * page's functions get a signal that also aborts when the module dies.
+   */
+  hooks({ event, call, fetch }) {
+    const life = this.#life;
+    // Frames a death left running may still call out: they reach nothing.
+    // Nothing the page does throws into the module: under TinyGo, which cannot
+    // recover, a JavaScript exception inside a call from Go kills it.
+    const hooks = {
+      event: (id, text) => {
+        if (life.dead) return;
+        try {
+          event(id, text);
+        } catch {
+          // an observer's failure changes nothing
+        }
+      },
+      call: (hook, payload, signal) => {
+        if (life.dead) return Promise.reject(life.error());
+        const { signal: tracked, forget } = life.track(signal);
+        let result;
+        try {
+          result = call(hook, payload, tracked);
+        } catch (err) {
+          forget();
+          return Promise.reject(err);
+        }
+        return settled(result, forget);
+      },
+    };
+    if (fetch !== undefined) {
+      hooks.fetch = (url, init) => {
+        if (life.dead) return Promise.reject(life.error());
+        const { signal: tracked, forget } = life.track(init?.signal);
+        let result;
+        try {
+          // fetchImpl as a plain function; the default is globalThis.fetch with globalThis as receiver.
+          result = fetch === null ? globalThis.fetch(url, { ...init, signal: tracked }) : fetch(url, { ...init, signal: tracked });
+        } catch (err) {
+          forget();
+          // The Go build says the fetch function threw; TinyGo's, which cannot
+          // catch it, is told it rejected.
+          if (this.#recovers) throw err;
+          return Promise.reject(err);
+        }
+        // A response keeps the signal until the module closes its body (it aborts its own signal then).
+        if (result instanceof Promise) result.then(undefined, forget);
+        return result;
+      };
     }
+    return hooks;
   }
 
   /**
@@ -198,6 +621,7 @@ export class Runtime {
    * @returns {Session}
    */
   createSession(options = {}) {
+    this.checkAlive();
     if (options === null || typeof options !== 'object') {
       throw agentError('bad_options', 'agentwasm: createSession takes an options object', TypeError);
     }
@@ -205,8 +629,7 @@ export class Runtime {
     const session = new Session(this, {
       onEvent: options.onEvent, onStepFinish: options.onStepFinish, onWatchStatus: options.toolListChangedWatch?.onStatus,
     });
-    const hooks = { event: (id, text) => session.dispatch(text), call: callbacks(options) };
-    if (options.fetchImpl) hooks.fetch = options.fetchImpl;
+    const hooks = this.hooks({ event: (id, text) => session.dispatch(text), call: callbacks(options), fetch: options.fetchImpl ?? null });
     const reply = this.callSync({ op: 'session.create', options: json }, hooks);
     if (!reply.ok) throw replyError(reply);
     session.bind(reply.session);
@@ -221,6 +644,7 @@ export class Runtime {
    * @returns {Port}
    */
   createPort(graph, options = {}) {
+    this.checkAlive();
     if (options === null || typeof options !== 'object') {
       throw agentError('bad_options', 'agentwasm: createPort takes a graph and an options object', TypeError);
     }
@@ -256,7 +680,7 @@ export class Runtime {
     }
     json.handlers = Object.keys(handlers);
     const port = new Port(this, { onWarn, onChange });
-    const hooks = { event: (id, text) => port.dispatch(text), call: portCallbacks(handlers) };
+    const hooks = this.hooks({ event: (id, text) => port.dispatch(text), call: portCallbacks(handlers) });
     // The graph travels as raw JSON inside the command.
     const command = `{"op":"port.create","graph":${graphJSON},"options":${jsonText(json, 'bad_options', 'the port options')}}`;
     const reply = this.callSyncText(command, hooks);
@@ -265,11 +689,37 @@ export class Runtime {
     return port;
   }
 
-  /** @internal Sends a command, already JSON, that never waits. */
-  callSyncText(text, hooks) {
-    this.#alive();
-    return JSON.parse(this.#api.callSync(text, hooks));
+}
+
+/**
+ * What a hook gave, handed on as it is; `forget` runs when the work is over:
+ * a Promise settled, a stream of chunks ended (or its reader was closed,
+ * which aborts the module's signal), or at once for anything else.
+ */
+function settled(result, forget) {
+  if (result instanceof Promise) {
+    result.then(forget, forget);
+    return result;
   }
+  if (isObject(result) && isFunction(result.next)) {
+    return {
+      next() {
+        let chunk;
+        try {
+          chunk = result.next();
+        } catch (err) {
+          forget();
+          return Promise.reject(err);
+        }
+        Promise.resolve(chunk).then((line) => {
+          if (line == null) forget();
+        }, forget);
+        return chunk;
+      },
+    };
+  }
+  forget();
+  return result;
 }
 
 /** Port options that travel to the module as JSON, as given. */
@@ -556,7 +1006,8 @@ function eventLines(source) {
 
 /** Throws a coded TypeError unless signal is undefined or an AbortSignal. */
 function checkSignal(signal) {
-  if (signal !== undefined && !(isObject(signal) && 'aborted' in signal)) {
+  if (signal !== undefined && !(isObject(signal) && 'aborted' in signal && isFunction(signal.addEventListener)
+    && isFunction(signal.removeEventListener))) {
     throw agentError('bad_argument', 'agentwasm: signal must be an AbortSignal', TypeError);
   }
 }
@@ -708,6 +1159,7 @@ export class Session {
 
   #open() {
     if (this.#closed) throw agentError('closed', 'agentwasm: this session is closed; create a new one');
+    this.#runtime.checkAlive();
   }
 
   #sync(op, fields) {
@@ -861,10 +1313,14 @@ export class Session {
     this.#sync('session.attachDraft', draft ? { draft } : {});
   }
 
-  /** Ends the session; later calls reject with code `closed`. */
+  /**
+   * Ends the session; later calls reject with code `closed`. Closing a
+   * session of a dead runtime only marks it closed.
+   */
   close() {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#runtime.exited) return; // gone with the module
     const reply = this.#runtime.callSync({ op: 'session.close', session: this.#id });
     if (!reply.ok && reply.error?.code !== 'unknown_session') throw replyError(reply);
   }
@@ -923,6 +1379,7 @@ export class Port {
 
   #open() {
     if (this.#closed) throw agentError('closed', 'agentwasm: this port is closed; create a new one');
+    this.#runtime.checkAlive();
   }
 
   #sync(op, fields) {
@@ -1033,12 +1490,16 @@ export class Port {
     return this.#sync('port.transition', { id: String(id) }).value;
   }
 
-  /** Ends the port; later calls throw with code `closed`. */
+  /**
+   * Ends the port; later calls throw with code `closed`. Closing a port of a
+   * dead runtime only marks it closed.
+   */
   close() {
     if (this.#closed) return;
     this.#closed = true;
     this.#onWarn = undefined;
     this.#onChange = undefined;
+    if (this.#runtime.exited) return; // gone with the module
     const reply = this.#runtime.callSync({ op: 'port.close', port: this.#id });
     if (!reply.ok && reply.error?.code !== 'unknown_port') throw replyError(reply);
   }

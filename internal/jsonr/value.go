@@ -8,11 +8,13 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/agentwasm/agentwasm/internal/nesting"
 )
 
 // MaxValueDepth is how deeply arrays and objects may nest in a document
-// Value accepts.
-const MaxValueDepth = 512
+// Value accepts: 512, or 64 in a TinyGo build (internal/nesting).
+const MaxValueDepth = nesting.Values
 
 // Value parses exactly one JSON value (RFC 8259) from data. White space
 // around the value is allowed; anything else after it is an error. The

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/jsonw"
+	"github.com/agentwasm/agentwasm/internal/nesting"
 )
 
 // Schema is a compiled JSON Schema. It is immutable and safe for
@@ -76,13 +77,14 @@ type node struct {
 	ref                 *node
 }
 
-// MaxDepth is how deeply subschemas may nest in a schema Compile accepts.
-const MaxDepth = 128
+// MaxDepth is how deeply subschemas may nest in a schema Compile accepts:
+// 128, or 24 in a TinyGo build (internal/nesting).
+const MaxDepth = nesting.Schema
 
 // Limits that keep validating bounded.
 const (
-	maxValidateDepth  = 256     // recursion while validating ($ref cycles)
-	maxValidateBudget = 200_000 // subschema visits per Validate call
+	maxValidateDepth  = nesting.Validate // recursion while validating ($ref cycles): 256, or 48 under TinyGo
+	maxValidateBudget = 200_000          // subschema visits per Validate call
 )
 
 type compiler struct {

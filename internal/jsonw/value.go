@@ -72,16 +72,11 @@ func appendValue(dst []byte, v any, view View, depth int) []byte {
 }
 
 // appendKnown writes v when its type is one AppendValue knows by itself.
+// It recurses into arrays and objects; the scalars are appendScalar's, kept
+// out of line so that each level of a deep value costs a small stack frame
+// (a TinyGo build's goroutines have fixed stacks).
 func appendKnown(dst []byte, v any, view View, depth int) ([]byte, bool) {
 	switch x := v.(type) {
-	case nil:
-		return append(dst, "null"...), true
-	case bool:
-		return strconv.AppendBool(dst, x), true
-	case float64:
-		return appendFloat(dst, x), true
-	case string:
-		return AppendString(dst, x), true
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
@@ -106,6 +101,25 @@ func appendKnown(dst []byte, v any, view View, depth int) ([]byte, bool) {
 			dst = appendValue(dst, e, view, depth+1)
 		}
 		return append(dst, '}'), true
+	}
+	return appendScalar(dst, v)
+}
+
+// appendScalar writes v when it is a scalar, a json.RawMessage, a []string
+// or a map[string]string: the types AppendValue knows that hold no value of
+// its own to recurse into.
+//
+//go:noinline
+func appendScalar(dst []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), true
+	case bool:
+		return strconv.AppendBool(dst, x), true
+	case float64:
+		return appendFloat(dst, x), true
+	case string:
+		return AppendString(dst, x), true
 	case json.RawMessage:
 		if len(x) == 0 {
 			return append(dst, "null"...), true

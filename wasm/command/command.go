@@ -102,7 +102,7 @@ func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []by
 // ops.go names them, port.go has the port.* ones.
 
 func (r *Runtime) opVersion(context.Context, *wire.Command, Hooks) *wire.Reply {
-	return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: runtime.Version()}
+	return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: Toolchain}
 }
 
 func (r *Runtime) sessionReset(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -179,10 +179,22 @@ func (r *Runtime) poll(ctx context.Context, c *wire.Command, _ Hooks) *wire.Repl
 }
 
 // debugPanic panics on purpose (test hooks only): Call must recover it.
+// (In a TinyGo build nothing recovers it: the instance traps.)
 func (r *Runtime) debugPanic(context.Context, *wire.Command, Hooks) *wire.Reply {
 	var m map[string]int
 	m["boom"]++ // a genuine runtime panic: assignment to a nil map
 	return &wire.Reply{OK: true}
+}
+
+// debugCrash kills the module for real (test hooks only), so a host can test
+// what it does when its module dies: a panic on a goroutine of its own,
+// which no recover catches. The Go runtime prints it and ends the program
+// (exit code 2 natively and on js; the wasip1 reactor's call traps); a
+// TinyGo build traps. The command never answers.
+func (r *Runtime) debugCrash(context.Context, *wire.Command, Hooks) *wire.Reply {
+	go func() { panic("agentwasm: debug.crash: the module dies on purpose") }()
+	<-make(chan struct{}) // the panic ends the module before anything answers
+	return nil
 }
 
 func (r *Runtime) createSession(_ context.Context, c *wire.Command, hooks Hooks) *wire.Reply {

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -195,6 +197,31 @@ func TestDebugPanicIsRecovered(t *testing.T) {
 		assert.Equal(t, "completed", r.Turn.Status, r.Turn.ErrorMessage)
 		assert.Equal(t, "still here", r.Turn.Text)
 	}
+}
+
+// TestDebugCrashKillsTheProcess runs debug.crash in a child process (this
+// test binary again): the panic on a goroutine of its own is recovered by
+// nothing, so the program dies with Go's exit code 2 and the panic's text,
+// as the Go builds of the module do (a TinyGo build traps instead).
+func TestDebugCrashKillsTheProcess(t *testing.T) {
+	if os.Getenv("AGENTWASM_DEBUG_CRASH_CHILD") == "1" {
+		command.New(true).Call(context.Background(), []byte(`{"op":"debug.crash"}`), command.Hooks{})
+		fmt.Println("debug.crash returned")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDebugCrashKillsTheProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "AGENTWASM_DEBUG_CRASH_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "the child must die: %s", out)
+	assert.Equal(t, 2, exit.ExitCode(), "%s", out)
+	assert.Contains(t, string(out), "panic: agentwasm: debug.crash")
+	assert.NotContains(t, string(out), "debug.crash returned")
+
+	// Without test hooks it is an unknown op, like debug.panic.
+	r, raw := call(t, context.Background(), command.New(false), `{"op":"debug.crash"}`, command.Hooks{})
+	require.False(t, r.OK, raw)
+	assert.Equal(t, command.CodeBadCommand, r.Error.Code)
 }
 
 func TestPanickingFetcherIsRecovered(t *testing.T) {

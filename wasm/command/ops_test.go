@@ -127,6 +127,7 @@ func TestOpTable(t *testing.T) {
 		{"session.reconnect", true, false},
 		{"poll", true, false},
 		{"debug.panic", true, false},
+		{"debug.crash", true, false},
 		{"port.create", true, true},
 		{"port.call", true, false},
 		{"port.mcp", true, false},

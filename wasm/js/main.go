@@ -28,14 +28,49 @@ import (
 	"github.com/agentwasm/agentwasm/wasm/command"
 )
 
-var rt = command.New(os.Getenv("AGENTWASM_TEST_HOOKS") == "1")
+var (
+	boot = readBoot()
+	rt   = command.New(boot.testHooks)
+)
+
+// bootSettings are the loader's settings for this start (wasm/README.md, js).
+type bootSettings struct {
+	register  string // the global function to hand the API to
+	testHooks bool   // whether the debug.* commands answer
+}
+
+// bootGlobal is the global the loader sets right before go.run.
+const bootGlobal = "__agentwasmBoot"
+
+// readBoot reads globalThis.__agentwasmBoot = {register, testHooks}, which the
+// loader sets right before go.run, and deletes it, synchronously at start:
+// two loads at once each hand their own settings to their own module. When
+// it is absent (a loader older than it), the environment carries the same
+// settings, AGENTWASM_REGISTER and AGENTWASM_TEST_HOOKS=1; only Go's
+// wasm_exec.js has an environment, TinyGo's js target has none.
+func readBoot() bootSettings {
+	g := js.Global()
+	b := g.Get(bootGlobal)
+	if b.Type() != js.TypeObject {
+		return bootSettings{register: os.Getenv("AGENTWASM_REGISTER"), testHooks: os.Getenv("AGENTWASM_TEST_HOOKS") == "1"}
+	}
+	g.Delete(bootGlobal)
+	var s bootSettings
+	if r := b.Get("register"); r.Type() == js.TypeString {
+		s.register = r.String()
+	}
+	if h := b.Get("testHooks"); h.Type() == js.TypeBoolean {
+		s.testHooks = h.Bool()
+	}
+	return s
+}
 
 func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("call", js.FuncOf(call))
 	api.Set("callSync", js.FuncOf(callSync))
-	if name := os.Getenv("AGENTWASM_REGISTER"); name != "" && js.Global().Get(name).Type() == js.TypeFunction {
-		js.Global().Call(name, api)
+	if boot.register != "" && js.Global().Get(boot.register).Type() == js.TypeFunction {
+		js.Global().Call(boot.register, api)
 	} else {
 		js.Global().Set("agentwasm", api)
 	}

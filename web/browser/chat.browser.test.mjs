@@ -4,17 +4,22 @@
 // Studio AI proxy served by this test on 127.0.0.1 that streams SSE in
 // separate writes; and the join: an in-page agent whose kit is the page's
 // serving port meets needs-confirm, the person clicks the approval card, and
-// the payment fires. Run with `make browsertest` after `make build`.
+// the payment fires; a module that dies mid-turn (debug.crash); and the
+// TinyGo build, when dist/ holds it. Run with `make browsertest` after
+// `make build` (and `make build-tiny`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const missing = browserMissing();
+const tinyMissing = ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'].some((f) => !existsSync(path.join(root, 'dist', f)))
+  && 'dist/ lacks the TinyGo build (make build-tiny)';
 
 const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -100,6 +105,42 @@ test('a proxy answering 500 ends the turn with an error', { skip: missing || fal
   const turn = await page.evaluate(() => window.agentwasmTest.serverError());
   assert.equal(turn.status, 'error');
   assert.equal(turn.errorMessage, 'Studio AI proxy responded 500 for the chat request.');
+});
+
+test('a module that dies mid-turn rejects the turn with module_exited, closes its request, and a fresh runtime serves', { skip: missing || false }, async () => {
+  seen.hangClosed = false;
+  const errors = [];
+  const onError = (err) => errors.push(String(err));
+  page.on('pageerror', onError);
+  const out = await page.evaluate(() => window.agentwasmTest.moduleDies());
+  page.off('pageerror', onError);
+  assert.equal(out.crash, 'module_exited');
+  assert.equal(out.died?.code, 'module_exited');
+  assert.match(out.died.message, /the module's Go program exited with code 2 .* call load\(\) for a new runtime/);
+  assert.equal(out.later, 'module_exited');
+  assert.equal(out.exited, true);
+  assert.deepEqual(out.exits, ['module_exited']);
+  assert.equal(out.next, 'error', 'the fresh runtime ran a turn (the 500 proxy ends it with an error)');
+  for (let i = 0; i < 100 && !seen.hangClosed; i++) await sleep(10);
+  assert.equal(seen.hangClosed, true, 'the server saw the dead turn\'s request closed');
+  assert.deepEqual(errors, [], 'no page errors');
+});
+
+test('the TinyGo build in the page: the same streamed turn, and a death that rejects with module_exited', { skip: missing || tinyMissing || false }, async () => {
+  const errors = [];
+  const onError = (err) => errors.push(String(err));
+  page.on('pageerror', onError);
+  const out = await page.evaluate(() => window.agentwasmTest.tinyTurn());
+  page.off('pageerror', onError);
+  assert.match(out.version.goVersion, /^tinygo0\./);
+  assert.equal(out.turn.status, 'completed', out.turn.errorMessage);
+  assert.equal(out.turn.text, 'Streamed through the page\'s fetch.');
+  assert.deepEqual(out.events, ['messageStart', 'textDelta', 'textDelta', 'textDelta', 'textDelta', 'messageStop']);
+  assert.equal(out.crash?.code, 'module_exited');
+  assert.match(out.crash.message, /the module trapped \(RuntimeError: unreachable\)/);
+  assert.equal(out.later, 'module_exited');
+  assert.equal(out.exited, true);
+  assert.deepEqual(errors, [], 'no page errors');
 });
 
 test('the in-page agent drives the app; the turn stops on the payment, and the person\'s card resumes it', { skip: missing || false }, async () => {

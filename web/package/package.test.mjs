@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { expectedFiles, packAndInstall, root } from './fixture/pack.mjs';
+import { expectedExports, expectedFiles, packAndInstall, root, tinyBuilt, tinyShipped } from './fixture/pack.mjs';
 
 const run = promisify(execFile);
 let pkg;
@@ -33,8 +33,7 @@ test('the tarball holds exactly the package files', async () => {
   assert.equal(manifest.version, /^const Version = "([^"]+)"$/m.exec(goSource)[1], 'the version is the module\'s');
   assert.equal(manifest.type, 'module');
   assert.deepEqual(manifest.engines, { node: '>=20' });
-  assert.deepEqual(Object.keys(manifest.exports).sort(),
-    ['.', './agentwasm-wasip1.wasm', './agentwasm.wasm', './package.json', './wasm_exec.js']);
+  assert.deepEqual(Object.keys(manifest.exports).sort(), expectedExports);
   assert.deepEqual(manifest.exports['.'], { types: './agentwasm.d.ts', default: './agentwasm.mjs' });
 });
 
@@ -52,9 +51,23 @@ const session = runtime.createSession({
   },
 });
 const turn = await session.chat('hi');
+// The TinyGo build, when the package holds it: load's variant finds its files in the package.
+let tiny;
+if (process.env.TINY === '1') {
+  const tinyRuntime = await load({ variant: 'tiny' });
+  const tinyTurn = await tinyRuntime.createSession({
+    disableToolDiscovery: true,
+    transport: async function* () {
+      yield { type: 'textDelta', text: 'Hello from TinyGo.' };
+      yield { type: 'messageStop', stopReason: 'endTurn' };
+    },
+  }).chat('hi');
+  tiny = { text: tinyTurn.text, goVersion: tinyRuntime.version().goVersion };
+}
 const resolved = {};
 for (const name of ['agentwasm', 'agentwasm/agentwasm.wasm', 'agentwasm/wasm_exec.js',
-  'agentwasm/agentwasm-wasip1.wasm', 'agentwasm/package.json']) {
+  'agentwasm/agentwasm-wasip1.wasm', 'agentwasm/package.json',
+  ...(process.env.TINY === '1' ? ['agentwasm/agentwasm.tiny.wasm', 'agentwasm/wasm_exec.tiny.js'] : [])]) {
   resolved[name] = import.meta.resolve(name);
 }
 let notExported;
@@ -64,11 +77,12 @@ try {
   notExported = err.code;
 }
 console.log(JSON.stringify({ status: turn.status, text: turn.text, errorMessage: turn.errorMessage,
-  version: runtime.version(), resolved, notExported }));
+  version: runtime.version(), resolved, notExported, tiny }));
 `;
 
 test('installed from the tarball, it loads and runs a scripted turn in Node', async () => {
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', child], { cwd: pkg.app });
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', child],
+    { cwd: pkg.app, env: { ...process.env, TINY: tinyShipped ? '1' : '' } });
   const out = JSON.parse(stdout.trim().split('\n').at(-1));
   assert.equal(out.status, 'completed', out.errorMessage);
   assert.equal(out.text, 'Hello from the package.');
@@ -83,8 +97,42 @@ test('installed from the tarball, it loads and runs a scripted turn in Node', as
     'agentwasm/wasm_exec.js': inPackage('wasm_exec.js'),
     'agentwasm/agentwasm-wasip1.wasm': inPackage('agentwasm-wasip1.wasm'),
     'agentwasm/package.json': inPackage('package.json'),
+    ...(tinyShipped ? {
+      'agentwasm/agentwasm.tiny.wasm': inPackage('agentwasm.tiny.wasm'),
+      'agentwasm/wasm_exec.tiny.js': inPackage('wasm_exec.tiny.js'),
+    } : {}),
   });
   assert.equal(out.notExported, 'ERR_PACKAGE_PATH_NOT_EXPORTED');
+  if (tinyShipped) {
+    assert.equal(out.tiny?.text, 'Hello from TinyGo.', 'load({variant: \'tiny\'}) finds the TinyGo build in the package');
+    assert.match(out.tiny.goVersion, /^tinygo0\./);
+  }
+});
+
+/** The files the installed loader names with a literal new URL('./…', import.meta.url). */
+async function namedByLoader() {
+  const loader = await readFile(path.join(pkg.installed, 'agentwasm.mjs'), 'utf8');
+  // (The comments name some of them too, and a placeholder './…'.)
+  return [...new Set([...loader.matchAll(/new URL\(\s*'\.\/([\w.-]+)',\s*import\.meta\.url\s*\)/g)].map((m) => m[1]))].sort();
+}
+
+test('the Go build\'s files the loader names are in the package', async () => {
+  const named = await namedByLoader();
+  assert.deepEqual(named, ['agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js']);
+  const files = pkg.pack.files.map((f) => f.path);
+  for (const file of ['agentwasm.wasm', 'wasm_exec.js']) assert.ok(files.includes(file), file);
+});
+
+// Bundlers that follow new URL(…, import.meta.url) (webpack 5, Vite/Rollup) fail on a named file
+// that is missing, so the package must carry the TinyGo build's files too.
+test('the TinyGo build\'s files the loader names are in the package', {
+  skip: !tinyShipped && (tinyBuilt
+    ? 'scripts/package.mjs does not put the TinyGo build in the package yet (agentwasm.tiny.wasm, wasm_exec.tiny.js, '
+      + 'LICENSE-tinygo), though the loader names its files: bundlers that follow new URL(…) (webpack 5) fail on them'
+    : 'dist/ lacks the TinyGo build (make build-tiny), so the package cannot carry it'),
+}, async () => {
+  const files = pkg.pack.files.map((f) => f.path);
+  assert.deepEqual((await namedByLoader()).filter((file) => !files.includes(file)), []);
 });
 
 test('the types resolve through the exports map (TypeScript, node16)', async () => {

@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dist, loadRuntime, scriptedFetch, textStream, frame } from '../testing/helpers.mjs';
+import { dist, loadRuntime, scriptedFetch, textStream, frame, variant } from '../testing/helpers.mjs';
 
 const runtime = await loadRuntime();
 
-test('version reports the release, the ABI and the Go toolchain', () => {
+test(`version reports the release, the ABI and the toolchain (${variant === 'tiny' ? 'TinyGo' : 'Go'})`, () => {
   const v = runtime.version();
   assert.match(v.version, /^\d+\.\d+\.\d+/);
   assert.equal(v.abi, 1);
-  assert.match(v.goVersion, /^go1\.26/);
+  if (variant === 'tiny') assert.match(v.goVersion, /^tinygo0\.\d+/);
+  else assert.match(v.goVersion, /^go1\.26/);
 });
 
 test('a text-only turn streamed a byte at a time', async () => {
@@ -88,7 +89,10 @@ test('a proxy that never answers is cancelled by the caller', async () => {
 });
 
 const faults = [
-  ['a fetchImpl that throws', () => { throw new Error('no network here'); }, /the fetch function threw: no network here/],
+  // The Go build catches the throw inside the module; under TinyGo, which cannot, the loader hands
+  // the module a rejection instead (a throw would trap the instance).
+  ['a fetchImpl that throws', () => { throw new Error('no network here'); },
+    variant === 'tiny' ? /the fetch function rejected: no network here/ : /the fetch function threw: no network here/],
   ['a fetchImpl that rejects', () => Promise.reject(new TypeError('failed to fetch')), /rejected: TypeError: failed to fetch/],
   ['a fetchImpl that rejects with a non-Error', () => Promise.reject('nope'), /rejected: nope/],
   ['a fetchImpl that returns a number', () => 42, /not a Response \(a number\)/],
@@ -179,7 +183,10 @@ test('an overlapping chat is rejected as busy', async () => {
   assert.equal((await first).status, 'cancelled');
 });
 
-test('a Go panic is recovered and the module keeps serving', async () => {
+test('a Go panic is recovered and the module keeps serving', {
+  skip: variant === 'tiny' && 'TinyGo cannot recover() on wasm: there a Go panic traps the instance, and the loader rejects '
+    + 'every pending and later call with module_exited instead (exit.test.mjs proves it)',
+}, async () => {
   const reply = await runtime.call({ op: 'debug.panic' });
   assert.equal(reply.ok, false);
   assert.equal(reply.error.code, 'internal');
@@ -229,8 +236,8 @@ test('misuse rejects with coded errors', async () => {
   await assert.rejects(session.chat('x'), { code: 'closed' });
 });
 
-test('the built bundle in dist/ loads with its defaults', async () => {
+test(`the built bundle in dist/ loads with its defaults (variant ${variant})`, async () => {
   const { load } = await import(new URL('agentwasm.mjs', dist));
-  const bundled = await load();
+  const bundled = await load(variant === 'go' ? undefined : { variant });
   assert.equal(bundled.version().abi, 1);
 });

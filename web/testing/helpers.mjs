@@ -1,17 +1,48 @@
 // Test helpers for web/test (kept outside it so node --test does not run them): loading the built module and scripting a Studio AI proxy as
 // a fetch function whose Response streams through a ReadableStream.
 
+import { existsSync } from 'node:fs';
 import { load } from '../agentwasm.mjs';
 
 export const dist = new URL('../../dist/', import.meta.url);
 
-/** Loads a fresh runtime from dist/ (built by `make build`). */
+/** The files of each build of the module in dist/: `make build` writes go's, `make build-tiny` tiny's. */
+export const variantFiles = {
+  go: { wasm: 'agentwasm.wasm', wasmExec: 'wasm_exec.js' },
+  tiny: { wasm: 'agentwasm.tiny.wasm', wasmExec: 'wasm_exec.tiny.js' },
+};
+
+/**
+ * The build the tests run against: `AGENTWASM_VARIANT=tiny` picks TinyGo's
+ * (`make test-tiny`), anything else but `go` or nothing is a mistake.
+ * @type {'go' | 'tiny'}
+ */
+export const variant = (() => {
+  const v = process.env.AGENTWASM_VARIANT || 'go';
+  if (!Object.hasOwn(variantFiles, v)) throw new Error(`AGENTWASM_VARIANT is ${JSON.stringify(v)}: go or tiny`);
+  return v;
+})();
+
+/** Whether dist/ holds both files of a build. */
+export function built(which) {
+  return Object.values(variantFiles[which]).every((file) => existsSync(new URL(file, dist)));
+}
+
+/**
+ * Loads a fresh runtime from dist/ with test hooks: the build `variant`
+ * names (`options.variant` picks another), from the files `make build` or
+ * `make build-tiny` wrote.
+ */
 export function loadRuntime(options = {}) {
+  const which = options.variant ?? variant;
+  const files = variantFiles[which];
+  if (!files) throw new Error(`no build ${JSON.stringify(which)}: go or tiny`);
   return load({
-    wasm: new URL('agentwasm.wasm', dist),
-    wasmExec: new URL('wasm_exec.js', dist),
+    wasm: new URL(files.wasm, dist),
+    wasmExec: new URL(files.wasmExec, dist),
     testHooks: true,
     ...options,
+    variant: which,
   });
 }
 
@@ -104,16 +135,21 @@ export function studioProxy({ chat = [], capabilities } = {}) {
  * `import {loadRuntime, scriptedFetch, textStream} from <these helpers>`,
  * and resolves with what it printed and its exit code — or 'killed' when it
  * was still running after limitMs: a process that does not exit by itself.
+ * The child's stderr is the parent's, or with `stderr: 'pipe'` collected
+ * into `err` (a module that dies on purpose prints its panic there).
+ * The child inherits the environment, so AGENTWASM_VARIANT too.
  */
-export async function runChild(body, { limitMs = 30_000 } = {}) {
+export async function runChild(body, { limitMs = 30_000, stderr = 'inherit' } = {}) {
   const { spawn } = await import('node:child_process');
   const script = `import { loadRuntime, scriptedFetch, textStream } from ${JSON.stringify(import.meta.url)};\n${body}`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', stderr] });
   let out = '';
+  let err = '';
   child.stdout.on('data', (b) => { out += b; });
+  child.stderr?.on('data', (b) => { err += b; });
   const code = await new Promise((resolve) => {
     const timer = setTimeout(() => { child.kill(); resolve('killed'); }, limitMs);
     child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
   });
-  return { out: out.trim(), code };
+  return { out: out.trim(), err, code };
 }

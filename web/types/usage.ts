@@ -6,11 +6,34 @@ import {
   load, type SessionOptions, type Turn, type SessionEvent, type Kit, type ChatTransport,
   type Graph, type Guard, type Judgment, type Port, type PortOptions, type PortResult, type PortWarning,
   type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage,
+  type AgentwasmError, type LoadOptions, type Runtime, type Variant,
 } from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
   const runtime = await load({ wasm: new URL('./agentwasm.wasm', import.meta.url) });
   const version: number = runtime.version().abi;
+
+  // Either build, and what happens when the module dies.
+  const variant: Variant = 'tiny';
+  const loadOptions: LoadOptions = {
+    variant,
+    testHooks: false,
+    onExit: (error: AgentwasmError) => console.log(error.code, error.message),
+  };
+  const tiny: Runtime = await load(loadOptions);
+  await load({ variant: 'go', wasmExec: './wasm_exec.js', onExit: async () => {} });
+  await load({ variant: 'tiny', wasm: new Uint8Array(8), wasmExec: new URL('./wasm_exec.tiny.js', import.meta.url) });
+  const dead: boolean = tiny.exited;
+  const fresh: Runtime = dead ? await tiny.restart() : tiny;
+  void fresh;
+  // @ts-expect-error the builds are go and tiny
+  await load({ variant: 'wasm' });
+  // @ts-expect-error onExit is a function
+  await load({ onExit: true });
+  // @ts-expect-error an unknown load option is rejected
+  await load({ wasmURL: './agentwasm.wasm' });
+  // @ts-expect-error exited is read-only
+  tiny.exited = false;
 
   const kit: Kit = {
     tools: [{ name: 'zoom', inputSchema: { type: 'object' } }, { name: 'pan', parameters: {} }],
