@@ -3,7 +3,7 @@
 // Go's wasm_exec.js, the wasip1 module (for Go/wazero hosts), the package's
 // README (web/package/README.md), Go's license (wasm_exec.js and the Go
 // runtime inside both modules are under it), the TinyGo build of the js
-// module with TinyGo's wasm_exec.tiny.js and license (the loader names
+// module with TinyGo's wasm_exec.tiny.js, its license and wasi-libc's (the loader names
 // them for load({variant: 'tiny'}), so bundlers that follow its
 // new URL(…) forms need them; TINYGOROOT says where TinyGo lives, as
 // `make package` sets it) and a package.json whose version
@@ -67,6 +67,9 @@ const sources = {
   'agentwasm.tiny.wasm': path.join(dist, 'agentwasm.tiny.wasm'),
   'wasm_exec.tiny.js': path.join(dist, 'wasm_exec.tiny.js'),
   'LICENSE-tinygo': tinygoLicense(),
+  // wasi-libc is linked into the TinyGo module (tinygo/js.json names
+  // Debian's); its copyright file lists every license it is under.
+  'LICENSE-wasi-libc': '/usr/share/doc/wasi-libc/copyright',
 };
 
 const version = await moduleVersion();
