@@ -142,7 +142,8 @@ vet:
 gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -race -count=1 ./...
 
-nodetest: build
+# With both builds in dist/, so that the tests of the two side by side run.
+nodetest: build build-tiny
 	$(NODE) --test web/test
 
 # The TypeScript declarations, checked against web/types/usage.ts.
@@ -151,7 +152,7 @@ typecheck: web/node_modules/.package-lock.json
 
 # Headless Chromium (Debian's chromium) through playwright-core. Skipped when
 # /usr/bin/chromium is missing, unless AGENTWASM_REQUIRE_BROWSER=1 (CI sets it).
-browsertest: build dist/agentwasm dist/agentwasm.wasm.br web/node_modules/.package-lock.json
+browsertest: build build-tiny dist/agentwasm dist/agentwasm.wasm.br web/node_modules/.package-lock.json
 	$(NODE) --test web/browser
 
 # dist/package/: the npm package `agentwasm` — the loader, its types, both modules, wasm_exec.js,
