@@ -561,15 +561,7 @@ func TestBoundOptionsValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := session.New(tc.opts)
-			if tc.wantErr == "" {
-				assert.NoError(t, err)
-				assert.NotNil(t, s)
-				return
-			}
-			assert.Nil(t, s)
-			if assert.Error(t, err) {
-				assert.Contains(t, err.Error(), tc.wantErr)
+			if err := checkNew(t, tc.opts, tc.wantErr); err != nil {
 				assert.Contains(t, err.Error(), "0 for the")
 			}
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/fakeproxy"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -196,4 +197,22 @@ func withoutDiscovery(events []session.Event) []session.Event {
 		}
 	}
 	return out
+}
+
+// checkNew runs session.New with opts: with wantErr empty it must succeed;
+// else it must fail, returning no session and an error containing wantErr,
+// which it returns for further checks (nil when it did not fail).
+func checkNew(t *testing.T, opts session.Options, wantErr string) error {
+	t.Helper()
+	s, err := session.New(opts)
+	if wantErr == "" {
+		assert.NoError(t, err)
+		assert.NotNil(t, s)
+		return nil
+	}
+	assert.Nil(t, s)
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), wantErr)
+	}
+	return err
 }

@@ -621,16 +621,7 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := session.New(tc.opts)
-			if tc.wantErr == "" {
-				assert.NoError(t, err)
-				assert.NotNil(t, s)
-				return
-			}
-			assert.Nil(t, s)
-			if assert.Error(t, err) {
-				assert.Contains(t, err.Error(), tc.wantErr)
-			}
+			checkNew(t, tc.opts, tc.wantErr)
 		})
 	}
 }
