@@ -5,7 +5,10 @@
 // and journeys as a graph (ParseGraph), runs them as an app session with
 // guards, input schemas, confirm gates, human approval and settled
 // transitions, and offers them to a model as a small, byte-stable set of
-// tools (a port), also served over MCP.
+// tools (a port), also served over MCP. In per-journey mode each journey
+// is a tool of its own, carrying its does, one line of use and a compact
+// schema; the rules every firing tool shares (needs-confirm, confirm,
+// decline, a person's approval) are stated once, on do_action.
 //
 // The leaf layer has no dependencies beyond the standard library and no
 // encoding/json codec or reflect (they cost hundreds of KB in the wasm

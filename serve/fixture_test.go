@@ -28,6 +28,23 @@ const (
 	refSingleBytes     = 4428
 )
 
+// The goals for the 57-journey fixture's tool array: a model holds all of
+// it in every turn, so it must stay well under the reference's.
+const (
+	goalPerJourneyBytes = 40000
+	goalSingleBytes     = 3000
+)
+
+// The 57-journey fixture's tool array, in bytes of compact JSON: 57 journey
+// tools (does, one line of use, a compact schema whose confirm and decline
+// point at do_action) and the 4 shared tools in per-journey mode; the one
+// journey tool and the 4 shared tools in single mode. A change of a tool's
+// text or schema changes them: update them here and in README.md.
+const (
+	fixturePerJourneyBytes = 38054
+	fixtureSingleBytes     = 2945
+)
+
 const fixturePages = 60
 
 // fixtureDoes is journey i's does, n journeys in all: lengths spread
@@ -138,10 +155,10 @@ func TestFixtureToolBytes(t *testing.T) {
 	single, err := NewPort(app, PortOptions{JourneyTools: "single"})
 	require.NoError(t, err)
 	perJSON, singleJSON := per.ToolsJSON(), single.ToolsJSON()
-	t.Logf("57-journey fixture tool array: per-journey %d bytes (reference %d), single %d bytes (reference %d)",
-		len(perJSON), refPerJourneyBytes, len(singleJSON), refSingleBytes)
-	assert.LessOrEqual(t, len(perJSON), refPerJourneyBytes)
-	assert.LessOrEqual(t, len(singleJSON), refSingleBytes)
+	t.Logf("57-journey fixture tool array: per-journey %d bytes (reference %d, goal %d), single %d bytes (reference %d, goal %d)",
+		len(perJSON), refPerJourneyBytes, goalPerJourneyBytes, len(singleJSON), refSingleBytes, goalSingleBytes)
+	assert.Equal(t, fixturePerJourneyBytes, len(perJSON), "per-journey bytes: update fixturePerJourneyBytes and README.md")
+	assert.Equal(t, fixtureSingleBytes, len(singleJSON), "single bytes: update fixtureSingleBytes and README.md")
 	assert.Len(t, per.Tools(), 57+4)
 	assert.Len(t, single.Tools(), 5)
 
@@ -158,4 +175,63 @@ func TestFixtureToolBytes(t *testing.T) {
 	small, err := NewPort(fixtureApp(t, fixtureGraph(5)), PortOptions{JourneyTools: "single"})
 	require.NoError(t, err)
 	assert.Equal(t, string(singleJSON), string(small.ToolsJSON()))
+}
+
+// The pinned figures are within the goals, and the goals within the
+// reference's figures.
+func TestFixtureToolBytesWithinGoals(t *testing.T) {
+	cases := []struct {
+		name           string
+		got, goal, ref int
+	}{
+		{"per-journey", fixturePerJourneyBytes, goalPerJourneyBytes, refPerJourneyBytes},
+		{"single", fixtureSingleBytes, goalSingleBytes, refSingleBytes},
+	}
+	for _, c := range cases {
+		assert.LessOrEqual(t, c.got, c.goal, c.name)
+		assert.Less(t, c.goal, c.ref, c.name)
+	}
+}
+
+// The same graph gives the same bytes: in ports built again over new app
+// sessions of it, and from the stored fixture file.
+func TestFixtureToolBytesStable(t *testing.T) {
+	for _, mode := range []string{JourneyToolsPerJourney, JourneyToolsSingle} {
+		t.Run(mode, func(t *testing.T) {
+			first, err := NewPort(fixtureApp(t, fixtureGraph(57)), PortOptions{JourneyTools: mode})
+			require.NoError(t, err)
+			for range 3 {
+				again, err := NewPort(fixtureApp(t, fixtureGraph(57)), PortOptions{JourneyTools: mode})
+				require.NoError(t, err)
+				assert.Equal(t, string(first.ToolsJSON()), string(again.ToolsJSON()))
+			}
+			src, err := os.ReadFile(filepath.Join("testdata", "fixture57.json"))
+			require.NoError(t, err)
+			stored, err := NewPort(fixtureApp(t, string(src)), PortOptions{JourneyTools: mode})
+			require.NoError(t, err)
+			assert.Equal(t, string(first.ToolsJSON()), string(stored.ToolsJSON()), "the stored fixture gives the same bytes")
+		})
+	}
+}
+
+// README.md states the pinned figures, and the reference's.
+func TestFixtureFiguresInReadme(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		"**" + thousands(fixturePerJourneyBytes) + " bytes** in `per-journey` mode (the reference: " + thousands(refPerJourneyBytes) + ")",
+		"**" + thousands(fixtureSingleBytes) + " bytes** in `single` mode (the reference: ~" + thousands(refSingleBytes) + ")",
+	} {
+		assert.True(t, strings.Contains(readme, want), "README.md lacks %q", want)
+	}
+}
+
+// thousands writes n with a comma between thousands, as README.md does.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -110,11 +110,87 @@ func TestToolsJSONShapeAndAnnotations(t *testing.T) {
 			assert.Equal(t, true, tl.Annotations["readOnlyHint"], tl.Name)
 			assert.NotContains(t, tl.Annotations, "destructiveHint")
 		default:
-			assert.Equal(t, false, tl.Annotations["readOnlyHint"], tl.Name)
+			assert.NotContains(t, tl.Annotations, "readOnlyHint", "%s: false is MCP's default", tl.Name)
 			assert.Equal(t, true, tl.Annotations["destructiveHint"], tl.Name)
 		}
 	}
 	assert.True(t, strings.HasPrefix(tools[0].Description, "Check out and pay for the cart.\n"), "journey does first")
+}
+
+// The rules every firing tool shares are stated once, on do_action, in the
+// variant the port's options call for; every journey tool says how to call
+// it and points its confirm and decline there; every argument of every
+// tool is described; every schema stands alone.
+func TestToolTextsStateTheRulesOnce(t *testing.T) {
+	type schema struct {
+		Type       string `json:"type"`
+		Properties map[string]struct {
+			Type        string `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	type tool struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		InputSchema schema `json:"inputSchema"`
+	}
+	cases := []struct {
+		name    string
+		app     AppOptions
+		port    PortOptions
+		rule    string // on do_action; "" when nothing answers needs-confirm
+		confirm string // do_action's confirm
+	}{
+		{"asks", AppOptions{}, PortOptions{}, ruleConfirm, confirmAsks},
+		{"gated", AppOptions{RequireHumanApproval: ptrBool(true)}, PortOptions{}, ruleGated, confirmGated},
+		{"gated without confirm", AppOptions{RequireHumanApproval: ptrBool(true)}, PortOptions{ConfirmHighEffect: ptrBool(false)}, ruleGated, confirmGated},
+		{"not gated", AppOptions{RequireHumanApproval: ptrBool(true)}, PortOptions{Source: PrincipalUser}, ruleConfirm, confirmNotGated},
+		{"not needed", AppOptions{}, PortOptions{ConfirmHighEffect: ptrBool(false)}, "", confirmNotNeeded},
+	}
+	for _, c := range cases {
+		for _, mode := range []string{JourneyToolsPerJourney, JourneyToolsSingle} {
+			t.Run(c.name+"/"+mode, func(t *testing.T) {
+				s := newShop(t, c.app)
+				opts := c.port
+				opts.JourneyTools = mode
+				p := s.port(t, opts)
+				array := string(p.ToolsJSON())
+				var tools []tool
+				require.NoError(t, json.Unmarshal(p.ToolsJSON(), &tools))
+				assert.NotContains(t, array, `"$ref"`, "each tool's schema stands alone")
+				journeys := 0
+				for i, tl := range tools {
+					assert.Equal(t, "object", tl.InputSchema.Type, tl.Name)
+					for k, prop := range tl.InputSchema.Properties {
+						assert.NotEmpty(t, prop.Type, "%s.%s", tl.Name, k)
+						assert.NotEmpty(t, prop.Description, "%s.%s is described", tl.Name, k)
+					}
+					switch {
+					case strings.Contains(tl.Name, ".journey"):
+						journeys++
+						assert.Equal(t, descAsDo, tl.InputSchema.Properties["confirm"].Description, tl.Name)
+						assert.Equal(t, descAsDo, tl.InputSchema.Properties["decline"].Description, tl.Name)
+						if mode == JourneyToolsSingle {
+							assert.Equal(t, singleUsage, tl.Description)
+							continue
+						}
+						j := s.app.Graph().Journeys[i]
+						assert.Equal(t, j.Does+"\n"+journeyUsage, tl.Description, "the journey's does, then how to call it")
+					case strings.HasSuffix(tl.Name, ".do_action"):
+						assert.Equal(t, descDo+c.rule, tl.Description)
+						assert.Equal(t, c.confirm, tl.InputSchema.Properties["confirm"].Description)
+						assert.Equal(t, descDecline, tl.InputSchema.Properties["decline"].Description)
+					}
+				}
+				assert.Equal(t, map[bool]int{true: 1, false: len(s.app.Graph().Journeys)}[mode == JourneyToolsSingle], journeys)
+				wantRules := 1
+				if c.rule == "" {
+					wantRules = 0
+				}
+				assert.Equal(t, wantRules, strings.Count(array, "returns needs-confirm"), "the rule is stated once, not per journey")
+			})
+		}
+	}
 }
 
 func TestEncodeToolName(t *testing.T) {

@@ -34,7 +34,9 @@ func (t Tool) AppendJSON(dst []byte) []byte {
 	if t.Annotations.ReadOnlyHint {
 		dst = append(dst, `,"readOnlyHint":true`...)
 	} else {
-		dst = append(dst, `,"readOnlyHint":false,"destructiveHint":`...)
+		// readOnlyHint is false by default; destructiveHint, true by
+		// default, is stated either way.
+		dst = append(dst, `,"destructiveHint":`...)
 		if t.Annotations.DestructiveHint {
 			dst = append(dst, "true"...)
 		} else {
@@ -46,28 +48,39 @@ func (t Tool) AppendJSON(dst []byte) []byte {
 
 // The authored texts of the tools. They name no journey, action or count,
 // so the single-mode array is the same for every graph with the same id.
+//
+// The rules every firing tool shares (needs-confirm, confirm, decline, a
+// person's approval) are stated once, on do_action, which every port has:
+// a journey tool (one per journey in per-journey mode) carries its
+// journey's does, one line of use and a compact schema whose confirm and
+// decline say "As in do_action". A model reads the whole array at once, so
+// nothing it needs is lost, and an app's journeys do not repeat the rules
+// (fixture_test.go pins what that saves on the 57-journey fixture).
 const (
-	journeyUsage = "Call with no step to open this journey and see its ready steps; call with step (and input) to perform one. " +
-		"A high-effect step first returns needs-confirm with receipts and does nothing: ask the person, then call again with confirm:true, or decline:true if they say no."
-	singleUsage = "Start or continue a journey, a multi-step task the app declares; whats_here lists the journeys you can start here. " +
-		"Call with journey and no step to open it and see its ready steps; call with step (and input) to perform one. " +
-		"A high-effect step first returns needs-confirm with receipts and does nothing: ask the person, then call again with confirm:true, or decline:true if they say no."
-	descStep      = "The step to perform: its action id or a unique suffix of it. Omit to open the journey and see what is ready."
-	descInput     = "The step's input, matching the expects the journey showed for it."
-	descDecline   = "Set true when the person said no to a step or action that returned needs-confirm; closes the ask, does nothing."
-	descJourney   = "The journey id, as listed by whats_here."
+	journeyUsage = "Call with {} to open it and see its ready steps, then with step (and input) to perform one."
+	singleUsage  = "Open or continue a journey, a multi-step task of the app (whats_here lists those you can start here): " +
+		"call with journey to open it and see its ready steps; add step (and input) to perform one."
+	descStep      = "A step's id or a unique suffix of it."
+	descInput     = "The step's input, per its expects."
+	descAsDo      = "As in do_action."
+	descJourney   = "A journey id from whats_here."
 	descWhatsHere = "Where the app is and what can be done here: facts (the app's own record of what did and did not happen; it outranks the conversation), " +
-		"a brief of what happened, the actions offered on this page and the journeys you can start here. Pass sinceVersion to get only what changed since then."
-	descSince   = "A version from an earlier result; the brief then covers only what happened after it."
+		"a brief of what happened, this page's actions and the journeys you can start here."
+	descSince   = "A version from an earlier result: then only what changed after it."
 	descWhy     = "Why a state key has its value: the chain of fires, reports and patches behind it, and who made each."
 	descKey     = "The state key, e.g. cart.items."
-	descDo      = "Perform one action offered on this page, outside a journey, by its exact id or a unique suffix. High-effect actions first return needs-confirm and do nothing until called again with confirm:true."
-	descAction  = "The action id or a unique suffix of it, as listed by whats_here."
-	descAInput  = "The action's input, matching its expects."
-	descDid     = "The settled facts of a fire (did it happen, with what data or error), or where an ask stands. Fires settle after they return: check here before saying anything happened."
+	descDo      = "Perform one action offered on this page, outside a journey."
+	ruleConfirm = " A high-effect action or journey step first returns needs-confirm with receipts and does nothing: " +
+		"ask the person, then call again with confirm:true, or decline:true if they say no."
+	ruleGated = " A high-effect action or journey step first returns needs-confirm with receipts and does nothing: " +
+		"the person approves or declines it in the app, then call again with confirm:true."
+	descAction  = "An action id from whats_here, or a unique suffix of it."
+	descAInput  = "The action's input, per its expects."
+	descDecline = "Set true if the person said no to a needs-confirm: closes the ask, does nothing."
+	descDid     = "The settled facts of a fire (did it happen, with what data or error) or where an ask stands. Fires settle after they return: check here before saying one happened."
 	descTransID = "The transitionId a fire returned, or an askId."
 
-	confirmAsks      = "Set true once the person said yes to the step or action that returned needs-confirm."
+	confirmAsks      = "Set true once the person said yes to a needs-confirm."
 	confirmGated     = "Set true once the person approved the ask in the app: this app requires a person's approval for high-effect fires and refuses without it."
 	confirmNotGated  = "Set true to go ahead with a high-effect step or action. Fires through this port are not gated by a person's approval."
 	confirmNotNeeded = "Not needed: this port does not ask for confirmation before high-effect fires."
@@ -108,11 +121,13 @@ func (p *Port) buildTools() {
 	case p.app.Enforcing():
 		confirm = confirmNotGated
 	}
+	// The journey tools' schema: confirm and decline work as in do_action,
+	// whose schema and description state them in full.
 	stepProps := [][3]string{
 		{"step", "string", descStep},
 		{"input", "object", descInput},
-		{"confirm", "boolean", confirm},
-		{"decline", "boolean", descDecline},
+		{"confirm", "boolean", descAsDo},
+		{"decline", "boolean", descAsDo},
 	}
 	p.routes = map[string]route{}
 	add := func(t Tool, r route) {
@@ -149,7 +164,14 @@ func (p *Port) buildTools() {
 		Annotations: ToolAnnotations{Title: "What's here", ReadOnlyHint: true}}, route{kind: routeWhatsHere})
 	add(Tool{Name: p.names.why, Description: descWhy, InputSchema: schemaJSON("key", [3]string{"key", "string", descKey}),
 		Annotations: ToolAnnotations{Title: "Why", ReadOnlyHint: true}}, route{kind: routeWhy})
-	add(Tool{Name: p.names.doAction, Description: descDo, InputSchema: schemaJSON("action",
+	doDesc := descDo // the rules of every firing tool, stated once
+	switch {
+	case p.gated:
+		doDesc += ruleGated
+	case p.confirm:
+		doDesc += ruleConfirm
+	}
+	add(Tool{Name: p.names.doAction, Description: doDesc, InputSchema: schemaJSON("action",
 		[3]string{"action", "string", descAction}, [3]string{"input", "object", descAInput},
 		[3]string{"confirm", "boolean", confirm}, [3]string{"decline", "boolean", descDecline}),
 		Annotations: ToolAnnotations{Title: "Do action", DestructiveHint: true}}, route{kind: routeDoAction})
