@@ -1,12 +1,16 @@
 # agentwasm — build, run, test and measure.
 #   make run          build what is needed and start `agentwasm dev` (the demo page, a scripted
 #                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
-#   make build        dist/: the js module, the wasip1 module, wasm_exec.js, the loader and its types
+#   make build        dist/: the js modules (full and session-only), the wasip1 module, wasm_exec.js, the loader
+#                     and its types
 #   make build-tiny   dist/: the same two modules built by TinyGo (*.tiny.wasm) and TinyGo's wasm_exec.tiny.js;
 #                     scripts/tinygo.sh installs TinyGo and what it needs first (once)
 #   make test         vet, go test -race ./..., node --test web/test, tsc on the types, the browser tests
 #   make test-tiny    the wazero suite and the Node suite against the TinyGo modules, and their size budget
-#   make size         raw, gzip and brotli bytes of the four modules (Go's and TinyGo's)
+#   make size         raw, gzip and brotli bytes of the five modules (Go's full and session-only js modules,
+#                     Go's wasip1 module, TinyGo's two), checked against the budgets; writes README's table
+#   make size-opt     the js modules' raw and brotli bytes at each wasm-opt level and inlining choice (the
+#                     choice of flags); writes README's table
 #   make package      dist/package/: the npm package (npm pack works there, offline)
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
 #   make generate     regenerate the easyjson codecs
@@ -21,7 +25,7 @@ LDFLAGS   := -s -w
 GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
 GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
 
-.PHONY: build run test vet sizecheck gotest nodetest typecheck browsertest size generate bench clean package packagetest \
+.PHONY: build run test vet sizecheck size-opt gotest nodetest typecheck browsertest size generate bench clean package packagetest \
 	build-tiny test-tiny sizecheck-tiny
 
 ADDR ?= 127.0.0.1:8080
@@ -43,23 +47,34 @@ dist/agentwasm: $(GO_SRC)
 dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.mjs dist/wasm_exec.js scripts/compress.mjs
 	$(NODE) scripts/compress.mjs dist/agentwasm.wasm dist/agentwasm.mjs dist/wasm_exec.js
 
-build: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs dist/agentwasm.d.ts dist/agentwasm.d.mts
+build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs \
+	dist/agentwasm.d.ts dist/agentwasm.d.mts
 
-# The js module goes through binaryen's wasm-opt -Oz when it is installed
-# (Debian's binaryen; .ci/run installs it): about 5 % smaller, same behaviour.
-WASM_OPT  ?= $(shell command -v wasm-opt 2>/dev/null)
-WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int
+# The Go toolchain's js modules: the full one (session + port) and the session-only one
+# (-tags agentwasm_sessiononly: no serve, no portkit; createPort answers port_unavailable).
+# They do not go through wasm-opt: every optimization level of binaryen's makes the Go module's
+# brotli download larger, though the raw bytes smaller (`make size-opt` measures each level on
+# this revision and writes the table into README.md, Size). GCFLAGS_JS: inlining off (-l) except
+# in the packages on the per-event path (the runtime, syscall/js, bridge, jsonr, jsonw): about
+# 100 KB less brotli and the same deltas per second; -l everywhere saves 35 KB more but halves
+# them (README.md, Size).
+MOD        := github.com/agentwasm/agentwasm
+GCFLAGS_JS ?= -gcflags=all=-l -gcflags=runtime= -gcflags=syscall/js= -gcflags=$(MOD)/bridge= \
+	-gcflags=$(MOD)/internal/jsonr= -gcflags=$(MOD)/internal/jsonw=
+GOFLAGS_JS := $(GOFLAGS_W) $(GCFLAGS_JS)
 
 dist/agentwasm.wasm: $(GO_SRC)
 	@mkdir -p dist
-	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_W) -o dist/agentwasm.go.wasm ./wasm/js
-ifneq ($(WASM_OPT),)
-	$(WASM_OPT) $(WASM_OPT_FLAGS) dist/agentwasm.go.wasm -o $@
-	@rm -f dist/agentwasm.go.wasm
-else
-	@echo "note: wasm-opt not found (apt-get install binaryen); dist/agentwasm.wasm is not size-optimized"
-	mv dist/agentwasm.go.wasm $@
-endif
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_JS) -o $@ ./wasm/js
+
+dist/agentwasm-session.wasm: $(GO_SRC)
+	@mkdir -p dist
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_JS) -tags agentwasm_sessiononly -o $@ ./wasm/js
+
+# wasm-opt (Debian's binaryen; .ci/run installs it) for the TinyGo js module, where -Oz does make
+# the brotli download smaller.
+WASM_OPT  ?= $(shell command -v wasm-opt 2>/dev/null)
+WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int
 
 dist/agentwasm-wasip1.wasm: $(GO_SRC)
 	@mkdir -p dist
@@ -87,7 +102,6 @@ dist/agentwasm.tiny.wasm: $(TINY_DEPS) tinygo/js.json
 	@mkdir -p dist
 	tinygo=$(TINYGO_BIN) && $$tinygo build -target=tinygo/js.json $(TINYGO_FLAGS) -o dist/agentwasm.tiny.raw.wasm ./wasm/js
 	$(or $(WASM_OPT),wasm-opt) $(WASM_OPT_FLAGS) dist/agentwasm.tiny.raw.wasm -o $@
-	@rm -f dist/agentwasm.tiny.raw.wasm
 
 # The reactor the wazero harness needs: _initialize, agentwasm_alloc, agentwasm_free, agentwasm_call.
 dist/agentwasm-wasip1.tiny.wasm: $(TINY_DEPS) tinygo/wasip1.json
@@ -131,6 +145,7 @@ vet:
 # serves serve's native MCP HTTP handler to agentwasm dev and builds natively only.
 	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
 		$$($(GO) list ./internal/... | grep -v '/internal/demomcp$$') ./wasm/js/...
+	GOOS=js GOARCH=wasm $(GO) vet -tags agentwasm_sessiononly ./wasm/command/... ./wasm/js/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
 		$$($(GO) list ./internal/... | grep -v '/internal/demomcp$$') ./wasm/wasip1/...
 	@for t in js wasip1; do \
@@ -141,6 +156,7 @@ vet:
 # The native suite runs with the race detector (it needs cgo: gcc and libc6-dev).
 gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -tags agentwasm_sessiononly -run SessionOnly ./wasm/command/
 
 # With both builds in dist/, so that the tests of the two side by side run.
 nodetest: build build-tiny
@@ -169,13 +185,27 @@ packagetest: package web/node_modules/.package-lock.json
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
-size: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
-	@$(NODE) scripts/size.mjs --readme README.md dist/agentwasm.wasm dist/agentwasm-wasip1.wasm \
+# The js modules' budgets (README.md, Size, says why and what each raise or cut was):
+# the full build 5.2 MB raw and 1,000,000 B brotli, the session-only build 4.4 MB raw and 850,000 B.
+SIZE_BUDGETS := --budget dist/agentwasm.wasm:5200000:1000000 --budget dist/agentwasm-session.wasm:4400000:850000
+SIZE_MODULES := dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm
+
+size: $(SIZE_MODULES) dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
+	@$(NODE) scripts/size.mjs --readme README.md $(SIZE_BUDGETS) $(SIZE_MODULES) \
 		dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
 
-# The js module's budget: 5.2 MB raw, 1.15 MB brotli (README.md, Size, says why).
-sizecheck: dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
-	@$(NODE) scripts/size.mjs --budget dist/agentwasm.wasm:5200000:1150000 dist/agentwasm.wasm dist/agentwasm-wasip1.wasm
+sizecheck: $(SIZE_MODULES)
+	@$(NODE) scripts/size.mjs $(SIZE_BUDGETS) $(SIZE_MODULES)
+
+# The choice of flags for the js modules: each as its compiler wrote it and at each wasm-opt
+# level, and the full Go build also with Go's default inlining and with inlining off everywhere.
+size-opt: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm.tiny.wasm
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_W) -o dist/agentwasm.inline.wasm ./wasm/js
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_W) -gcflags=all=-l -o dist/agentwasm.noinline.wasm ./wasm/js
+	@$(NODE) scripts/wasmopt.mjs --readme README.md 'Go, full (as `make build`)=dist/agentwasm.wasm' \
+		'Go, full, inlining everywhere=dist/agentwasm.inline.wasm' \
+		'Go, full, inlining off everywhere=dist/agentwasm.noinline.wasm' \
+		'Go, session-only=dist/agentwasm-session.wasm' 'TinyGo=dist/agentwasm.tiny.raw.wasm'
 
 generate:
 	$(GO) generate ./internal/wire/

@@ -59,6 +59,7 @@ const sources = {
   'agentwasm.d.ts': path.join(dist, 'agentwasm.d.ts'),
   'agentwasm.d.mts': path.join(dist, 'agentwasm.d.mts'),
   'agentwasm.wasm': path.join(dist, 'agentwasm.wasm'),
+  'agentwasm-session.wasm': path.join(dist, 'agentwasm-session.wasm'),
   'wasm_exec.js': path.join(dist, 'wasm_exec.js'),
   'agentwasm-wasip1.wasm': path.join(dist, 'agentwasm-wasip1.wasm'),
   'README.md': path.join(root, 'web', 'package', 'README.md'),
@@ -85,6 +86,7 @@ const manifest = {
   exports: {
     '.': { types: './agentwasm.d.ts', default: './agentwasm.mjs' },
     './agentwasm.wasm': './agentwasm.wasm',
+    './agentwasm-session.wasm': './agentwasm-session.wasm',
     './wasm_exec.js': './wasm_exec.js',
     './agentwasm-wasip1.wasm': './agentwasm-wasip1.wasm',
     './agentwasm.tiny.wasm': './agentwasm.tiny.wasm',

@@ -1,6 +1,6 @@
 // Prints the raw, gzip (level 9) and brotli (quality 11) sizes of the files
 // given, with Node's own zlib so no extra tool is needed: `make size` (the
-// Go toolchain's two modules and TinyGo's, *.tiny.wasm).
+// Go toolchain's three modules and TinyGo's two, *.tiny.wasm).
 import { readFileSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
@@ -44,7 +44,8 @@ if (readme) {
   }
   const n = (x) => x.toLocaleString('en-US');
   const notes = {
-    'dist/agentwasm.wasm': ' (js, after `wasm-opt -Oz`)',
+    'dist/agentwasm.wasm': ' (js, session + port)',
+    'dist/agentwasm-session.wasm': ' (js, session only)',
     'dist/agentwasm.tiny.wasm': ' (js, TinyGo, after `wasm-opt -Oz`)',
     'dist/agentwasm-wasip1.tiny.wasm': ' (TinyGo)',
   };

@@ -8,24 +8,28 @@ export interface AgentwasmError extends Error {
    * so every call of its runtime, sessions and ports that was pending, and every later one, fails
    * with it; the message says what happened; {@link load} a new runtime, or {@link Runtime.restart});
    * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
-   * `refused`, `cancelled` (refreshTools aborted by its signal), `internal`.
+   * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal), `internal`.
    */
   code: string;
 }
 
 /**
- * A build of the module: `go`, the Go toolchain's (`agentwasm.wasm` with Go's `wasm_exec.js`), or
- * `tiny`, TinyGo's (`agentwasm.tiny.wasm` with TinyGo's `wasm_exec.tiny.js`). Both serve the same
- * API. Under TinyGo a Go panic cannot be recovered: it kills the instance (`module_exited`).
+ * A build of the module: `go`, the Go toolchain's (`agentwasm.wasm` with Go's `wasm_exec.js`),
+ * `tiny`, TinyGo's (`agentwasm.tiny.wasm` with TinyGo's `wasm_exec.tiny.js`), or `session`, the Go
+ * toolchain's build without the serving port (`agentwasm-session.wasm` with Go's `wasm_exec.js`:
+ * a smaller download; createPort throws `port_unavailable`). All serve the same session API.
+ * Under TinyGo a Go panic cannot be recovered: it kills the instance (`module_exited`).
  */
-export type Variant = 'go' | 'tiny';
+export type Variant = 'go' | 'tiny' | 'session';
 
 /** Options of {@link load}. Unknown names are rejected with code `bad_options`. */
 export interface LoadOptions {
   /**
    * Which build to load when `wasm` and `wasmExec` are not given: it picks their defaults beside the
    * loader (`agentwasm.wasm` and `wasm_exec.js` for `go`; `agentwasm.tiny.wasm` and `wasm_exec.tiny.js`
-   * for `tiny`). Default `go`.
+   * for `tiny`; `agentwasm-session.wasm` and `wasm_exec.js` for `session`, the Go toolchain's build
+   * without the serving port, whose {@link Runtime.createPort} throws code `port_unavailable`).
+   * Default `go`.
    */
   variant?: Variant;
   /**
@@ -690,15 +694,17 @@ export declare class Runtime {
   restart(): Promise<Runtime>;
   /**
    * The module's version: `goVersion` is the compiler that built it, the Go release (`go1.26.8`)
-   * or TinyGo's (`tinygo0.41.0`).
+   * or TinyGo's (`tinygo0.41.0`); `serve` is whether the build has the serving port
+   * ({@link Runtime.createPort}): false in the session-only build.
    */
-  version(): { version: string; abi: number; goVersion: string };
+  version(): { version: string; abi: number; goVersion: string; serve: boolean };
   /** Creates an agent session. Throws an {@link AgentwasmError} for bad options. */
   createSession(options?: SessionOptions): Session;
   /**
    * Builds a serving port over an app's graph (an object, or its JSON text). Throws an
    * {@link AgentwasmError} with code `bad_options` for a bad graph or option; the message names
-   * the offending id.
+   * the offending id. In the session-only build (`load({variant: 'session'})`) it throws code
+   * `port_unavailable`.
    */
   createPort(graph: Graph | string, options?: PortOptions): Port;
 }

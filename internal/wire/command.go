@@ -50,16 +50,19 @@ type Command struct {
 //easyjson:json
 //agentwasm:encode-only
 type Reply struct {
-	OK        bool             `json:"ok"`
-	Version   string           `json:"version,omitempty"`
-	ABI       int              `json:"abi,omitempty"`
-	GoVersion string           `json:"goVersion,omitempty"`
-	Session   int              `json:"session,omitempty"`
-	Turn      *Turn            `json:"turn,omitempty"`
-	Messages  []ChatMessage    `json:"messages,omitempty"`
-	Report    *DiscoveryReport `json:"report,omitempty"`
-	Draft     *Draft           `json:"draft,omitempty"`
-	Tools     []ToolSpec       `json:"tools,omitempty"`
+	OK        bool   `json:"ok"`
+	Version   string `json:"version,omitempty"`
+	ABI       int    `json:"abi,omitempty"`
+	GoVersion string `json:"goVersion,omitempty"`
+	// Serve is true in the version op's reply when the module has the
+	// serving port (the full build; the session-only build has none).
+	Serve    bool             `json:"serve,omitempty"`
+	Session  int              `json:"session,omitempty"`
+	Turn     *Turn            `json:"turn,omitempty"`
+	Messages []ChatMessage    `json:"messages,omitempty"`
+	Report   *DiscoveryReport `json:"report,omitempty"`
+	Draft    *Draft           `json:"draft,omitempty"`
+	Tools    []ToolSpec       `json:"tools,omitempty"`
 	// Port is a new port's id (port.create).
 	Port int `json:"port,omitempty"`
 	// Value is a port command's answer, as JSON.

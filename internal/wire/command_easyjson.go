@@ -772,6 +772,11 @@ func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.W
 		out.RawString(prefix)
 		out.String(string(in.GoVersion))
 	}
+	if in.Serve {
+		const prefix string = ",\"serve\":"
+		out.RawString(prefix)
+		out.Bool(bool(in.Serve))
+	}
 	if in.Session != 0 {
 		const prefix string = ",\"session\":"
 		out.RawString(prefix)

@@ -20,7 +20,6 @@ import (
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
-	"github.com/agentwasm/agentwasm/portkit"
 	"github.com/agentwasm/agentwasm/session"
 )
 
@@ -41,6 +40,9 @@ const (
 	CodeInternal       = "internal"        // a panic inside the module, recovered
 	CodeCancelled      = "cancelled"       // the host cancelled a command that waits
 	CodeUnknownPort    = "unknown_port"    // no open port has that id
+	// CodePortUnavailable answers every port command, and a session asking
+	// for a port, in the session-only build (agentwasm-session.wasm).
+	CodePortUnavailable = "port_unavailable"
 )
 
 // Hooks are what a host supplies for a new session or port.
@@ -102,7 +104,7 @@ func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []by
 // ops.go names them, port.go has the port.* ones.
 
 func (r *Runtime) opVersion(context.Context, *wire.Command, Hooks) *wire.Reply {
-	return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: Toolchain}
+	return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: Toolchain, Serve: HasServe}
 }
 
 func (r *Runtime) sessionReset(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -216,18 +218,8 @@ func (r *Runtime) createSession(_ context.Context, c *wire.Command, hooks Hooks)
 		if o.Kit != nil {
 			return failure(CodeBadOptions, "agentwasm: a session takes a kit or a port as its kit, not both")
 		}
-		r.mu.Lock()
-		e := r.ports[o.Port]
-		r.mu.Unlock()
-		if e == nil {
-			return failure(CodeBadOptions, "agentwasm: the session's port "+strconv.Itoa(o.Port)+" is not open; create it with port.create first")
-		}
-		kit := portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
-		opts.Kit = kit
-		if opts.Execute != nil {
-			// The execute hook runs the session's own tools only: a port
-			// tool always goes through the port and its gates.
-			opts.Kit, opts.Execute = newPageToolsBesidePort(kit, opts.Execute), nil
+		if fail := r.portAsKit(o.Port, &opts); fail != nil {
+			return fail
 		}
 	}
 	s, err := session.New(opts)

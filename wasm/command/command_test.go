@@ -35,6 +35,7 @@ type reply struct {
 	Version   string `json:"version"`
 	ABI       int    `json:"abi"`
 	GoVersion string `json:"goVersion"`
+	Serve     bool   `json:"serve"`
 	Session   int    `json:"session"`
 	Turn      *struct {
 		Status       string            `json:"status"`
@@ -130,6 +131,7 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, 1, r.ABI, "ABI 1 is what wasm/README.md documents")
 	assert.Equal(t, command.Version, r.Version)
 	assert.Equal(t, runtime.Version(), r.GoVersion)
+	assert.Equal(t, command.HasServe, r.Serve, "serve says whether the build has the port: true but in the session-only build")
 }
 
 func TestBadCommands(t *testing.T) {

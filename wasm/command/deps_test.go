@@ -22,13 +22,18 @@ import (
 // goBound bounds one go list or go build run of these tests.
 const goBound = 3 * time.Minute
 
-// wasmBuilds are the module's two builds: GOOS and the main package.
+// wasmBuilds are the module's builds: a name, GOOS, the main package, the
+// build tags, go build's other flags, and the packages the build must not
+// link (the session-only build, -tags agentwasm_sessiononly, has no port).
 var wasmBuilds = []struct {
-	goos, pkg string
-	flags     []string
+	name, goos, pkg, tags string
+	flags                 []string
+	without               []string
 }{
-	{"js", "./wasm/js", nil},
-	{"wasip1", "./wasm/wasip1", []string{"-buildmode=c-shared"}},
+	{"js", "js", "./wasm/js", "", nil, nil},
+	{"js-session", "js", "./wasm/js", "agentwasm_sessiononly", nil,
+		[]string{"github.com/agentwasm/agentwasm/serve", "github.com/agentwasm/agentwasm/portkit", "github.com/agentwasm/agentwasm/internal/jsonschema"}},
+	{"wasip1", "wasip1", "./wasm/wasip1", "", []string{"-buildmode=c-shared"}, nil},
 }
 
 // fmtImporters are the packages allowed to import fmt in the wasm builds,
@@ -77,8 +82,8 @@ func runGo(t *testing.T, goos string, args ...string) []byte {
 // fmt only through the importers fmtImporters allows.
 func TestWasmBuildsImportNoNetHTTPOrFmt(t *testing.T) {
 	for _, b := range wasmBuilds {
-		t.Run(b.goos, func(t *testing.T) {
-			out := runGo(t, b.goos, "list", "-deps", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, b.pkg)
+		t.Run(b.name, func(t *testing.T) {
+			out := runGo(t, b.goos, "list", "-tags="+b.tags, "-deps", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, b.pkg)
 			importers := map[string][]string{} // package → the build's packages that import it
 			deps := map[string]bool{}
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -91,6 +96,9 @@ func TestWasmBuildsImportNoNetHTTPOrFmt(t *testing.T) {
 			require.True(t, deps["github.com/agentwasm/agentwasm/wasm/command"], "go list -deps %s lists the command layer", b.pkg)
 			assert.False(t, deps["net/http"], "the %s build imports net/http, through %v; find the importer with go list -deps -f '{{.ImportPath}}: {{join .Imports \" \"}}'",
 				b.goos, importers["net/http"])
+			for _, pkg := range b.without {
+				assert.False(t, deps[pkg], "the %s build imports %s, through %v", b.name, pkg, importers[pkg])
+			}
 			for _, imp := range importers["fmt"] {
 				_, ok := fmtImporters[imp]
 				assert.True(t, ok, "%s imports fmt in the %s build; code compiled into the module uses internal/errs and concatenation instead", imp, b.goos)
@@ -99,26 +107,34 @@ func TestWasmBuildsImportNoNetHTTPOrFmt(t *testing.T) {
 	}
 }
 
-// TestWasmBuildsLinkNoFmtCode builds both modules (with their symbol names)
+// TestWasmBuildsLinkNoFmtCode builds the modules (with their symbol names)
 // and checks that no function of fmt or net/http is linked in: importing
-// encoding/json for a type must stay free.
+// encoding/json for a type must stay free; nor, in the session-only build,
+// any function of the port's packages.
 func TestWasmBuildsLinkNoFmtCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds both wasm modules; skipped with -short")
 	}
 	for _, b := range wasmBuilds {
-		t.Run(b.goos, func(t *testing.T) {
+		t.Run(b.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "module.wasm")
 			abs, err := filepath.Abs(out)
 			require.NoError(t, err)
 			// -trimpath as make build: the compiled packages come from its cache.
-			runGo(t, b.goos, append(append([]string{"build", "-trimpath"}, b.flags...), "-o", abs, b.pkg)...)
+			runGo(t, b.goos, append(append([]string{"build", "-trimpath", "-tags=" + b.tags}, b.flags...), "-o", abs, b.pkg)...)
 			bin, err := os.ReadFile(abs)
 			require.NoError(t, err)
 			names, err := wasmFunctionNames(bin)
 			require.NoError(t, err)
 			require.Contains(t, names, "runtime.main", "the name section of the %s module lists its functions", b.goos)
-			for _, prefix := range []string{"fmt.", "net/http."} {
+			prefixes := []string{"fmt.", "net/http."}
+			for _, pkg := range b.without {
+				// The name section spells a package path's slashes as underscores
+				// after the host name: github.com_agentwasm_agentwasm_serve.
+				host, rest, _ := strings.Cut(pkg, "/")
+				prefixes = append(prefixes, host+"_"+strings.ReplaceAll(rest, "/", "_")+".")
+			}
+			for _, prefix := range prefixes {
 				var linked []string
 				for _, n := range names {
 					if strings.HasPrefix(n, prefix) {
@@ -128,7 +144,7 @@ func TestWasmBuildsLinkNoFmtCode(t *testing.T) {
 				if len(linked) > 5 {
 					linked = append(linked[:5], "…")
 				}
-				assert.Empty(t, linked, "the %s module links functions of %s", b.goos, strings.TrimSuffix(prefix, "."))
+				assert.Empty(t, linked, "the %s module links functions of %s", b.name, strings.TrimSuffix(prefix, "."))
 			}
 		})
 	}

@@ -1,3 +1,5 @@
+//go:build !agentwasm_sessiononly
+
 // The serving port's commands (port.*): build a port from a graph with the
 // host's action handlers behind the "handler" hook, call its tools, and
 // serve the human-side approval doors and host reports.
@@ -14,6 +16,10 @@ import (
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/serve"
 )
+
+// HasServe is true: this build has the serving port (the version op
+// reports it as serve); the session-only build (port_absent.go) has not.
+const HasServe = true
 
 // portEntry is one open port.
 type portEntry struct {

@@ -1,3 +1,5 @@
+//go:build !agentwasm_sessiononly
+
 // JSON answers of the port's host commands: where the app session stands,
 // its asks (the approval cards) and one transition's record.
 

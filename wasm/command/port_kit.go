@@ -1,3 +1,5 @@
+//go:build !agentwasm_sessiononly
+
 // A port as a session's kit, with the page's own tools beside it: the
 // port's tools always go through the port (its gates, its approvals), and
 // the execute hook runs only the session's own tools.
@@ -6,10 +8,31 @@ package command
 
 import (
 	"context"
+	"strconv"
 
+	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/portkit"
 	"github.com/agentwasm/agentwasm/session"
 )
+
+// portAsKit makes the open port with that id the session's kit (options
+// {port}); a failure reply says why it cannot.
+func (r *Runtime) portAsKit(port int, opts *session.Options) *wire.Reply {
+	r.mu.Lock()
+	e := r.ports[port]
+	r.mu.Unlock()
+	if e == nil {
+		return failure(CodeBadOptions, "agentwasm: the session's port "+strconv.Itoa(port)+" is not open; create it with port.create first")
+	}
+	kit := portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
+	opts.Kit = kit
+	if opts.Execute != nil {
+		// The execute hook runs the session's own tools only: a port
+		// tool always goes through the port and its gates.
+		opts.Kit, opts.Execute = newPageToolsBesidePort(kit, opts.Execute), nil
+	}
+	return nil
+}
 
 // pageToolsBesidePort is a port kit whose calls of other tools (the
 // session's tools option) go to the page's execute hook.

@@ -64,8 +64,24 @@ if (process.env.TINY === '1') {
   }).chat('hi');
   tiny = { text: tinyTurn.text, goVersion: tinyRuntime.version().goVersion };
 }
+// The session-only build: variant 'session' finds it in the package; it has no port.
+const sessionRuntime = await load({ variant: 'session' });
+const sessionTurn = await sessionRuntime.createSession({
+  disableToolDiscovery: true,
+  transport: async function* () {
+    yield { type: 'textDelta', text: 'Hello from the session-only build.' };
+    yield { type: 'messageStop', stopReason: 'endTurn' };
+  },
+}).chat('hi');
+let portCode;
+try {
+  sessionRuntime.createPort({ app: 'a', pages: [] });
+} catch (err) {
+  portCode = err.code;
+}
+const sessionOnly = { text: sessionTurn.text, serve: sessionRuntime.version().serve, portCode };
 const resolved = {};
-for (const name of ['agentwasm', 'agentwasm/agentwasm.wasm', 'agentwasm/wasm_exec.js',
+for (const name of ['agentwasm', 'agentwasm/agentwasm.wasm', 'agentwasm/agentwasm-session.wasm', 'agentwasm/wasm_exec.js',
   'agentwasm/agentwasm-wasip1.wasm', 'agentwasm/package.json',
   ...(process.env.TINY === '1' ? ['agentwasm/agentwasm.tiny.wasm', 'agentwasm/wasm_exec.tiny.js'] : [])]) {
   resolved[name] = import.meta.resolve(name);
@@ -77,7 +93,7 @@ try {
   notExported = err.code;
 }
 console.log(JSON.stringify({ status: turn.status, text: turn.text, errorMessage: turn.errorMessage,
-  version: runtime.version(), resolved, notExported, tiny }));
+  version: runtime.version(), resolved, notExported, tiny, sessionOnly }));
 `;
 
 test('installed from the tarball, it loads and runs a scripted turn in Node', async () => {
@@ -94,6 +110,7 @@ test('installed from the tarball, it loads and runs a scripted turn in Node', as
   assert.deepEqual(out.resolved, {
     agentwasm: inPackage('agentwasm.mjs'),
     'agentwasm/agentwasm.wasm': inPackage('agentwasm.wasm'),
+    'agentwasm/agentwasm-session.wasm': inPackage('agentwasm-session.wasm'),
     'agentwasm/wasm_exec.js': inPackage('wasm_exec.js'),
     'agentwasm/agentwasm-wasip1.wasm': inPackage('agentwasm-wasip1.wasm'),
     'agentwasm/package.json': inPackage('package.json'),
@@ -103,6 +120,9 @@ test('installed from the tarball, it loads and runs a scripted turn in Node', as
     } : {}),
   });
   assert.equal(out.notExported, 'ERR_PACKAGE_PATH_NOT_EXPORTED');
+  assert.deepEqual(out.sessionOnly, { text: 'Hello from the session-only build.', serve: false, portCode: 'port_unavailable' },
+    'load({variant: \'session\'}) finds the session-only build in the package');
+  assert.equal(out.version.serve, true, 'the default build has the port');
   if (tinyShipped) {
     assert.equal(out.tiny?.text, 'Hello from TinyGo.', 'load({variant: \'tiny\'}) finds the TinyGo build in the package');
     assert.match(out.tiny.goVersion, /^tinygo0\./);
@@ -116,11 +136,11 @@ async function namedByLoader() {
   return [...new Set([...loader.matchAll(/new URL\(\s*'\.\/([\w.-]+)',\s*import\.meta\.url\s*\)/g)].map((m) => m[1]))].sort();
 }
 
-test('the Go build\'s files the loader names are in the package', async () => {
+test('the Go builds\' files the loader names are in the package', async () => {
   const named = await namedByLoader();
-  assert.deepEqual(named, ['agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js']);
+  assert.deepEqual(named, ['agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js']);
   const files = pkg.pack.files.map((f) => f.path);
-  for (const file of ['agentwasm.wasm', 'wasm_exec.js']) assert.ok(files.includes(file), file);
+  for (const file of ['agentwasm.wasm', 'agentwasm-session.wasm', 'wasm_exec.js']) assert.ok(files.includes(file), file);
 });
 
 // Bundlers that follow new URL(…, import.meta.url) (webpack 5, Vite/Rollup) fail on a named file

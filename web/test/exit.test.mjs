@@ -248,8 +248,8 @@ test('load() hands each module its own boot settings and leaves no global behind
 
 test('load() refuses options it does not know, with bad_options', async () => {
   const cases = [
-    [{ variant: 'wasm' }, /variant must be 'go' or 'tiny', not "wasm"/],
-    [{ variant: 'Go' }, /variant must be 'go' or 'tiny'/],
+    [{ variant: 'wasm' }, /variant must be 'go', 'tiny' or 'session', not "wasm"/],
+    [{ variant: 'Go' }, /variant must be 'go', 'tiny' or 'session'/],
     [{ onExit: 'log' }, /onExit must be a function/],
     [{ wasmURL: './x.wasm' }, /unknown load option wasmURL/],
     [null, /load takes an options object/],

@@ -6,10 +6,14 @@ import { load } from '../agentwasm.mjs';
 
 export const dist = new URL('../../dist/', import.meta.url);
 
-/** The files of each build of the module in dist/: `make build` writes go's, `make build-tiny` tiny's. */
+/**
+ * The files of each build of the module in dist/: `make build` writes go's and session's (the Go
+ * build without the serving port), `make build-tiny` tiny's.
+ */
 export const variantFiles = {
   go: { wasm: 'agentwasm.wasm', wasmExec: 'wasm_exec.js' },
   tiny: { wasm: 'agentwasm.tiny.wasm', wasmExec: 'wasm_exec.tiny.js' },
+  session: { wasm: 'agentwasm-session.wasm', wasmExec: 'wasm_exec.js' },
 };
 
 /**
@@ -19,7 +23,7 @@ export const variantFiles = {
  */
 export const variant = (() => {
   const v = process.env.AGENTWASM_VARIANT || 'go';
-  if (!Object.hasOwn(variantFiles, v)) throw new Error(`AGENTWASM_VARIANT is ${JSON.stringify(v)}: go or tiny`);
+  if (v !== 'go' && v !== 'tiny') throw new Error(`AGENTWASM_VARIANT is ${JSON.stringify(v)}: go or tiny`);
   return v;
 })();
 
@@ -36,7 +40,7 @@ export function built(which) {
 export function loadRuntime(options = {}) {
   const which = options.variant ?? variant;
   const files = variantFiles[which];
-  if (!files) throw new Error(`no build ${JSON.stringify(which)}: go or tiny`);
+  if (!files) throw new Error(`no build ${JSON.stringify(which)}: go, tiny or session`);
   return load({
     wasm: new URL(files.wasm, dist),
     wasmExec: new URL(files.wasmExec, dist),
