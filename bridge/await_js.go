@@ -55,6 +55,25 @@ func JSErrorText(v js.Value) (s string) {
 	return jsString.Invoke(v).String()
 }
 
+// beforeJS is the hook of SetBeforeJS.
+var beforeJS func()
+
+// SetBeforeJS makes f run whenever the bridge is about to hand control to
+// JavaScript that is not its own: right before it calls the page's fetch
+// function, reads or cancels a response body, aborts a request, or waits
+// for a Promise. The js entry point delivers the events it has buffered
+// there (wasm/js, events.go), so that the page sees every event before
+// anything that follows it. f must not block; nil removes the hook.
+func SetBeforeJS(f func()) { beforeJS = f }
+
+// BeforeJS runs the hook of SetBeforeJS, if any. Callers outside the bridge
+// that hand control to the page's code call it first.
+func BeforeJS() {
+	if f := beforeJS; f != nil {
+		f()
+	}
+}
+
 // settled is the outcome of awaiting a JavaScript value.
 type settled struct {
 	v   js.Value
@@ -69,6 +88,7 @@ func AwaitJS(ctx context.Context, v js.Value, onCancel func()) (js.Value, error)
 	if v.Type() != js.TypeObject || v.Get("then").Type() != js.TypeFunction {
 		return v, nil
 	}
+	BeforeJS()
 	ch := make(chan settled, 1)
 	var ok, fail js.Func
 	var once sync.Once

@@ -41,6 +41,7 @@ var (
 	jsUint8Array      = js.Global().Get("Uint8Array")
 	jsAbortController = js.Global().Get("AbortController")
 	jsString          = js.Global().Get("String")
+	jsPromise         = js.Global().Get("Promise")
 )
 
 // noop is a JavaScript function that does nothing, used to mark promises
@@ -56,6 +57,7 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 		return nil, &FetchError{URL: req.URL, Err: errors.New(text)}
 	}
 	var controller, promise js.Value
+	BeforeJS() // the fetch function is the page's code
 	err := CatchJS(func() {
 		controller = jsAbortController.New()
 		init := jsObject.New()
@@ -80,7 +82,10 @@ func (f *JSFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) 
 	if err != nil {
 		return fail("the fetch function threw: " + err.Error())
 	}
-	abort := func() { _ = CatchJS(func() { controller.Call("abort") }) }
+	abort := func() {
+		BeforeJS() // aborting runs the page's abort listeners
+		_ = CatchJS(func() { controller.Call("abort") })
+	}
 	v, err := AwaitJS(ctx, promise, abort)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -123,6 +128,17 @@ func toResponse(ctx context.Context, v js.Value, abort func()) (resp *Response, 
 		if err := CatchJS(func() { b.reader = body.Call("getReader") }); err != nil {
 			return nil, errors.New("opening the response body: " + err.Error())
 		}
+		// The loader's body pump when it handed one (SetReadBody), else
+		// reads kept in flight from Go.
+		if pump := newBodyPump(b.reader); pump != nil {
+			b.reads = pump
+		} else {
+			reads, err := newStreamReads(b.reader)
+			if err != nil {
+				return nil, errors.New("opening the response body: " + err.Error())
+			}
+			b.reads = reads
+		}
 	case v.Get("arrayBuffer").Type() == js.TypeFunction:
 		// A Response without a stream (some polyfills): read it whole.
 		b.whole = v
@@ -161,8 +177,13 @@ func readHeaders(hv js.Value, h Header) {
 type jsBody struct {
 	ctx    context.Context
 	abort  func()
-	reader js.Value // a ReadableStreamDefaultReader, or undefined
-	whole  js.Value // a Response read with arrayBuffer(), or undefined
+	reader js.Value  // a ReadableStreamDefaultReader, or undefined
+	whole  js.Value  // a Response read with arrayBuffer(), or undefined
+	reads  bodyReads // reads reader ahead, when it is set (a bodyPump or a streamReads)
+
+	// store backs buf: chunks are copied into it, and it is reused once
+	// read, so that a stream allocates only for its largest backlog.
+	store []byte
 
 	closing atomic.Bool
 
@@ -198,6 +219,7 @@ func (b *jsBody) Read(p []byte) (int, error) {
 // Close does not take the lock before aborting).
 func (b *jsBody) fill() error {
 	onCancel := func() { b.cancel() }
+	BeforeJS() // a body's stream may run the page's code as it is read
 	if b.whole.Type() == js.TypeObject {
 		var p js.Value
 		if err := CatchJS(func() { p = b.whole.Call("arrayBuffer") }); err != nil {
@@ -210,23 +232,27 @@ func (b *jsBody) fill() error {
 		b.whole, b.eof = js.Undefined(), true
 		return b.take(v, true)
 	}
-	var p js.Value
-	if err := CatchJS(func() { p = b.reader.Call("read") }); err != nil {
-		return errors.New("bridge: reading the response body: " + err.Error())
+	if cap(b.store) > maxKeptBody {
+		b.store = nil
 	}
-	r, err := AwaitJS(b.ctx, p, onCancel)
+	buf, eof, err := b.reads.next(b.ctx, onCancel, b.store[:0])
+	b.store, b.buf, b.eof = buf, buf, eof
+	if err != nil || eof {
+		b.reads.retire()
+	}
 	if err != nil {
-		return b.readErr(err)
+		if b.ctx.Err() != nil || b.closing.Load() {
+			return b.readErr(err)
+		}
+		return err
 	}
-	if r.Type() != js.TypeObject {
-		return errors.New("bridge: the response body's reader returned a non-object")
-	}
-	if r.Get("done").Truthy() {
-		b.eof = true
-		return nil
-	}
-	return b.take(r.Get("value"), false)
+	return nil
 }
+
+// maxKeptBody bounds the buffer a body keeps for reuse between reads: a
+// body pump's backlog (up to its bound of 1 MiB, and the chunk that crossed
+// it) fits.
+const maxKeptBody = 2 << 20
 
 // take copies a Uint8Array (or, for whole bodies, an ArrayBuffer) into b.buf.
 // A chunk of another type is an error, not a panic: a TinyGo build cannot
@@ -265,6 +291,7 @@ func (b *jsBody) readErr(err error) error {
 
 // cancel stops the stream: the reader is cancelled and the request aborted.
 func (b *jsBody) cancel() {
+	BeforeJS()
 	if b.reader.Type() == js.TypeObject {
 		_ = CatchJS(func() {
 			if p := b.reader.Call("cancel"); p.Type() == js.TypeObject && p.Get("catch").Type() == js.TypeFunction {
@@ -279,6 +306,9 @@ func (b *jsBody) cancel() {
 func (b *jsBody) Close() error {
 	b.closing.Store(true)
 	b.cancel()
+	if b.reads != nil {
+		b.reads.retire() // a Read blocked on the pump returns
+	}
 	b.mu.Lock()
 	b.closed = true
 	b.mu.Unlock()

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -51,6 +52,39 @@ func BenchmarkSSEReader(b *testing.B) {
 				}
 				if n == 0 {
 					b.Fatal("no events")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSSELines is the baseline of BenchmarkSSEReader: the same bytes
+// split into lines by bufio.Scanner (LF and CRLF ends; it knows no lone CR),
+// with no SSE fields, events or strings — the least work any SSE reader
+// does. make bench writes the SSE reader's ratio to it beside each figure.
+func BenchmarkSSELines(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		stream []byte
+	}{
+		{"lf", benchStream(1000, "\n")},
+		{"crlf", benchStream(1000, "\r\n")},
+		{"large data", []byte(strings.Repeat("data: "+strings.Repeat("x", 64<<10)+"\n\n", 16))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.stream)))
+			b.ReportAllocs()
+			src := bytes.NewReader(bc.stream)
+			for b.Loop() {
+				src.Reset(bc.stream)
+				s := bufio.NewScanner(src)
+				s.Buffer(make([]byte, 0, 32<<10), 1<<20)
+				n := 0
+				for s.Scan() {
+					n += len(s.Bytes())
+				}
+				if s.Err() != nil || n == 0 {
+					b.Fatal(s.Err(), n)
 				}
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -20,16 +21,28 @@ import (
 // whose data is not one JSON object.
 const malformedPayload = "Malformed event payload from the Studio AI proxy."
 
-// sseEventTypes maps the SSE event names of the chat stream to event types.
-// Names not listed are ignored.
-var sseEventTypes = map[string]string{
-	"message_start":   EventMessageStart,
-	"text_delta":      EventTextDelta,
-	"tool_call_start": EventToolCallStart,
-	"tool_call_delta": EventToolCallDelta,
-	"tool_call_stop":  EventToolCallStop,
-	"message_stop":    EventMessageStop,
-	"error":           EventError,
+// sseEventType maps an SSE event name of the chat stream to its event type;
+// known is false for a name not listed, which is ignored. (A switch, not a
+// map: it runs once per frame, and a string-keyed map lookup costs the
+// module more than the comparisons.)
+func sseEventType(name string) (typ string, known bool) {
+	switch name {
+	case "text_delta":
+		return EventTextDelta, true
+	case "message_start":
+		return EventMessageStart, true
+	case "tool_call_start":
+		return EventToolCallStart, true
+	case "tool_call_delta":
+		return EventToolCallDelta, true
+	case "tool_call_stop":
+		return EventToolCallStop, true
+	case "message_stop":
+		return EventMessageStop, true
+	case "error":
+		return EventError, true
+	}
+	return "", false
 }
 
 // sseTransport is the Studio AI proxy transport of one session.
@@ -175,7 +188,7 @@ func (st *sseStream) Next() (StreamEvent, error) {
 			}
 			return StreamEvent{}, &errTransport{msg: "The Studio AI proxy's stream failed: " + err.Error()}
 		}
-		typ, known := sseEventTypes[frame.Event]
+		typ, known := sseEventType(frame.Event)
 		if !known {
 			continue
 		}
@@ -192,9 +205,57 @@ func (st *sseStream) Close() error { return st.body.Close() }
 // decodeEvent parses one frame's data as the event typ (the SSE event name
 // is the authority over any type in the JSON).
 func decodeEvent(typ, data string) (StreamEvent, bool) {
+	if typ == EventTextDelta {
+		if text, ok := plainText(data); ok {
+			return StreamEvent{Type: typ, Text: text}, true
+		}
+	}
 	ev, ok := DecodeStreamEvent([]byte(data))
 	if ok {
 		ev.Type = typ
 	}
 	return ev, ok
+}
+
+// plainText returns the text of a text delta's data when the data is
+// exactly {"text":"…"} or {"type":"…","text":"…"} (the type a plain word,
+// which is ignored: the SSE event name is the authority) and the text needs
+// no decoding: no escape, no control character, valid UTF-8. That is the
+// form nearly every delta takes, and then the text is a substring of data,
+// with nothing decoded or allocated; DecodeStreamEvent would give the same
+// event (sse_transport_test.go).
+func plainText(data string) (string, bool) {
+	const typeHead, head, tail = `{"type":"`, `"text":"`, `"}`
+	rest, ok := strings.CutPrefix(data, typeHead)
+	if ok {
+		i := 0
+		for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] >= 'A' && rest[i] <= 'Z' || rest[i] == '_') {
+			i++
+		}
+		if rest, ok = strings.CutPrefix(rest[i:], `",`); !ok {
+			return "", false
+		}
+	} else if rest, ok = strings.CutPrefix(data, "{"); !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, head); !ok {
+		return "", false
+	}
+	text, ok := strings.CutSuffix(rest, tail)
+	if !ok {
+		return "", false
+	}
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c < 0x20 || c == '"' || c == '\\':
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.ValidString(text) {
+		return "", false
+	}
+	return text, true
 }

@@ -14,7 +14,10 @@
 // (`variant: 'go'`, the default: agentwasm.wasm with Go's wasm_exec.js) and
 // TinyGo's (`variant: 'tiny'`: agentwasm.tiny.wasm with TinyGo's
 // wasm_exec.tiny.js). Both wasm_exec scripts define globalThis.Go, so the
-// loader keeps the class each one defined, per URL.
+// loader keeps the class each one defined, per URL. A third, `variant:
+// 'session'` (agentwasm-session.wasm with Go's wasm_exec.js), is the Go
+// toolchain's build without the serving port: a smaller download for pages
+// that only chat, whose createPort throws code `port_unavailable`.
 //
 // A module instance can die: under TinyGo a Go panic traps the instance (a
 // WebAssembly.RuntimeError thrown out of the call), under Go an unrecovered
@@ -57,7 +60,7 @@ const JS_OPTIONS = new Set([
 const LOAD_OPTIONS = new Set(['wasm', 'wasmExec', 'variant', 'testHooks', 'onExit']);
 
 /** The builds of the module load() knows. */
-const VARIANTS = ['go', 'tiny'];
+const VARIANTS = ['go', 'tiny', 'session'];
 
 /**
  * An Error with a stable `code`.
@@ -95,9 +98,15 @@ function replyError(reply) {
  * The default files of a build, beside the loader. Each URL is written out
  * literally, `new URL('./…', import.meta.url)`, so that bundlers find all of
  * them; a computed name would hide them.
- * @param {'go' | 'tiny'} variant
+ * @param {'go' | 'tiny' | 'session'} variant
  */
 function defaultAssets(variant) {
+  if (variant === 'session') {
+    return {
+      wasm: new URL('./agentwasm-session.wasm', import.meta.url),
+      wasmExec: new URL('./wasm_exec.js', import.meta.url),
+    };
+  }
   if (variant === 'tiny') {
     return {
       wasm: new URL('./agentwasm.tiny.wasm', import.meta.url),
@@ -367,6 +376,168 @@ function watch(go, instance, life) {
   return Object.create(instance, { exports: { value: Object.freeze(exports), enumerable: true } });
 }
 
+/** How many bytes a body pump reads ahead of the module before it waits for the module to take them. */
+const BODY_READ_AHEAD = 1 << 20;
+
+/** The scheduler of the body pumps' wakes (see later). */
+let laterImpl;
+
+/**
+ * Runs fn in a task of its own, after the promise jobs queued so far and
+ * those they queue: setImmediate in Node, a MessageChannel message in
+ * browsers (no clamping, unlike nested setTimeouts), setTimeout elsewhere.
+ * A body pump wakes the module this way, so that every chunk a stream has
+ * queued — each read settles in a promise job — is read first and taken in
+ * one call.
+ */
+function later(fn) {
+  if (laterImpl === undefined) {
+    if (typeof setImmediate === 'function') {
+      laterImpl = (f) => setImmediate(f);
+    } else if (typeof MessageChannel === 'function') {
+      const queue = [];
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        for (const f of queue.splice(0)) {
+          try {
+            f();
+          } catch {
+            // a wake cannot fail (the guard of watch swallows a dead module's); the others still run
+          }
+        }
+      };
+      // Where a listening port holds the process open (Node's, once onmessage is set), this one must not.
+      channel.port1.unref?.();
+      laterImpl = (f) => {
+        if (queue.push(f) === 1) channel.port2.postMessage(undefined);
+      };
+    } else {
+      laterImpl = (f) => setTimeout(f, 0);
+    }
+  }
+  laterImpl(fn);
+}
+
+/**
+ * The body pump, the boot setting `readBody` (wasm/README.md, js): the
+ * module hands it the ReadableStreamDefaultReader of each response body it
+ * streams, and takes the bytes from the pump instead of calling read()
+ * itself, since every value crossing into Go costs it. The pump reads the
+ * reader in JavaScript ahead of the module — one read() at a time, chained
+ * here, until BODY_READ_AHEAD bytes wait to be taken — and hands the module
+ * its whole backlog in one call. It never throws: under TinyGo an exception
+ * inside a call from Go kills the module.
+ *
+ *   take()   → a Uint8Array of every byte read and not yet taken (the chunk
+ *              itself when there is one); null at the end of the stream;
+ *              undefined when nothing is ready yet; or, once the bytes before
+ *              it are taken, the failure that ended the reads: {failed:
+ *              'read', reason} (read() threw or rejected with reason),
+ *              {failed: 'result'} (a read gave a non-object) or {failed:
+ *              'chunk'} (a chunk that is not a Uint8Array). The first take()
+ *              starts the reads, and a take() resumes them when the bound
+ *              paused them: read() may run the stream's source (the page's
+ *              code) right there.
+ *   wait(fn) → calls fn once, in a task of its own (later), when take() has
+ *              something to give; one waiter at a time, wait(null) removes it.
+ *   stop()   → no more reads, no more calls of the waiter, the backlog
+ *              dropped. It does not cancel the reader: the module does that
+ *              itself (as it does without a pump).
+ */
+function readBody(reader) {
+  const chunks = [];
+  let size = 0; // the bytes in chunks
+  let reading = false; // a read() is in flight
+  let end = null; // null while the stream goes on; then true (its end) or the failure record take() gives
+  let stopped = false;
+  let waiter = null;
+  let scheduled = false; // a wake is scheduled (later)
+  const ready = () => chunks.length > 0 || end !== null;
+  const wake = () => {
+    scheduled = false;
+    const fn = waiter;
+    if (fn === null || stopped || !ready()) return;
+    waiter = null;
+    fn();
+  };
+  const changed = () => {
+    if (waiter !== null && !scheduled) {
+      scheduled = true;
+      later(wake);
+    }
+  };
+  const failed = (reason) => {
+    reading = false;
+    if (stopped || end !== null) return;
+    end = { failed: 'read', reason };
+    changed();
+  };
+  const settled = (result) => {
+    reading = false;
+    if (stopped || end !== null) return;
+    try {
+      if (result === null || typeof result !== 'object') {
+        end = { failed: 'result' };
+      } else if (result.done) {
+        end = true;
+      } else if (!(result.value instanceof Uint8Array)) {
+        end = { failed: 'chunk' };
+      } else {
+        if (result.value.length > 0) {
+          chunks.push(result.value);
+          size += result.value.length;
+        }
+        next();
+      }
+    } catch (err) {
+      end = { failed: 'read', reason: err }; // a result whose getters throw
+    }
+    changed();
+  };
+  // Reads once more, unless a read is in flight, the stream is over or the bound is reached.
+  const next = () => {
+    if (reading || stopped || end !== null || size >= BODY_READ_AHEAD) return;
+    reading = true;
+    try {
+      // A polyfill's reader may answer a thenable or a plain result: Promise.resolve takes both.
+      Promise.resolve(reader.read()).then(settled, failed);
+    } catch (err) {
+      failed(err);
+    }
+  };
+  return {
+    take() {
+      if (stopped) return null;
+      let bytes;
+      if (chunks.length === 1) {
+        bytes = chunks[0];
+      } else if (chunks.length > 1) {
+        bytes = new Uint8Array(size);
+        let at = 0;
+        for (const chunk of chunks) {
+          bytes.set(chunk, at);
+          at += chunk.length;
+        }
+      }
+      chunks.length = 0;
+      size = 0;
+      next();
+      if (bytes !== undefined) return bytes;
+      return end === null ? undefined : end === true ? null : end;
+    },
+    wait(fn) {
+      waiter = typeof fn === 'function' ? fn : null;
+      if (ready()) changed();
+    },
+    stop() {
+      stopped = true;
+      waiter = null;
+      chunks.length = 0;
+      size = 0;
+    },
+  };
+}
+
 let loads = 0;
 
 /**
@@ -381,7 +552,7 @@ export async function load(options = {}) {
     if (value !== undefined && !LOAD_OPTIONS.has(key)) throw badOption(`unknown load option ${key}`);
   }
   const { wasm, wasmExec, testHooks = false, variant = 'go', onExit } = options;
-  if (!VARIANTS.includes(variant)) throw badOption(`variant must be 'go' or 'tiny', not ${JSON.stringify(variant)}`);
+  if (!VARIANTS.includes(variant)) throw badOption(`variant must be 'go', 'tiny' or 'session', not ${JSON.stringify(variant)}`);
   if (onExit !== undefined && !isFunction(onExit)) throw badOption('onExit must be a function');
   const assets = defaultAssets(variant);
   const Go = await loadWasmExec(wasmExec == null ? assets.wasmExec : new URL(String(wasmExec), here));
@@ -420,8 +591,9 @@ export async function load(options = {}) {
     const watched = watch(go, instance, life);
     const legacy = globalThis.agentwasm;
     // Set right before the run: main reads it synchronously inside go.run,
-    // so two loads at once each hand their own to their own module.
-    const boot = { register: name, testHooks: Boolean(testHooks) };
+    // so two loads at once each hand their own to their own module. readBody
+    // is the body pump the module reads response bodies through.
+    const boot = { register: name, testHooks: Boolean(testHooks), readBody };
     globalThis.__agentwasmBoot = boot;
     let running;
     try {
@@ -612,7 +784,7 @@ export class Runtime {
   version() {
     const reply = this.callSync({ op: 'version' });
     if (!reply.ok) throw replyError(reply);
-    return { version: reply.version, abi: reply.abi, goVersion: reply.goVersion };
+    return { version: reply.version, abi: reply.abi, goVersion: reply.goVersion, serve: reply.serve === true };
   }
 
   /**
@@ -755,6 +927,16 @@ function badOption(message) {
 
 const isFunction = (v) => typeof v === 'function';
 const isObject = (v) => v !== null && typeof v === 'object';
+
+/** Calls an observer of events: if it throws or rejects, nothing changes. */
+function observeQuietly(fn, ...args) {
+  try {
+    const result = fn(...args);
+    if (result && typeof result.then === 'function') result.then(undefined, () => {});
+  } catch {
+    // ignored
+  }
+}
 
 /** A tool definition as the module takes it (its own execute stays here). */
 function toolJSON(tool, where) {
@@ -1128,28 +1310,29 @@ export class Session {
     this.#id = id;
   }
 
-  /** @internal Hands one event to the observers; nothing they do can break the turn. */
+  /**
+   * @internal Hands the module's events to the observers, each event alone
+   * and in order: the module's event hook receives them in batches, a JSON
+   * array of the events of one network read, say (wasm/js/events.go).
+   * Nothing the observers do can break the turn.
+   */
   dispatch(text) {
     if (!this.#onEvent && !this.#onWatchStatus && !this.#onStepFinish && this.#sinks.size === 0) return;
-    let event;
+    let events;
     try {
-      event = JSON.parse(text);
+      events = JSON.parse(text);
     } catch {
       return;
     }
-    for (const sink of this.#sinks) sink(event);
-    // Observers that throw or reject change nothing in the turn.
-    const observe = (fn, ...args) => {
-      try {
-        const result = fn(...args);
-        if (result && typeof result.then === 'function') result.then(undefined, () => {});
-      } catch {
-        // ignored
-      }
-    };
-    if (this.#onWatchStatus && event.type === 'toolWatch') observe(this.#onWatchStatus, event.status, event.detail);
-    if (this.#onStepFinish && event.type === 'stepFinish') observe(this.#onStepFinish, event.step);
-    if (this.#onEvent) observe(this.#onEvent, event);
+    if (!Array.isArray(events)) events = [events];
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      if (!isObject(event)) continue;
+      for (const sink of this.#sinks) sink(event);
+      if (this.#onWatchStatus && event.type === 'toolWatch') observeQuietly(this.#onWatchStatus, event.status, event.detail);
+      if (this.#onStepFinish && event.type === 'stepFinish') observeQuietly(this.#onStepFinish, event.step);
+      if (this.#onEvent) observeQuietly(this.#onEvent, event);
+    }
   }
 
   /** The session's id inside the module. */
@@ -1358,17 +1541,26 @@ export class Port {
     return this.#closed;
   }
 
-  /** @internal Hands one port event to the page; nothing it does reaches the module. */
+  /**
+   * @internal Hands the port's events to the page, one by one: the module's
+   * event hook receives them in batches, a JSON array (wasm/js/events.go).
+   * Nothing the page does reaches the module.
+   */
   dispatch(text) {
     if (this.#closed) return;
+    let events;
     try {
-      const event = JSON.parse(text);
+      events = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (!Array.isArray(events)) events = [events];
+    for (const event of events) {
+      if (this.#closed) return; // closed by an observer of an earlier event
+      if (!isObject(event)) continue;
       const fn = event.type === 'warning' ? this.#onWarn : this.#onChange;
       // A version is always a number (a module that omits a zero means 0).
-      const result = fn?.(event.type === 'warning' ? event.warning : { version: Number.isFinite(event.version) ? event.version : 0 });
-      if (result && typeof result.then === 'function') result.then(undefined, () => {});
-    } catch {
-      // An observer that throws changes nothing.
+      if (fn) observeQuietly(fn, event.type === 'warning' ? event.warning : { version: Number.isFinite(event.version) ? event.version : 0 });
     }
   }
 

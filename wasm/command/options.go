@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/jsonw"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )
@@ -133,9 +134,33 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 		opts.MCPClient = hookMCP{h}
 	}
 	if hooks.OnEvent != nil {
-		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, encode(eventWire(ev))) }
+		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, eventJSON(ev)) }
 	}
 	return opts, nil
+}
+
+// eventJSON encodes ev as the JSON of a wire.SessionEvent. A plain text
+// delta — the event a turn streams most, one per token, and the hot path of
+// every answer — is written straight into one buffer of the right size,
+// where the general path builds two wire structs and grows a buffer from
+// nothing; both write the same bytes (options_test.go).
+func eventJSON(ev session.Event) []byte {
+	if c := ev.Chat; c != nil && ev.Type == session.EventTypeChat && ev.Result == nil && ev.Discovery == nil &&
+		ev.Step == nil && ev.WatchStatus == "" && ev.WatchDetail == "" && plainTextDelta(c) {
+		const head, tail = `{"type":"chat","event":{"type":"textDelta","text":`, `}}`
+		b := make([]byte, 0, len(head)+len(c.Text)+len(tail)+8)
+		b = append(b, head...)
+		b = jsonw.AppendString(b, c.Text)
+		return append(b, tail...)
+	}
+	return encode(eventWire(ev))
+}
+
+// plainTextDelta says whether c is a text delta with a text and nothing else.
+func plainTextDelta(c *session.StreamEvent) bool {
+	return c.Type == session.EventTextDelta && c.Text != "" && c.Model == "" && c.ToolCallID == "" && c.ToolName == "" &&
+		c.ToolArgumentsDelta == "" && len(c.ToolArguments) == 0 && c.StopReason == "" && c.PromptTokens == 0 &&
+		c.CompletionTokens == 0 && c.LatencyMs == 0 && c.ErrorMessage == "" && c.ErrorCode == ""
 }
 
 // timeoutMs converts a timeout option in milliseconds: absent is the

@@ -26,6 +26,7 @@ type jsCallbacks struct{ fn js.Value }
 
 func (c jsCallbacks) call(ctx context.Context, session int, hook string, payload []byte) (io.ReadCloser, error) {
 	var controller, v js.Value
+	bridge.BeforeJS() // the page sees the events before the callback runs
 	err := bridge.CatchJS(func() {
 		controller = jsAbortController.New()
 		v = c.fn.Invoke(hook, string(payload), controller.Get("signal"))
@@ -33,7 +34,10 @@ func (c jsCallbacks) call(ctx context.Context, session int, hook string, payload
 	if err != nil {
 		return nil, errs.New("the ", hook, " callback threw: ", err.Error())
 	}
-	abort := func() { _ = bridge.CatchJS(func() { controller.Call("abort") }) }
+	abort := func() {
+		bridge.BeforeJS()
+		_ = bridge.CatchJS(func() { controller.Call("abort") })
+	}
 	if v.Type() == js.TypeObject && v.Get("next").Type() == js.TypeFunction {
 		return &jsChunks{ctx: ctx, it: v, hook: hook, abort: abort}, nil
 	}
@@ -66,6 +70,7 @@ func (j *jsChunks) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		var v js.Value
+		bridge.BeforeJS()
 		if err := bridge.CatchJS(func() { v = j.it.Call("next") }); err != nil {
 			return 0, errs.New("the ", j.hook, " callback's stream threw: ", err.Error())
 		}

@@ -9,7 +9,14 @@
 //	call(command: string, hooks?: {fetch?, event?, call?}, signal?: AbortSignal): Promise<string>
 //	callSync(command: string, hooks?: {fetch?, event?, call?}): string
 //
+// The event hook receives a session's or port's events in batches, as
+// event(id, eventsJSON) with a JSON array of them (events.go says when).
+//
 // Both take a JSON command and answer a JSON reply (wasm/README.md).
+//
+// The loader's boot settings (readBoot) may carry readBody, the body pump
+// response bodies are read through (bridge.SetReadBody): without it the
+// bridge reads them from Go.
 // callSync serves only the commands that never wait: the ops marked Sync in
 // wasm/command's table (command.Ops). Nothing here blocks inside a
 // JavaScript callback: call runs the command on a goroutine and settles its
@@ -37,25 +44,33 @@ var (
 type bootSettings struct {
 	register  string // the global function to hand the API to
 	testHooks bool   // whether the debug.* commands answer
+	// readBody is the loader's body pump function (bridge.SetReadBody), or
+	// undefined: response bodies are then read from Go.
+	readBody js.Value
 }
 
 // bootGlobal is the global the loader sets right before go.run.
 const bootGlobal = "__agentwasmBoot"
 
-// readBoot reads globalThis.__agentwasmBoot = {register, testHooks}, which the
-// loader sets right before go.run, and deletes it, synchronously at start:
+// readBoot reads globalThis.__agentwasmBoot = {register, testHooks, readBody},
+// which the loader sets right before go.run, and deletes it, synchronously at start:
 // two loads at once each hand their own settings to their own module. When
 // it is absent (a loader older than it), the environment carries the same
 // settings, AGENTWASM_REGISTER and AGENTWASM_TEST_HOOKS=1; only Go's
-// wasm_exec.js has an environment, TinyGo's js target has none.
+// wasm_exec.js has an environment, TinyGo's js target has none. Without
+// readBody (a host driving the module without the loader), bodies are read
+// from Go.
 func readBoot() bootSettings {
 	g := js.Global()
 	b := g.Get(bootGlobal)
 	if b.Type() != js.TypeObject {
-		return bootSettings{register: os.Getenv("AGENTWASM_REGISTER"), testHooks: os.Getenv("AGENTWASM_TEST_HOOKS") == "1"}
+		return bootSettings{register: os.Getenv("AGENTWASM_REGISTER"), testHooks: os.Getenv("AGENTWASM_TEST_HOOKS") == "1", readBody: js.Undefined()}
 	}
 	g.Delete(bootGlobal)
-	var s bootSettings
+	s := bootSettings{readBody: js.Undefined()}
+	if f := b.Get("readBody"); f.Type() == js.TypeFunction {
+		s.readBody = f
+	}
 	if r := b.Get("register"); r.Type() == js.TypeString {
 		s.register = r.String()
 	}
@@ -66,6 +81,7 @@ func readBoot() bootSettings {
 }
 
 func main() {
+	bridge.SetReadBody(boot.readBody)
 	api := js.Global().Get("Object").New()
 	api.Set("call", js.FuncOf(call))
 	api.Set("callSync", js.FuncOf(callSync))
@@ -105,10 +121,8 @@ func hooksFrom(v js.Value) command.Hooks {
 		h.Call = jsCallbacks{callFn}.call
 	}
 	if eventFn.Type() == js.TypeFunction {
-		h.OnEvent = func(session int, event []byte) {
-			defer func() { _ = recover() }() // an observer that throws changes nothing
-			eventFn.Invoke(session, string(event))
-		}
+		// Buffered, and delivered in batches (events.go).
+		h.OnEvent = (&eventSink{fn: eventFn}).enqueue
 	}
 	return h
 }
@@ -144,6 +158,7 @@ func run(cmd []byte, hooks command.Hooks, signal, resolve js.Value) {
 		if p := recover(); p != nil {
 			reply = internalError(p)
 		}
+		flushEvents() // the command's events come before its reply
 		resolve.Invoke(reply)
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -184,5 +199,7 @@ func callSync(_ js.Value, args []js.Value) (result any) {
 			Message: "agentwasm: op " + strconv.Quote(c.Op) + " waits, so it must go through call(), not callSync()"}})
 		return string(b)
 	}
-	return string(rt.Call(context.Background(), cmd, hooksFrom(arg(args, 1))))
+	reply := rt.Call(context.Background(), cmd, hooksFrom(arg(args, 1)))
+	flushEvents() // the command's events come before its reply
+	return string(reply)
 }
