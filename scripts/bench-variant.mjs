@@ -6,7 +6,10 @@
 //
 // - cold start: load (fetch and instantiate the module, start its runtime) plus the first
 //   session's first text turn, in a process that has not loaded it before;
-// - deltas per second: one turn whose answer streams 10,000 text deltas (256 B chunks);
+// - deltas per second: one turn whose answer streams 10,000 text deltas, each handed to an onEvent
+//   observer, in 256 B chunks and in 64 KiB chunks; beside it the plain-JavaScript baseline
+//   (web/bench/plain-sse.mjs: a WHATWG-style SSE parser, JSON.parse, one onEvent call per event)
+//   over the same bytes in the same chunks from the same scripted fetch, and the ratio of the two;
 // - a full scripted turn: a page tool call (its own execute), its result back to the model, the
 //   final answer — two model requests;
 // - the module's linear memory (and the process's RSS) after `turns` text turns, each on a
@@ -15,6 +18,7 @@
 //
 // The module runs from dist/ (`make build`, `make build-tiny`) through web/testing/helpers.mjs.
 import { loadRuntime, studioProxy, scriptedFetch, textStream, toolCallStream } from '../web/testing/helpers.mjs';
+import { plainTurn } from '../web/bench/plain-sse.mjs';
 
 const variant = process.argv[2];
 const turns = Number(process.argv[3] ?? 1000);
@@ -57,19 +61,42 @@ for (let i = 0; i < turns; i++) {
 const wasmMB = memory ? memory.buffer.byteLength / 1e6 : NaN;
 const rssMB = process.memoryUsage().rss / 1e6;
 
-// Deltas per second, over one long answer (the best of three turns).
+// Deltas per second, over one long answer, through onEvent: the module and the plain-JS
+// baseline take turns over the same bytes, in the same chunks, from the same scripted fetch;
+// the best of `rounds` turns of each (the first ones warm the JIT up).
 const deltas = 10_000;
+const rounds = 8;
 const long = textStream(...Array(deltas).fill('x '));
-let bestMs = Infinity;
-for (let i = 0; i < 3; i++) {
-  const session = runtime.createSession({ fetchImpl: scriptedFetch({ body: long, chunk: 256 }).fetchImpl });
-  t0 = performance.now();
-  const t = await session.chat('a long story');
-  bestMs = Math.min(bestMs, performance.now() - t0);
-  if (t.status !== 'completed' || t.text.length !== deltas * 2) throw new Error(`long turn: ${t.status} ${t.errorMessage ?? ''}`);
-  session.close();
+/** Deltas per second of the module and the baseline, in chunks of `chunk` bytes. */
+async function deltaRates(chunk) {
+  let bestMs = Infinity;
+  let bestPlainMs = Infinity;
+  for (let i = 0; i < rounds; i++) {
+    let seen = 0;
+    const onEvent = (event) => {
+      if (event.type === 'chat' && event.event.type === 'textDelta') seen++;
+    };
+    const session = runtime.createSession({ fetchImpl: scriptedFetch({ body: long, chunk }).fetchImpl, onEvent });
+    t0 = performance.now();
+    const t = await session.chat('a long story');
+    bestMs = Math.min(bestMs, performance.now() - t0);
+    if (t.status !== 'completed' || t.text.length !== deltas * 2 || seen !== deltas) {
+      throw new Error(`long turn: ${t.status} ${t.errorMessage ?? ''}, onEvent saw ${seen} deltas`);
+    }
+    session.close();
+
+    let plainSeen = 0;
+    const plainFetch = scriptedFetch({ body: long, chunk }).fetchImpl;
+    t0 = performance.now();
+    await plainTurn(plainFetch, (event) => {
+      if (event.type === 'chat' && event.event.type === 'textDelta') plainSeen++;
+    });
+    bestPlainMs = Math.min(bestPlainMs, performance.now() - t0);
+    if (plainSeen !== deltas) throw new Error(`the plain-JS baseline saw ${plainSeen} deltas`);
+  }
+  return { module: deltas / (bestMs / 1000), plain: deltas / (bestPlainMs / 1000) };
 }
-const deltasPerSecond = deltas / (bestMs / 1000);
+const rates = { small: await deltaRates(256), large: await deltaRates(64 << 10) };
 
 // A full scripted turn: a tool call, its result, the answer.
 const round = [
@@ -101,7 +128,9 @@ const fullUs = await measure(Math.max(1, Math.round(turns / 4)), async () => {
 
 
 console.log(`cold start (load + the first session's first turn): ${coldMs.toFixed(1)} ms`);
-console.log(`deltas per second (one turn of ${deltas} deltas): ${Math.round(deltasPerSecond)}`);
+for (const [label, r] of [['256 B chunks', rates.small], ['64 KiB chunks', rates.large]]) {
+  console.log(`deltas per second (one turn of ${deltas} deltas, ${label}): module ${Math.round(r.module)}, plain JS ${Math.round(r.plain)}, ratio ${(r.plain / r.module).toFixed(2)}`);
+}
 console.log(`full scripted turn (a page tool call, its result, the answer): ${fullUs.toFixed(1)} µs`);
 console.log(`memory after ${turns} turns: wasm ${wasmMB.toFixed(1)} MB, process RSS ${rssMB.toFixed(1)} MB`);
 process.exit(0); // the runtime's instance keeps no timer, but say so

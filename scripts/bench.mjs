@@ -3,8 +3,10 @@
 // whose modules the Node benchmarks and the wasip1 benchmarks load from
 // dist/). The TinyGo build is measured beside the Go build where it can be:
 // its size, the Node benchmark with AGENTWASM_VARIANT=tiny,
-// scripts/bench-variant.mjs for both builds (cold start, deltas per second,
-// a full scripted turn, memory after 1,000 turns), and the wazero benchmarks
+// scripts/bench-variant.mjs for both builds (cold start, deltas per second
+// through onEvent beside the plain-JS baseline of web/bench/plain-sse.mjs on
+// the same bytes, a full scripted turn, memory after 1,000 turns), and the
+// wazero benchmarks
 // against AGENTWASM_WASIP1_TINY.
 //
 //   node scripts/bench.mjs [--benchtime 500ms] [--turns 1000] [--file BENCHMARKS.md]
@@ -117,13 +119,19 @@ async function chatBench(variant) {
     loadMs: f(/^load \(instantiate \+ start the Go runtime\): ([\d.]+) ms/m, 'the load'),
     turnUs: f(/^text turn, .*: ([\d.]+) µs\/turn/m, 'the text turn'),
     crossingUs: f(/^baseline, one JS→Go call .*: ([\d.]+) µs/m, 'the JS→Go call'),
+    plainCallUs: f(/^baseline, the same call's JSON in plain JS: ([\d.]+) µs/m, 'the plain JS call'),
     plainUs: f(/^baseline, the same scripted Response read in plain JS: ([\d.]+) µs/m, 'the plain JS read'),
     whatsHereUs: f(/^port\.call\('bench\.whats_here'\): ([\d.]+) µs/m, 'port.call whats_here'),
     fireUs: f(/^port\.call\('bench\.do_action'\).*: ([\d.]+) µs/m, 'port.call do_action'),
   };
 }
-const node = await chatBench('go');
-const nodeTiny = await chatBench('tiny');
+/** The load's baseline: the module instantiated, without starting Go, in a process of its own. */
+async function instantiateMs(variant) {
+  const out = await run(process.execPath, ['web/bench/chat.bench.mjs', '--instantiate-only'], { AGENTWASM_VARIANT: variant });
+  return figure(out, 'web/bench/chat.bench.mjs', /^baseline, the module instantiated without starting its runtime: ([\d.]+) ms/m, 'the instantiation');
+}
+const node = { ...await chatBench('go'), instantiateMs: await instantiateMs('go') };
+const nodeTiny = { ...await chatBench('tiny'), instantiateMs: await instantiateMs('tiny') };
 
 // The measures of each build side by side, each in a fresh Node process.
 async function variantBench(variant) {
@@ -131,13 +139,24 @@ async function variantBench(variant) {
   const f = (re, what) => figure(out, 'scripts/bench-variant.mjs', re, what);
   return {
     coldMs: f(/^cold start .*: ([\d.]+) ms/m, 'the cold start'),
-    deltasPerSecond: f(/^deltas per second .*: (\d+)/m, 'deltas per second'),
+    deltas: Object.fromEntries(['256 B', '64 KiB'].map((size) => {
+      const re = new RegExp(`^deltas per second \\(.*, ${size} chunks\\): module (\\d+), plain JS (\\d+)`, 'm');
+      const m = out.match(re);
+      if (!m) fail(`scripts/bench-variant.mjs printed no line for deltas per second in ${size} chunks; update scripts/bench.mjs with its output`);
+      return [size, { module: Number(m[1]), plain: Number(m[2]) }];
+    })),
     fullUs: f(/^full scripted turn .*: ([\d.]+) µs/m, 'the full scripted turn'),
     wasmMB: f(/^memory after \d+ turns: wasm ([\d.]+) MB/m, 'the memory'),
     rssMB: f(/^memory after \d+ turns: .*process RSS ([\d.]+) MB/m, 'the RSS'),
   };
 }
 const variants = { go: await variantBench('go'), tiny: await variantBench('tiny') };
+for (const [name, v] of Object.entries(variants)) {
+  for (const [size, r] of Object.entries(v.deltas)) {
+    console.log(`bench: ${name} build, deltas per second through onEvent (${size} chunks): module ${Math.round(r.module)}, `
+      + `plain JS ${Math.round(r.plain)}, ratio ${(r.plain / r.module).toFixed(2)}`);
+  }
+}
 
 /** Raw and brotli (quality 11, as make size) bytes of a file. */
 function sizes(file) {
@@ -159,6 +178,13 @@ function duration(x) {
   if (x < 1e9) return `${dec(x / 1e6, x >= 1e7 ? 1 : 2)} ms`;
   return `${dec(x / 1e9, 2)} s`;
 }
+/** How many times a takes b, as ×N.N (×N for 100 and more). */
+const ratio = (a, b) => {
+  const r = a / b;
+  return `×${r >= 100 ? int(r) : dec(r, r >= 10 ? 0 : 1)}`;
+};
+/** Deltas per second of the module, with the plain-JS baseline's and their ratio beside it. */
+const deltaFigure = (r) => `${int(r.module)} (plain JS ${int(r.plain)}, ×${dec(r.plain / r.module, 1)})`;
 const used = new Set();
 /** The metrics of one Go benchmark, which must have run. */
 function bench(name) {
@@ -182,39 +208,45 @@ const blocks = {
     'below and rewrites each figure between this file\'s `bench:` markers; the prose around them is',
     'written by hand.',
   ].join('\n'),
-  sse: table(['case', 'ns/op', 'MB/s', 'B/op', 'allocs/op'], [
-    ['LF line ends', 'bridge/SSEReader/lf'],
-    ['CRLF', 'bridge/SSEReader/crlf'],
-    ['lone CR', 'bridge/SSEReader/cr'],
-    ['16 × 64 KiB data lines', 'bridge/SSEReader/large_data'],
-  ].map(([label, name]) => {
+  sse: table(['case', 'ns/op', 'MB/s', 'B/op', 'allocs/op', 'baseline: the lines alone (`bufio.Scanner`), ns/op', 'ratio'], [
+    ['LF line ends', 'bridge/SSEReader/lf', 'bridge/SSELines/lf'],
+    ['CRLF', 'bridge/SSEReader/crlf', 'bridge/SSELines/crlf'],
+    ['lone CR', 'bridge/SSEReader/cr', ''],
+    ['16 × 64 KiB data lines', 'bridge/SSEReader/large_data', 'bridge/SSELines/large_data'],
+  ].map(([label, name, baseline]) => {
     const r = bench(name);
-    return [label, ns(r['ns/op']), dec(r['MB/s'], 1), int(r['B/op']), int(r['allocs/op'])];
+    const base = baseline ? bench(baseline)['ns/op'] : 0;
+    return [label, ns(r['ns/op']), dec(r['MB/s'], 1), int(r['B/op']), int(r['allocs/op']),
+      base ? ns(base) : '— (`bufio.Scanner` knows no lone CR)', base ? ratio(r['ns/op'], base) : '—'];
   })),
-  turn: table(['host', 'command', 'per turn'], [
-    (() => {
-      const r = bench('session/ChatTurn');
-      return ['native Go, stream served from memory', "`go test -run '^$' -bench ChatTurn -benchmem ./session/`",
-        `${duration(r['ns/op'])}, ${int(r['B/op'])} B, ${int(r['allocs/op'])} allocs`];
-    })(),
-    (() => {
-      const r = bench('wazerotest/ChatTurn');
-      return ['wasip1 module under wazero, proxy served in-process', "`go test -run '^$' -bench ChatTurn -benchmem ./wazerotest/`",
-        `${duration(r['ns/op'])}, ${int(r['B/op'])} B, ${int(r['allocs/op'])} allocs (host side)`];
-    })(),
-    ['js module in Node, scripted `fetchImpl` streaming 256 B chunks', `\`node web/bench/chat.bench.mjs ${turns}\``,
-      duration(node.turnUs * 1e3)],
-  ]),
-  node: table(['measure', 'figure'], [
-    ['loading the js module in Node (instantiate + start the Go runtime)', duration(node.loadMs * 1e6)],
-    ['one call from JavaScript into the module (`runtime.version()`)', duration(node.crossingUs * 1e3)],
-    ['reading the same scripted `Response` in plain JavaScript', duration(node.plainUs * 1e3)],
+  turn: (() => {
+    const native = bench('session/ChatTurn');
+    const nativeNs = native['ns/op'];
+    const row = (host, command, r, note = '') => [host, command, `${duration(r['ns/op'])}, ${int(r['B/op'])} B, ${int(r['allocs/op'])} allocs${note}`,
+      ratio(r['ns/op'], nativeNs)];
+    return table(['host', 'command', 'per turn', 'against the native turn (the baseline)'], [
+      [...row('native Go, stream served from memory', "`go test -run '^$' -bench ChatTurn -benchmem ./session/`", native).slice(0, 3), 'the baseline'],
+      row('native Go, the same with an `OnEvent` observer', "`go test -run '^$' -bench ChatTurnObserved -benchmem ./session/`",
+        bench('session/ChatTurnObserved')),
+      row('wasip1 module under wazero, proxy served in-process', "`go test -run '^$' -bench ChatTurn -benchmem ./wazerotest/`",
+        bench('wazerotest/ChatTurn'), ' (host side)'),
+      ['js module in Node, scripted `fetchImpl` streaming 256 B chunks', `\`node web/bench/chat.bench.mjs ${turns}\``,
+        duration(node.turnUs * 1e3), ratio(node.turnUs * 1e3, nativeNs)],
+    ]);
+  })(),
+  node: table(['measure', 'figure', 'baseline', 'ratio'], [
+    ['loading the js module in Node (instantiate + start the Go runtime)', duration(node.loadMs * 1e6),
+      `${duration(node.instantiateMs * 1e6)}: the module instantiated alone, in a fresh process`, ratio(node.loadMs, node.instantiateMs)],
+    ['one call from JavaScript into the module (`runtime.version()`)', duration(node.crossingUs * 1e3),
+      `${duration(node.plainCallUs * 1e3)}: the call's JSON, out and back, in plain JavaScript`, ratio(node.crossingUs, node.plainCallUs)],
+    ['one text turn in Node (the turn table\'s last row)', duration(node.turnUs * 1e3),
+      `${duration(node.plainUs * 1e3)}: reading the same scripted \`Response\` in plain JavaScript`, ratio(node.turnUs, node.plainUs)],
   ]),
   serve: table(['case', 'ns/op', 'B/op', 'allocs/op'], [
     ['`Call` whats_here', 'serve/Call/whats_here'],
     ['`Call` an unknown tool (the refusal with the tool list)', 'serve/Call/unknown_tool'],
     ['`Call` do_action (a fire; its handler settles on its own goroutine)', 'serve/Call/do_action'],
-    ['`ToolsJSON` (a copy of the 64,590-byte array)', 'serve/ToolsJSON/ToolsJSON'],
+    [`\`ToolsJSON\` (a copy of the ${int(bench('serve/ToolsJSON/ToolsJSON')['array-B'])}-byte array)`, 'serve/ToolsJSON/ToolsJSON'],
     ['`NewPort` (the tool array built once)', 'serve/ToolsJSON/NewPort'],
   ].map(([label, name]) => {
     const r = bench(name);
@@ -232,26 +264,46 @@ const blocks = {
     const tinyTurn = wz(tinyResults, 'wazerotest/ChatTurn');
     const tinyThousand = wz(tinyResults, 'wazerotest/ThousandTurns');
     const [g, t] = [variants.go, variants.tiny];
-    return table(['measure', 'Go build', 'TinyGo build'], [
-      ['the js module (after `wasm-opt -Oz`)', size('dist/agentwasm.wasm'), size('dist/agentwasm.tiny.wasm')],
-      ['cold start in Node: load, then the first session\'s first text turn', duration(g.coldMs * 1e6), duration(t.coldMs * 1e6)],
-      ['loading the js module in Node (instantiate + start the runtime)', duration(node.loadMs * 1e6), duration(nodeTiny.loadMs * 1e6)],
-      ['one text turn in Node (50 deltas)', duration(node.turnUs * 1e3), duration(nodeTiny.turnUs * 1e3)],
-      ['deltas per second in Node (one turn of 10,000 deltas)', int(g.deltasPerSecond), int(t.deltasPerSecond)],
-      ['a full scripted turn in Node (a page tool call, its result, the answer)', duration(g.fullUs * 1e3), duration(t.fullUs * 1e3)],
-      ['one call from JavaScript into the module (`runtime.version()`)', duration(node.crossingUs * 1e3), duration(nodeTiny.crossingUs * 1e3)],
-      ["`port.call('bench.whats_here')` in Node", duration(node.whatsHereUs * 1e3), duration(nodeTiny.whatsHereUs * 1e3)],
-      [`wasm memory after ${int(turns)} text turns in Node (the process's RSS)`, `${dec(g.wasmMB, 1)} MB (${dec(g.rssMB, 0)} MB)`,
-        `${dec(t.wasmMB, 1)} MB (${dec(t.rssMB, 0)} MB)`],
-      ['one text turn of the wasip1 module under wazero (host side)', duration(goTurn['ns/op']), duration(tinyTurn['ns/op'])],
-      ['wasm memory after 1,000 text turns under wazero (wasip1; their time)', `${dec(goThousand['wasm-MB'], 1)} MB (${duration(goThousand['ns/op'])})`,
-        `${dec(tinyThousand['wasm-MB'], 1)} MB (${duration(tinyThousand['ns/op'])})`],
+    const sz = { go: sizes('dist/agentwasm.wasm'), tiny: sizes('dist/agentwasm.tiny.wasm') };
+    const sizeText = (z) => `${int(z.raw)} B raw, ${int(z.brotli)} B brotli`;
+    // Each row: the measure, the Go build's figure and TinyGo's, and the two numbers their ratio is of.
+    const rows = [
+      ['the js module (as `make size` measures it; the ratio is of the brotli bytes)', sizeText(sz.go), sizeText(sz.tiny), sz.go.brotli, sz.tiny.brotli],
+      ['cold start in Node: load, then the first session\'s first text turn', duration(g.coldMs * 1e6), duration(t.coldMs * 1e6), g.coldMs, t.coldMs],
+      ['loading the js module in Node (instantiate + start the runtime)', duration(node.loadMs * 1e6), duration(nodeTiny.loadMs * 1e6), node.loadMs, nodeTiny.loadMs],
+      ['one text turn in Node (50 deltas)', duration(node.turnUs * 1e3), duration(nodeTiny.turnUs * 1e3), node.turnUs, nodeTiny.turnUs],
+      ...['256 B', '64 KiB'].map((size) => [
+        `deltas per second through \`onEvent\` in Node (one turn of 10,000 deltas, ${size} chunks), with the plain-JS baseline on the same bytes and how many times faster it is`,
+        deltaFigure(g.deltas[size]), deltaFigure(t.deltas[size]), g.deltas[size].module, t.deltas[size].module]),
+      ['a full scripted turn in Node (a page tool call, its result, the answer)', duration(g.fullUs * 1e3), duration(t.fullUs * 1e3), g.fullUs, t.fullUs],
+      ['one call from JavaScript into the module (`runtime.version()`)', duration(node.crossingUs * 1e3), duration(nodeTiny.crossingUs * 1e3), node.crossingUs, nodeTiny.crossingUs],
+      ["`port.call('bench.whats_here')` in Node", duration(node.whatsHereUs * 1e3), duration(nodeTiny.whatsHereUs * 1e3), node.whatsHereUs, nodeTiny.whatsHereUs],
+      [`wasm memory after ${int(turns)} text turns in Node (the process's RSS; the ratio is of the wasm memory)`, `${dec(g.wasmMB, 1)} MB (${dec(g.rssMB, 0)} MB)`,
+        `${dec(t.wasmMB, 1)} MB (${dec(t.rssMB, 0)} MB)`, g.wasmMB, t.wasmMB],
+      ['one text turn of the wasip1 module under wazero (host side)', duration(goTurn['ns/op']), duration(tinyTurn['ns/op']), goTurn['ns/op'], tinyTurn['ns/op']],
+      ['wasm memory after 1,000 text turns under wazero (wasip1; their time; the ratio is of the memory)', `${dec(goThousand['wasm-MB'], 1)} MB (${duration(goThousand['ns/op'])})`,
+        `${dec(tinyThousand['wasm-MB'], 1)} MB (${duration(tinyThousand['ns/op'])})`, goThousand['wasm-MB'], tinyThousand['wasm-MB']],
+    ];
+    return table(['measure', 'Go build (the baseline)', 'TinyGo build', 'TinyGo ÷ Go'],
+      rows.map(([label, goText, tinyText, goNum, tinyNum]) => [label, goText, tinyText, ratio(tinyNum, goNum)]));
+  })(),
+  'port-js': table(['call', 'per call', 'baseline: the same call natively in Go (`go test -bench CallOneAction ./serve/`)', 'ratio'], [
+    ["`port.call('bench.whats_here')`", node.whatsHereUs, 'serve/CallOneAction/whats_here'],
+    ["`port.call('bench.do_action')` through the JS handler", node.fireUs, 'serve/CallOneAction/do_action'],
+  ].map(([label, us, name]) => {
+    const base = bench(name)['ns/op'];
+    return [label, duration(us * 1e3), duration(base), ratio(us * 1e3, base)];
+  })),
+  wazero: (() => {
+    const cold = bench('wazerotest/Compile/no-cache')['ns/op'];
+    return table(['compiling the wasip1 module under wazero', 'per compilation', 'against no cache (the baseline)'], [
+      ['no cache (every process before the harness kept one on disk)', duration(cold), 'the baseline'],
+      ['from the cache directory a previous process filled (a second process)', duration(bench('wazerotest/Compile/disk-cache')['ns/op']),
+        ratio(bench('wazerotest/Compile/disk-cache')['ns/op'], cold)],
+      ['from the process\'s own in-memory cache', duration(bench('wazerotest/Compile/memory-cache')['ns/op']),
+        ratio(bench('wazerotest/Compile/memory-cache')['ns/op'], cold)],
     ]);
   })(),
-  'port-js': table(['call', 'per call'], [
-    ["`port.call('bench.whats_here')`", duration(node.whatsHereUs * 1e3)],
-    ["`port.call('bench.do_action')` through the JS handler", duration(node.fireUs * 1e3)],
-  ]),
 };
 const others = [...results.keys()].filter((k) => !used.has(k));
 blocks.other = others.length === 0

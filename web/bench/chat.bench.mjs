@@ -1,8 +1,23 @@
 // Node benchmark: text-only turns through the js module with a scripted
 // fetch whose Response streams 50 deltas through a ReadableStream, beside
-// two baselines that say where the time goes.
+// baselines that say where the time goes.
 //   node web/bench/chat.bench.mjs [turns]
-import { loadRuntime, scriptedFetch, textStream } from '../testing/helpers.mjs';
+//   node web/bench/chat.bench.mjs --instantiate-only
+// The second form is the load's baseline, in a process of its own (V8 reuses
+// a module it compiled before in the same process): the module's bytes read
+// and instantiated with its wasm_exec's imports, without starting Go.
+import { readFile } from 'node:fs/promises';
+import { dist, loadRuntime, scriptedFetch, textStream, variant, variantFiles } from '../testing/helpers.mjs';
+
+if (process.argv[2] === '--instantiate-only') {
+  const files = variantFiles[variant];
+  await import(new URL(files.wasmExec, dist).href); // defines globalThis.Go
+  const start = performance.now();
+  const bytes = await readFile(new URL(files.wasm, dist));
+  await WebAssembly.instantiate(bytes, new globalThis.Go().importObject);
+  console.log(`baseline, the module instantiated without starting its runtime: ${(performance.now() - start).toFixed(1)} ms`);
+  process.exit(0);
+}
 
 const turns = Number(process.argv[2] ?? 2000);
 const t0 = performance.now();
@@ -28,6 +43,13 @@ const turnUs = await measure(turns, async () => {
   session.close();
 });
 const crossingUs = await measure(turns, () => runtime.version());
+// The same call's JSON work in plain JavaScript: the command out, the reply in.
+const version = runtime.version();
+const plainCallUs = await measure(turns, () => {
+  const command = JSON.parse(JSON.stringify({ op: 'version' }));
+  const reply = JSON.parse(JSON.stringify({ ok: true, ...version, op: command.op }));
+  return { version: reply.version, abi: reply.abi, goVersion: reply.goVersion, serve: reply.serve === true };
+});
 const plainUs = await measure(turns, async () => {
   const signal = new AbortController().signal;
   const response = await fetchImpl('/x', { method: 'POST', headers: {}, body: new TextEncoder().encode('{}'), signal });
@@ -38,6 +60,7 @@ const plainUs = await measure(turns, async () => {
 console.log(`load (instantiate + start the Go runtime): ${loadMs.toFixed(1)} ms`);
 console.log(`text turn, 50 deltas, ${body.length} B of SSE in 256 B chunks: ${turnUs.toFixed(1)} µs/turn over ${turns} turns`);
 console.log(`baseline, one JS→Go call (runtime.version()): ${crossingUs.toFixed(1)} µs`);
+console.log(`baseline, the same call's JSON in plain JS: ${plainCallUs.toFixed(2)} µs`);
 console.log(`baseline, the same scripted Response read in plain JS: ${plainUs.toFixed(1)} µs`);
 
 // The serving port from JS: a read-only call, and a fire whose JS handler
