@@ -45,6 +45,16 @@ export interface LoadOptions {
   /** Enables the module's debug.* commands. For tests only. */
   testHooks?: boolean;
   /**
+   * The Go collector's GOGC for this instance: how far, in percent of the live heap, the heap may
+   * grow before the collector runs. Default 400: a streaming turn allocates a little for every
+   * event, and at Go's own default (100) the collector takes a large share of a turn's time, so
+   * the module delivers events markedly faster at 400 for a few more megabytes of WebAssembly
+   * memory, which a page never gets back (BENCHMARKS.md measures both). Give 100 where memory
+   * matters more than speed. A whole number above 0, else `bad_options`. The TinyGo build
+   * ignores it.
+   */
+  gcPercent?: number;
+  /**
    * Called once when the module instance dies (a trap, or the Go program's exit), with the
    * `module_exited` error its calls now fail with, after the pending ones were rejected. Whatever it
    * throws or rejects with is ignored.

@@ -57,7 +57,7 @@ const JS_OPTIONS = new Set([
 ]);
 
 /** The options of load(). */
-const LOAD_OPTIONS = new Set(['wasm', 'wasmExec', 'variant', 'testHooks', 'onExit']);
+const LOAD_OPTIONS = new Set(['wasm', 'wasmExec', 'variant', 'testHooks', 'onExit', 'gcPercent']);
 
 /** The builds of the module load() knows. */
 const VARIANTS = ['go', 'tiny', 'session'];
@@ -551,7 +551,10 @@ export async function load(options = {}) {
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined && !LOAD_OPTIONS.has(key)) throw badOption(`unknown load option ${key}`);
   }
-  const { wasm, wasmExec, testHooks = false, variant = 'go', onExit } = options;
+  const { wasm, wasmExec, testHooks = false, variant = 'go', onExit, gcPercent } = options;
+  if (gcPercent !== undefined && !(Number.isSafeInteger(gcPercent) && gcPercent > 0)) {
+    throw badOption(`gcPercent must be a whole number above 0 (the Go collector's GOGC; the module's default is 400), not ${JSON.stringify(gcPercent)}`);
+  }
   if (!VARIANTS.includes(variant)) throw badOption(`variant must be 'go', 'tiny' or 'session', not ${JSON.stringify(variant)}`);
   if (onExit !== undefined && !isFunction(onExit)) throw badOption('onExit must be a function');
   const assets = defaultAssets(variant);
@@ -593,7 +596,7 @@ export async function load(options = {}) {
     // Set right before the run: main reads it synchronously inside go.run,
     // so two loads at once each hand their own to their own module. readBody
     // is the body pump the module reads response bodies through.
-    const boot = { register: name, testHooks: Boolean(testHooks), readBody };
+    const boot = { register: name, testHooks: Boolean(testHooks), readBody, ...(gcPercent === undefined ? {} : { gcPercent }) };
     globalThis.__agentwasmBoot = boot;
     let running;
     try {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -186,6 +187,15 @@ func (r *Runtime) debugPanic(context.Context, *wire.Command, Hooks) *wire.Reply 
 	var m map[string]int
 	m["boom"]++ // a genuine runtime panic: assignment to a nil map
 	return &wire.Reply{OK: true}
+}
+
+// debugGCPercent answers the collector's GOGC setting (test hooks only), so
+// a host can check the setting it booted the module with. (TinyGo has no
+// such setting: its runtime answers whatever it was last given.)
+func (r *Runtime) debugGCPercent(context.Context, *wire.Command, Hooks) *wire.Reply {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return &wire.Reply{OK: true, Value: strconv.AppendInt(nil, int64(p), 10)}
 }
 
 // debugCrash kills the module for real (test hooks only), so a host can test

@@ -44,6 +44,7 @@ var wasmBuilds = []struct {
 // (TestWasmBuildsLinkNoFmtCode checks the binaries).
 var fmtImporters = map[string]string{
 	"encoding/json": "imported for json.RawMessage by session, serve and wasm/command",
+	"runtime/debug": "imported for SetGCPercent by wasm/js and wasm/command's debug.gcPercent",
 }
 
 // goCmd finds the go command (go test puts its GOROOT/bin first in PATH),

@@ -49,6 +49,7 @@ var ops = []Op{
 	{Name: "session.close", Sync: true, Summary: "ends a session and its list-changed watch", run: (*Runtime).closeSession},
 	{Name: "poll", Summary: "lets background work run for timeoutMs", run: (*Runtime).poll},
 	{Name: "debug.panic", TestOnly: true, Summary: "panics on purpose, to test the recovery", run: (*Runtime).debugPanic},
+	{Name: "debug.gcPercent", TestOnly: true, Summary: "the Go collector's GOGC setting in this instance", run: (*Runtime).debugGCPercent},
 	{Name: "debug.crash", TestOnly: true, Summary: "kills the module with a panic no recover catches, to test the host's handling of a dead module", run: (*Runtime).debugCrash},
 	{Name: "port.create", Sync: true, Summary: "builds a serving port from a graph and JSON options", run: (*Runtime).createPort},
 	{Name: "port.tools", Sync: true, Summary: "the port's tool array", run: (*Runtime).portTools},

@@ -23,11 +23,16 @@ export async function usage(signal: AbortSignal): Promise<string> {
   const tiny: Runtime = await load(loadOptions);
   await load({ variant: 'go', wasmExec: './wasm_exec.js', onExit: async () => {} });
   await load({ variant: 'tiny', wasm: new Uint8Array(8), wasmExec: new URL('./wasm_exec.tiny.js', import.meta.url) });
+  const sessionOnly: Runtime = await load({ variant: 'session', gcPercent: 100 });
+  const serves: boolean = sessionOnly.version().serve;
+  void serves;
   const dead: boolean = tiny.exited;
   const fresh: Runtime = dead ? await tiny.restart() : tiny;
   void fresh;
-  // @ts-expect-error the builds are go and tiny
+  // @ts-expect-error the builds are go, tiny and session
   await load({ variant: 'wasm' });
+  // @ts-expect-error gcPercent is a number
+  await load({ gcPercent: '400' });
   // @ts-expect-error onExit is a function
   await load({ onExit: true });
   // @ts-expect-error an unknown load option is rejected
