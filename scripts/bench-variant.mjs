@@ -65,7 +65,7 @@ const rssMB = process.memoryUsage().rss / 1e6;
 // baseline take turns over the same bytes, in the same chunks, from the same scripted fetch;
 // the best of `rounds` turns of each (the first ones warm the JIT up).
 const deltas = 10_000;
-const rounds = 8;
+const rounds = 16;
 const long = textStream(...Array(deltas).fill('x '));
 /** Deltas per second of the module and the baseline, in chunks of `chunk` bytes. */
 async function deltaRates(chunk) {

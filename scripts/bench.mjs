@@ -178,10 +178,12 @@ function duration(x) {
   if (x < 1e9) return `${dec(x / 1e6, x >= 1e7 ? 1 : 2)} ms`;
   return `${dec(x / 1e9, 2)} s`;
 }
-/** How many times a takes b, as ×N.N (×N for 100 and more). */
+/** How many times a takes b: ×N for 10 and more, ×N.N from 1, two significant digits below 1. */
 const ratio = (a, b) => {
   const r = a / b;
-  return `×${r >= 100 ? int(r) : dec(r, r >= 10 ? 0 : 1)}`;
+  if (r >= 10) return `×${int(r)}`;
+  if (r >= 1) return `×${dec(r, 1)}`;
+  return `×${r.toPrecision(2)}`;
 };
 /** Deltas per second of the module, with the plain-JS baseline's and their ratio beside it. */
 const deltaFigure = (r) => `${int(r.module)} (plain JS ${int(r.plain)}, ×${dec(r.plain / r.module, 1)})`;
