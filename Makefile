@@ -55,9 +55,9 @@ build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.was
 # They do not go through wasm-opt: -Os and -Oz make the Go module's brotli download larger, though
 # the raw bytes smaller, and -O2 changes it by little either way (`make size-opt` measures each
 # level on this revision and writes the table into README.md, Size). GCFLAGS_JS: inlining off (-l) except
-# in the packages on the per-event path (the runtime, syscall/js, bridge, jsonr, jsonw): about
-# 100 KB less brotli and the same deltas per second; -l everywhere saves 35 KB more but halves
-# them (README.md, Size).
+# in the packages on the per-event path (the runtime, syscall/js, bridge, jsonr, jsonw): most of
+# what -l saves in brotli bytes, without the slower events that turning it off in the runtime
+# costs (README.md, Size; that table has both ends, Go's default and -l everywhere).
 MOD        := github.com/agentwasm/agentwasm
 GCFLAGS_JS ?= -gcflags=all=-l -gcflags=runtime= -gcflags=syscall/js= -gcflags=$(MOD)/bridge= \
 	-gcflags=$(MOD)/internal/jsonr= -gcflags=$(MOD)/internal/jsonw=

@@ -180,15 +180,25 @@ func (s *streamReads) next(ctx context.Context, onCancel func(), dst []byte) (_ 
 				return dst, false, errors.New("bridge: reading the response body: " + cerr.Error())
 			}
 		}
-		BeforeJS() // the page sees the events made so far before anything else runs
-		select {
-		case <-s.woken:
-		case <-ctx.Done():
-			if onCancel != nil {
-				onCancel()
-			}
-			return dst, false, ctxErr(ctx)
+		if err := awaitWake(ctx, s.woken, onCancel); err != nil {
+			return dst, false, err
 		}
+	}
+}
+
+// awaitWake waits for a body's wake, after the page has seen the events made
+// so far (BeforeJS). When ctx ends first, onCancel runs and ctx's error is
+// returned.
+func awaitWake(ctx context.Context, woken <-chan struct{}, onCancel func()) error {
+	BeforeJS() // the page sees the events made so far before anything else runs
+	select {
+	case <-woken:
+		return nil
+	case <-ctx.Done():
+		if onCancel != nil {
+			onCancel()
+		}
+		return ctxErr(ctx)
 	}
 }
 
@@ -324,14 +334,8 @@ func (p *bodyPump) next(ctx context.Context, onCancel func(), dst []byte) (_ []b
 		if cerr := CatchJS(func() { p.pump.Call("wait", p.wake.Value) }); cerr != nil {
 			return dst, false, errors.New("bridge: reading the response body: " + cerr.Error())
 		}
-		BeforeJS() // the page sees the events made so far before anything else runs
-		select {
-		case <-p.woken:
-		case <-ctx.Done():
-			if onCancel != nil {
-				onCancel()
-			}
-			return dst, false, ctxErr(ctx)
+		if err := awaitWake(ctx, p.woken, onCancel); err != nil {
+			return dst, false, err
 		}
 	}
 }

@@ -188,16 +188,21 @@ for (const [name, runtime] of Object.entries(runtimes)) {
     const parts = ['one ', 'two ', 'three ', 'four ', 'five'];
     const seenBefore = []; // the deltas onEvent had seen when each chunk was enqueued
     let seen = 0;
+    // Waits (boundedly: 5 s) until onEvent has seen n deltas. A module that held the events back
+    // until the stream ended would make it give up, and the assertion below fail.
+    const seenAtLeast = async (n) => {
+      for (let i = 0; i < 500 && seen < n; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
     const session = runtime.createSession({
       fetchImpl: streamFetch({
         async start(c) {
           c.enqueue(enc.encode(frame('message_start', { model: 'm' })));
-          for (const part of parts) {
-            await new Promise((resolve) => setTimeout(resolve, 20));
+          for (const [i, part] of parts.entries()) {
+            await seenAtLeast(i);
             seenBefore.push(seen);
             c.enqueue(enc.encode(frame('text_delta', { text: part })));
           }
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          await seenAtLeast(parts.length);
           seenBefore.push(seen);
           c.enqueue(enc.encode(frame('message_stop', { stopReason: 'endTurn' })));
           c.close();
