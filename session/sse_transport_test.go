@@ -68,3 +68,23 @@ func TestDecodeEventPlainTextAllocs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeEventPlainText: for any frame data, the text delta fast path
+// gives what the general decoder gives (go test -fuzz FuzzDecodeEventPlainText
+// ./session/).
+func FuzzDecodeEventPlainText(f *testing.F) {
+	for _, seed := range []string{`{"text":"hello "}`, `{"type":"textDelta","text":"a"}`, "{\"text\":\"a\xffb\"}",
+		`{"text":"a\nb"}`, `{"text":"}"}`, `{"type":"","text":""}`, `{"text":"a","model":"m"}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		want, wantOK := DecodeStreamEvent([]byte(data))
+		if wantOK {
+			want.Type = EventTextDelta
+		}
+		got, ok := decodeEvent(EventTextDelta, data)
+		if ok != wantOK || !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeEvent(%q) = %+v, %v; the general decoder gives %+v, %v", data, got, ok, want, wantOK)
+		}
+	})
+}
