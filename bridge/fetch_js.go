@@ -230,7 +230,7 @@ func (b *jsBody) fill() error {
 			return b.readErr(err)
 		}
 		b.whole, b.eof = js.Undefined(), true
-		return b.take(v, true)
+		return b.takeWhole(v)
 	}
 	if cap(b.store) > maxKeptBody {
 		b.store = nil
@@ -254,29 +254,14 @@ func (b *jsBody) fill() error {
 // it) fits.
 const maxKeptBody = 2 << 20
 
-// take copies a Uint8Array (or, for whole bodies, an ArrayBuffer) into b.buf.
-// A chunk of another type is an error, not a panic: a TinyGo build cannot
+// takeWhole copies the ArrayBuffer of a whole body (arrayBuffer()'s answer)
+// into b.buf. Another value is an error, not a panic: a TinyGo build cannot
 // recover one.
-func (b *jsBody) take(v js.Value, arrayBuffer bool) error {
-	if arrayBuffer && v.Type() != js.TypeObject {
+func (b *jsBody) takeWhole(v js.Value) error {
+	if v.Type() != js.TypeObject {
 		return errors.New("the response's arrayBuffer() gave a " + v.Type().String() + ", not an ArrayBuffer")
 	}
-	var err error
-	if cerr := CatchJS(func() {
-		if arrayBuffer {
-			v = jsUint8Array.New(v)
-		}
-		if !v.InstanceOf(jsUint8Array) {
-			err = errors.New("the response body produced a chunk that is not a Uint8Array")
-			return
-		}
-		buf := make([]byte, v.Get("length").Int())
-		js.CopyBytesToGo(buf, v)
-		b.buf = buf
-	}); cerr != nil {
-		return cerr
-	}
-	return err
+	return CatchJS(func() { b.buf = appendBytes(nil, jsUint8Array.New(v)) })
 }
 
 func (b *jsBody) readErr(err error) error {

@@ -15,32 +15,25 @@ import (
 
 // BenchmarkChatTurn measures one text-only turn of 50 deltas, served from
 // memory so that only the session's own work is timed.
-func BenchmarkChatTurn(b *testing.B) {
-	parts := make([]string, 50)
-	for i := range parts {
-		parts[i] = "token "
-	}
-	stream := fakeproxy.TextStream(parts...)
-	fetcher := bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
-		return &bridge.Response{Status: 200, Header: bridge.Header{}, Body: io.NopCloser(strings.NewReader(stream))}, nil
-	})
-	s, err := session.New(session.Options{Fetcher: fetcher})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(stream)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s.Reset()
-		if turn := s.Chat(context.Background(), "hi"); turn.Status != session.StatusCompleted {
-			b.Fatal(turn.ErrorMessage)
-		}
-	}
-}
+func BenchmarkChatTurn(b *testing.B) { benchTurns(b, nil) }
 
 // BenchmarkChatTurnObserved is BenchmarkChatTurn with an observer
 // (Options.OnEvent), as every host has: the cost of handing each delta on.
 func BenchmarkChatTurnObserved(b *testing.B) {
+	deltas := 0
+	benchTurns(b, func(ev session.Event) {
+		if ev.Chat != nil && ev.Chat.Type == session.EventTextDelta {
+			deltas++
+		}
+	})
+	if deltas%50 != 0 {
+		b.Fatalf("the observer saw %d deltas, not a multiple of 50", deltas)
+	}
+}
+
+// benchTurns runs text-only turns of 50 deltas, served from memory, on one
+// session with the observer onEvent (nil: none), its history reset each time.
+func benchTurns(b *testing.B, onEvent func(session.Event)) {
 	parts := make([]string, 50)
 	for i := range parts {
 		parts[i] = "token "
@@ -49,12 +42,7 @@ func BenchmarkChatTurnObserved(b *testing.B) {
 	fetcher := bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
 		return &bridge.Response{Status: 200, Header: bridge.Header{}, Body: io.NopCloser(strings.NewReader(stream))}, nil
 	})
-	deltas := 0
-	s, err := session.New(session.Options{Fetcher: fetcher, OnEvent: func(ev session.Event) {
-		if ev.Chat != nil && ev.Chat.Type == session.EventTextDelta {
-			deltas++
-		}
-	}})
+	s, err := session.New(session.Options{Fetcher: fetcher, OnEvent: onEvent})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,8 +53,5 @@ func BenchmarkChatTurnObserved(b *testing.B) {
 		if turn := s.Chat(context.Background(), "hi"); turn.Status != session.StatusCompleted {
 			b.Fatal(turn.ErrorMessage)
 		}
-	}
-	if deltas%50 != 0 {
-		b.Fatalf("the observer saw %d deltas, not a multiple of 50", deltas)
 	}
 }
