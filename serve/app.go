@@ -47,6 +47,8 @@ type HandlerCall struct {
 	Input        any
 	Source       Principal
 	TransitionID string
+	// Instance is the card a repeating action acts on ("" for others).
+	Instance string
 }
 
 // AppOptions configure an app session.
@@ -130,6 +132,13 @@ type App struct {
 	warnQueue   []Warning
 	onChange    []func()
 	settledCh   chan struct{} // closed and replaced on every settlement
+
+	// The second version's bookkeeping, empty for a graph without its
+	// fields.
+	mounted  map[string][]string // repeating area → the cards the host listed
+	busy     map[string]string   // action, area or page → busy label
+	once     map[string]string   // action (+ instance) → its performed fire, for concurrency "once"
+	inFlight map[string]string   // action (+ instance) → its pending fire, for "single-flight"
 
 	life  context.Context // cancelled by Close; parents handler contexts
 	close context.CancelFunc
@@ -335,7 +344,7 @@ func (a *App) Report(action string, input any, data any) (string, error) {
 		return "", errs.New("serve: Report: action ", strconv.Quote(action), " is not declared in graph ", strconv.Quote(a.g.ID))
 	}
 	a.mu.Lock()
-	t := a.newTransition(act, PrincipalUser, CloneValue(input), "")
+	t := a.newTransition(act, PrincipalUser, CloneValue(input), "", "")
 	t.reported = true
 	a.record(event{kind: evReported, by: PrincipalUser, action: act.ID, transition: t.id})
 	a.mu.Unlock()

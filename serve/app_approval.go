@@ -30,7 +30,8 @@ type ask struct {
 	createdAt  time.Time
 	approvedAt time.Time
 	transition string
-	humanNo    bool // declined through a human door
+	humanNo    bool   // declined through a human door
+	instance   string // the card a repeating action's ask is for
 }
 
 // AskInfo describes an ask for the page's approval cards.
@@ -46,6 +47,9 @@ type AskInfo struct {
 	AnsweredBy string
 	CreatedAt  time.Time
 	Transition string // the fire that used it
+	// Instance is the card the ask is for (a repeating action): the
+	// approval covers that card only.
+	Instance string
 }
 
 func (a *App) askInfo(k *ask) AskInfo {
@@ -56,6 +60,7 @@ func (a *App) askInfo(k *ask) AskInfo {
 	return AskInfo{
 		ID: k.id, Action: k.action, Does: does, Input: CloneValue(k.input), State: a.askState(k),
 		AskedBy: k.askedBy, AnsweredBy: k.answeredBy, CreatedAt: k.createdAt, Transition: k.transition,
+		Instance: k.instance,
 	}
 }
 
@@ -89,11 +94,12 @@ func (a *App) Ask(id string) (AskInfo, bool) {
 	return a.askInfo(k), true
 }
 
-// mintAsk opens a new ask for action with input; call it with the lock.
-func (a *App) mintAsk(action string, input any, by Principal) *ask {
+// mintAsk opens a new ask for action (on card instance) with input; call
+// it with the lock.
+func (a *App) mintAsk(action, instance string, input any, by Principal) *ask {
 	a.askSeq++
 	k := &ask{id: "ask#" + strconv.Itoa(a.askSeq), action: action, input: CloneValue(input),
-		state: askPending, askedBy: by, createdAt: a.now()}
+		state: askPending, askedBy: by, createdAt: a.now(), instance: instance}
 	a.asks[k.id] = k
 	a.askOrder = append(a.askOrder, k.id)
 	if len(a.askOrder) > 2*maxAsks {
@@ -128,11 +134,11 @@ func (a *App) pruneAsks() {
 }
 
 // findOpenAsk returns the newest pending or approved (unexpired) ask for
-// action whose input equals input; call it with the lock.
-func (a *App) findOpenAsk(action string, input any, pendingOnly bool) *ask {
+// action on card instance whose input equals input; call it with the lock.
+func (a *App) findOpenAsk(action, instance string, input any, pendingOnly bool) *ask {
 	for i := len(a.askOrder) - 1; i >= 0; i-- {
 		k := a.asks[a.askOrder[i]]
-		if k.action != action || !EqualValues(k.input, input) {
+		if k.action != action || k.instance != instance || !EqualValues(k.input, input) {
 			continue
 		}
 		switch a.askState(k) {
@@ -147,11 +153,12 @@ func (a *App) findOpenAsk(action string, input any, pendingOnly bool) *ask {
 	return nil
 }
 
-// consumeAsk returns askID when it names an open ask of action (outside
-// enforcement, where any open ask backs the fire); call it with the lock.
-func (a *App) consumeAsk(action, askID string) string {
+// consumeAsk returns askID when it names an open ask of action on card
+// instance (outside enforcement, where any open ask backs the fire); call
+// it with the lock.
+func (a *App) consumeAsk(action, askID, instance string) string {
 	k := a.asks[askID]
-	if k == nil || k.action != action {
+	if k == nil || k.action != action || k.instance != instance {
 		return ""
 	}
 	if s := a.askState(k); s != askPending && s != askApproved {
@@ -161,8 +168,10 @@ func (a *App) consumeAsk(action, askID string) string {
 }
 
 // verdict is the human-approval gate, in the spec's order; call it with
-// the lock. OK with UsedAsk set means the ask's approved input runs.
-func (a *App) verdict(act *Action, askID string, input any) FireResult {
+// the lock. OK with UsedAsk set means the ask's approved input runs. An
+// ask for one card never authorizes another (APPROVAL_MISMATCH, differs
+// "instance"); a standing grant covers every card.
+func (a *App) verdict(act *Action, askID string, input any, instance string) FireResult {
 	k := a.asks[askID]
 	if k != nil && k.action == act.ID && k.state == askDeclined {
 		return refusal(ReasonApprovalDeclined)
@@ -174,7 +183,7 @@ func (a *App) verdict(act *Action, askID string, input any) FireResult {
 		// The grant allows the fire as called; the ask it points at is used
 		// up only when it is for this very input (using it would otherwise
 		// run the ask's input instead of the caller's).
-		if k != nil && k.action == act.ID && (k.state == askPending || k.state == askApproved) && EqualValues(k.input, input) {
+		if k != nil && k.action == act.ID && k.instance == instance && (k.state == askPending || k.state == askApproved) && EqualValues(k.input, input) {
 			return FireResult{OK: true, UsedAsk: k.id}
 		}
 		return FireResult{OK: true}
@@ -196,6 +205,11 @@ func (a *App) verdict(act *Action, askID string, input any) FireResult {
 		return refusal(ReasonApprovalRevoked)
 	case "expired":
 		return refusal(ReasonApprovalStale)
+	}
+	if k.instance != instance {
+		r := refusal(ReasonApprovalMismatch)
+		r.Differs = "instance"
+		return r
 	}
 	if !EqualValues(k.input, input) {
 		r := refusal(ReasonApprovalMismatch)

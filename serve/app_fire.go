@@ -27,6 +27,8 @@ type FireOptions struct {
 	Source Principal
 	Input  any
 	AskID  string
+	// Instance names the card a repeating action acts on.
+	Instance string
 }
 
 // FireResult is what Fire returns at once: a refusal (OK false, with Reason)
@@ -53,6 +55,15 @@ type FireResult struct {
 	On string
 	// UsedAsk is the ask the fire consumed, if any.
 	UsedAsk string
+	// Instances lists the cards there are (INSTANCE_REQUIRED,
+	// INSTANCE_UNKNOWN), at most 50.
+	Instances []string
+	// PriorTransitionID is the performed fire a "once" action already had
+	// (DUPLICATE_EXECUTION); PendingTransitionID the fire a "single-flight"
+	// action is still waiting on (PRIOR_FIRE_PENDING).
+	PriorTransitionID, PendingTransitionID string
+	// Moved are the keys that changed since a cited offer (STALE_OFFER).
+	Moved []string
 }
 
 // TransitionInfo is the record of one fire or report.
@@ -67,6 +78,15 @@ type TransitionInfo struct {
 	AskID     string
 	StartedAt time.Time
 	SettledAt time.Time
+	// Instance is the card a repeating action acted on.
+	Instance string
+	// VerifyHeld is, for a performed action that declares verify, whether
+	// its check held after the settlement: "true", "false", or
+	// "unevaluable" (the check reads a key the state does not have);
+	// "" otherwise.
+	VerifyHeld string
+	// VerifyFailed are the verify conditions that did not hold.
+	VerifyFailed []Condition
 }
 
 // Settled reports whether the transition has settled.
@@ -84,25 +104,37 @@ type transition struct {
 	reported  bool
 	startedAt time.Time
 	settledAt time.Time
+	instance  string
+	verify    string
+	verifyBad []Condition
 }
 
 func (t *transition) info() TransitionInfo {
 	return TransitionInfo{
 		ID: t.id, Action: t.action, Source: t.source, Input: CloneValue(t.input),
 		Status: t.status, Data: CloneValue(t.data), Error: t.err, AskID: t.askID,
-		StartedAt: t.startedAt, SettledAt: t.settledAt,
+		StartedAt: t.startedAt, SettledAt: t.settledAt, Instance: t.instance,
+		VerifyHeld: t.verify, VerifyFailed: append([]Condition(nil), t.verifyBad...),
 	}
 }
 
 // newTransition records a pending transition; call it with the lock.
-func (a *App) newTransition(act *Action, by Principal, input any, askID string) *transition {
+func (a *App) newTransition(act *Action, by Principal, input any, askID, instance string) *transition {
 	a.counts[act.ID]++
 	t := &transition{
 		id: act.ID + "#" + strconv.Itoa(a.counts[act.ID]), action: act.ID, source: by,
-		input: input, status: statusPending, askID: askID, startedAt: a.now(),
+		input: input, status: statusPending, askID: askID, startedAt: a.now(), instance: instance,
 	}
 	a.transitions[t.id] = t
 	a.order = append(a.order, t.id)
+	// The first pending fire holds the flight: a report made meanwhile
+	// (settled at once) must not take it over and then free it.
+	if k := flightKey(act.ID, instance); act.Concurrency == ConcurrencySingleFlight && a.inFlight[k] == "" {
+		if a.inFlight == nil {
+			a.inFlight = map[string]string{}
+		}
+		a.inFlight[k] = t.id
+	}
 	return t
 }
 
@@ -112,9 +144,11 @@ func refusal(reason string) FireResult {
 }
 
 // check runs the gates before approval: unknown action, not on this page,
-// guard fails, input does not match, disabled, no handler. Call it with the
-// lock. It returns the action and a refusal (OK false) or OK.
-func (a *App) check(actionID string, input any) (*Action, FireResult) {
+// guard fails, input does not match, disabled, no handler, and the
+// concurrency gate (a "once" action already performed, a "single-flight"
+// one still pending). Call it with the lock. It returns the action and a
+// refusal (OK false) or OK.
+func (a *App) check(actionID string, input any, instance string) (*Action, FireResult) {
 	act := a.g.Action(actionID)
 	if act == nil {
 		return nil, refusal(ReasonUnknownAction)
@@ -146,21 +180,29 @@ func (a *App) check(actionID string, input any) (*Action, FireResult) {
 	if a.opts.Handlers[act.ID] == nil {
 		return act, refusal(ReasonNotMaterialized)
 	}
+	if act.Repeats == "" {
+		instance = "" // only a repeating action acts on a card (as admit records it)
+	}
+	if r := a.checkConcurrency(act, instance); !r.OK {
+		return act, r
+	}
 	return act, FireResult{OK: true}
 }
 
 // Check runs the gates Fire runs before human approval and reports the
 // first that refuses, without firing. OK means the action could fire now,
-// approval aside.
-func (a *App) Check(action string, input any) FireResult {
+// approval and the instance gate aside (a high-effect repeating action
+// mints its ask before its instance is checked).
+func (a *App) Check(action string, input any, instance string) FireResult {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	_, r := a.check(action, input)
+	_, r := a.check(action, input, instance)
 	return r
 }
 
 // Fire runs the gates in order — unknown action, not on this page, guard,
-// input schema, disabled, no handler, human approval — then records a
+// input schema, disabled, no handler, concurrency, human approval, and for
+// a repeating action the instance (required, known, mounted) — then records a
 // transition and starts the handler on its own goroutine. It returns at
 // once; the transition settles when the handler returns. The handler's
 // context carries ctx's values but not its cancellation (a fire outlives
@@ -186,7 +228,7 @@ func (a *App) fire(ctx context.Context, action string, f FireOptions) (res FireR
 	}
 	by := principalOr(f.Source, PrincipalUnknown)
 	input := CloneValue(f.Input)
-	act, t, h, used, unbacked, refusal := a.admit(action, by, input, f.AskID)
+	act, t, h, used, unbacked, refusal := a.admit(action, by, input, f.AskID, f.Instance)
 	if refusal != nil {
 		return *refusal
 	}
@@ -195,7 +237,7 @@ func (a *App) fire(ctx context.Context, action string, f FireOptions) (res FireR
 		a.warn(WarnUnguardedFire, act.ID, "serve: high-effect action "+strconv.Quote(act.ID)+
 			" was fired by an agent with no ask behind it, and the app session never set RequireHumanApproval; set it to true to require a person's approval for such fires, or to false to say they need none")
 	}
-	call := HandlerCall{Action: act.ID, Input: CloneValue(input), Source: by, TransitionID: t.id}
+	call := HandlerCall{Action: act.ID, Input: CloneValue(input), Source: by, TransitionID: t.id, Instance: t.instance}
 	// The fire outlives the call that made it: the handler keeps ctx's
 	// values but is cancelled only by Close.
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -269,9 +311,12 @@ func (a *App) settleLocked(id, status string, data any, errText string) bool {
 	t.settledAt = a.now()
 	t.err = errText
 	e := event{kind: evSettled, by: t.source, action: t.action, transition: id, status: status}
+	act := a.g.Action(t.action)
+	if act.Concurrency == ConcurrencySingleFlight && a.inFlight[flightKey(act.ID, t.instance)] == id {
+		delete(a.inFlight, flightKey(act.ID, t.instance))
+	}
 	if status == statusPerformed {
 		t.data = CloneValue(data)
-		act := a.g.Action(t.action)
 		if act.GoTo != "" {
 			a.page = act.GoTo
 			e.page = act.GoTo
@@ -283,6 +328,17 @@ func (a *App) settleLocked(id, status string, data any, errText string) bool {
 					e.keys = append(e.keys, w)
 				}
 			}
+		}
+		if act.Concurrency == ConcurrencyOnce {
+			if a.once == nil {
+				a.once = map[string]string{}
+			}
+			if k := flightKey(act.ID, t.instance); a.once[k] == "" {
+				a.once[k] = id
+			}
+		}
+		if act.Verify != nil {
+			t.verify, t.verifyBad = verifyHeld(act.Verify, a.state)
 		}
 	}
 	a.record(e)
@@ -352,16 +408,19 @@ func capText(s string, n int) string {
 // admit runs the gates and records the transition, under the session lock
 // (released by defer, so even a bug that panics here cannot leave the
 // session locked). refusal is set when a gate refused.
-func (a *App) admit(action string, by Principal, input any, askID string) (act *Action, t *transition, h Handler, used string, unbacked bool, refusal *FireResult) {
+func (a *App) admit(action string, by Principal, input any, askID, instance string) (act *Action, t *transition, h Handler, used string, unbacked bool, refusal *FireResult) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	act, r := a.check(action, input)
+	act, r := a.check(action, input, instance)
 	if !r.OK {
 		return nil, nil, nil, "", false, &r
 	}
+	if act.Repeats == "" {
+		instance = "" // only a repeating action acts on a card
+	}
 	if act.Confirm && by == PrincipalAgent {
 		if a.Enforcing() {
-			v := a.verdict(act, askID, input)
+			v := a.verdict(act, askID, input, instance)
 			if !v.OK {
 				return nil, nil, nil, "", false, &v
 			}
@@ -370,13 +429,16 @@ func (a *App) admit(action string, by Principal, input any, askID string) (act *
 				input = CloneValue(a.asks[used].input) // the approved copy is what runs
 			}
 		} else {
-			used = a.consumeAsk(act.ID, askID)
+			used = a.consumeAsk(act.ID, askID, instance)
 			unbacked = used == "" && a.opts.RequireHumanApproval == nil
 		}
 	} else if askID != "" {
-		used = a.consumeAsk(act.ID, askID)
+		used = a.consumeAsk(act.ID, askID, instance)
 	}
-	t = a.newTransition(act, by, input, used)
+	if r := a.checkInstance(act, instance); !r.OK {
+		return nil, nil, nil, "", false, &r
+	}
+	t = a.newTransition(act, by, input, used, instance)
 	if used != "" {
 		ak := a.asks[used]
 		ak.state = askUsed

@@ -10,6 +10,13 @@
 // schema; the rules every firing tool shares (needs-confirm, confirm,
 // decline, a person's approval) are stated once, on do_action.
 //
+// The second version adds what real pages need, each opt-in in the graph
+// so a graph without it is served byte for byte as before: repeating
+// cards named by an instance (app_instances.go), busy labels
+// (app_busy.go), "once" and "single-flight" actions (app_concurrency.go),
+// a verify guard checked after a fire performs (app_verify.go), stale
+// keys and cited offers (port_fresh.go), and routeTo (port_route.go).
+//
 // The leaf layer has no dependencies beyond the standard library and no
 // encoding/json codec or reflect (they cost hundreds of KB in the wasm
 // module): ParseValue and AppendValue handle dynamic JSON values, Guard

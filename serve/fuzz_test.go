@@ -5,6 +5,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -59,6 +60,7 @@ func FuzzParseGraph(f *testing.F) {
 	f.Add([]byte(`{"id":"g"}`))
 	f.Add([]byte(`{"id":"g","pages":[{"id":"a","areas":[{"id":"b","areas":[{"id":"c"}]}]}],"actions":[{"id":"a.b.c.x","on":"a","input":{"$ref":"#"}}],"journeys":[{"id":"j","steps":["a.b.c.x"]}]}`))
 	f.Add([]byte(`{"id":"g","pages":[{"id":"p"}],"actions":[{"id":"p.x","on":"p","when":{"not":{"any":[]}}}]}`))
+	f.Add([]byte(secondVersionGraph))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseGraph(data)
 		if err != nil {
@@ -83,6 +85,11 @@ func FuzzParseGraph(f *testing.F) {
 			a.When.Eval(State{})
 			a.EnabledWhen.Eval(State{"x": 1.0})
 			a.Input.Validate(map[string]any{})
+			a.Verify.Eval(State{})
+			if a.Repeats != "" {
+				require.NotNil(t, g.Repeat(a.Repeats), a.ID)
+				require.True(t, strings.HasPrefix(a.ID, a.Repeats+"."), a.ID)
+			}
 		}
 		for _, j := range g.Journeys {
 			require.NotEmpty(t, j.Steps)
@@ -165,5 +172,54 @@ func FuzzParseGuard(f *testing.F) {
 		}
 		ok2, _, _ := g.Eval(state)
 		require.Equal(t, ok, ok2)
+	})
+}
+
+// secondVersionGraph uses every field of the port's second version.
+const secondVersionGraph = `{"id":"ops","routeTo":true,
+ "pages":[{"id":"orders","areas":[{"id":"list","repeats":true,"instancesFrom":"orders.ids"}]},{"id":"help"}],
+ "actions":[
+  {"id":"orders.list.cancel","does":"Cancel it.","on":"orders","confirm":true,"writes":["orders.cancelled"],
+   "verify":{"key":"orders.cancelled","op":"nonEmpty"},"concurrency":"single-flight"},
+  {"id":"orders.refund","does":"Refund.","on":"orders","concurrency":"once","freshness":"track","reads":["orders.total"]},
+  {"id":"orders.note","does":"Note.","on":"orders","freshness":"cite","reads":["orders.note"],
+   "input":{"type":"object","properties":{"text":{"type":"string"}}}},
+  {"id":"orders.help","does":"Help.","on":"orders","goTo":"help"},
+  {"id":"help.back","does":"Back.","on":"help","goTo":"orders"}],
+ "journeys":[{"id":"tidy","does":"Cancel and note.","steps":["orders.list.cancel","orders.note"]}]}`
+
+// FuzzPortCallSecondVersion calls every tool of a port over a graph that
+// uses the second version's fields with arbitrary arguments: every result
+// keeps the invariants, nothing panics, and the app stays usable.
+func FuzzPortCallSecondVersion(f *testing.F) {
+	for _, s := range []string{`{}`, `{"action":"cancel","instance":"o-1"}`, `{"action":"cancel","instance":7,"confirm":true}`,
+		`{"action":"note","offerId":"offer#1","input":{"text":"x"}}`, `{"routeTo":"help"}`, `{"routeTo":"nowhere"}`,
+		`{"routeTo":5}`, `{"step":"cancel","instance":["x"]}`, `{"action":"refund"}`, `{"offerId":null}`} {
+		for _, tool := range []string{"ops.journey.tidy", "ops.whats_here", "ops.do_action", "ops.did_it_work"} {
+			f.Add(tool, s)
+		}
+	}
+	g, err := ParseGraph([]byte(secondVersionGraph))
+	require.NoError(f, err)
+	handlers := map[string]Handler{}
+	for _, a := range g.Actions {
+		handlers[a.ID] = func(ctx context.Context, c HandlerCall) (any, error) {
+			return map[string]any{"orders": map[string]any{"cancelled": []any{c.Instance}}}, nil
+		}
+	}
+	app, err := NewApp(g, AppOptions{Handlers: handlers, RequireHumanApproval: ptrBool(false),
+		State: State{"orders": map[string]any{"ids": []any{"o-1", 7.0, map[string]any{"id": "o-3"}}}}})
+	require.NoError(f, err)
+	require.NoError(f, app.SetInstances("orders.list", []string{"o-1", "7"}))
+	require.NoError(f, app.SetBusy("orders.list", "Loading"))
+	p, err := NewPort(app, PortOptions{OfferLedger: 4})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, tool, args string) {
+		r := p.Call(context.Background(), tool, []byte(args))
+		checkResult(t, r)
+		if id := r.TransitionID(); id != "" {
+			waitSettled(t, app, id)
+		}
+		require.NoError(t, app.Navigate("orders", PrincipalUser))
 	})
 }

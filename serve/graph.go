@@ -21,6 +21,9 @@ type Graph struct {
 	Pages    []Page
 	Actions  []Action
 	Journeys []Journey
+	// RouteTo turns on whats_here's routeTo argument (the graph's
+	// "routeTo": true): the way to a page along declared goTo edges.
+	RouteTo bool
 
 	pageIdx, actionIdx, journeyIdx map[string]int
 }
@@ -31,6 +34,17 @@ type Graph struct {
 type Page struct {
 	ID    string
 	Areas []string
+	// Repeats are the page's repeating areas ("repeats": true): lists of
+	// cards whose actions act on one card at a time, named by an instance
+	// key.
+	Repeats []Repeat
+}
+
+// Repeat is a repeating area: Area is its full path; InstancesFrom, when
+// set, is the state key whose array lists the cards' keys (else the host
+// says which cards exist with SetInstances).
+type Repeat struct {
+	Area, InstancesFrom string
 }
 
 // Action is something that can be done on a page. ID is "<page>.<name>"
@@ -40,13 +54,35 @@ type Page struct {
 // input ("none" or absent). Confirm marks it high-effect. When decides if
 // it is offered at all, EnabledWhen if an offered action is enabled; nil
 // guards always hold.
+//
+// The second version's fields are all optional: Repeats is the path of
+// the repeating area the action is in (its own area or the nearest
+// enclosing one; "" when none), so each fire names an instance; Verify is
+// a guard that should hold once the action is performed; Concurrency is
+// "once" (never a second performed fire) or "single-flight" (no fire
+// while one is pending); Freshness "track" makes its whats_here row carry
+// the declared keys others changed (staleReads, staleWrites), and "cite"
+// also makes each fire cite the offerId of its row.
 type Action struct {
 	ID, Does, On, GoTo string
 	Writes, Reads      []string
 	Input              *Schema
 	Confirm            bool
 	When, EnabledWhen  *Guard
+
+	Repeats     string
+	Verify      *Guard
+	Concurrency string
+	Freshness   string
 }
+
+// The values of an action's concurrency and freshness fields.
+const (
+	ConcurrencyOnce         = "once"
+	ConcurrencySingleFlight = "single-flight"
+	FreshnessTrack          = "track"
+	FreshnessCite           = "cite"
+)
 
 // Journey is an ordered list of action ids (Steps[0] is the entry) with
 // an authored Does and an optional Precondition (nil holds).
@@ -65,6 +101,12 @@ type Journey struct {
 //	             "writes":["order.id"],"reads":["cart.items"],"input":{schema} | "none",
 //	             "confirm":true,"when":{guard},"enabledWhen":{guard}}],
 //	 "journeys":[{"id":"buy","does":"...","steps":["cart.checkout"],"precondition":{guard}}]}
+//
+// The second version adds optional fields: an area may say "repeats": true
+// (with "instancesFrom": "<state key>"), an action "verify": {guard},
+// "concurrency": "once" | "single-flight" and "freshness": "track" | "cite", and the
+// graph "routeTo": true. A graph without them is served exactly as before.
+// Repeating areas do not nest.
 //
 // Ids (graph, pages, areas, actions, journeys) must match [A-Za-z0-9_.-]+
 // and be unique in their kind. Every action's on (and goTo, when given)
@@ -99,6 +141,9 @@ func ParseGraph(data []byte) (g *Graph, err error) {
 	}
 	f := fields{m: top, who: "graph"}
 	if g.ID, err = f.id(); err != nil {
+		return nil, err
+	}
+	if g.RouteTo, err = f.boolean("routeTo"); err != nil {
 		return nil, err
 	}
 	pages, err := f.objects("pages")
@@ -158,14 +203,16 @@ func parsePage(m map[string]any, i int) (Page, error) {
 	p := Page{ID: id}
 	f.who = "page " + strconv.Quote(id)
 	seen := map[string]bool{}
-	if err := collectAreas(f, id, &p.Areas, seen, 0); err != nil {
+	if err := collectAreas(f, id, &p, seen, 0, false); err != nil {
 		return Page{}, err
 	}
 	return p, nil
 }
 
-// collectAreas appends the area paths declared under f (depth first).
-func collectAreas(f fields, prefix string, out *[]string, seen map[string]bool, depth int) error {
+// collectAreas appends the area paths declared under f (depth first) to
+// p.Areas, and the repeating ones to p.Repeats; inRepeat says an
+// enclosing area repeats.
+func collectAreas(f fields, prefix string, p *Page, seen map[string]bool, depth int, inRepeat bool) error {
 	if depth > 32 {
 		return errs.New("serve: ", f.who, ": areas nest deeper than 32")
 	}
@@ -184,9 +231,25 @@ func collectAreas(f fields, prefix string, out *[]string, seen map[string]bool, 
 			return errs.New("serve: ", f.who, ": area ", strconv.Quote(path), " is declared twice")
 		}
 		seen[path] = true
-		*out = append(*out, path)
+		p.Areas = append(p.Areas, path)
 		af.who = "area " + strconv.Quote(path)
-		if err := collectAreas(af, path, out, seen, depth+1); err != nil {
+		repeats, err := af.boolean("repeats")
+		if err != nil {
+			return err
+		}
+		from, err := af.str("instancesFrom")
+		if err != nil {
+			return err
+		}
+		switch {
+		case from != "" && !repeats:
+			return errs.New("serve: ", af.who, ": instancesFrom needs \"repeats\": true")
+		case repeats && inRepeat:
+			return errs.New("serve: ", af.who, ": repeating areas do not nest; an instance key names one card")
+		case repeats:
+			p.Repeats = append(p.Repeats, Repeat{Area: path, InstancesFrom: from})
+		}
+		if err := collectAreas(af, path, p, seen, depth+1, inRepeat || repeats); err != nil {
 			return err
 		}
 	}
@@ -248,7 +311,70 @@ func (g *Graph) parseAction(m map[string]any, i int) (Action, error) {
 	if a.EnabledWhen, err = f.guard("enabledWhen"); err != nil {
 		return Action{}, err
 	}
+	if a.Verify, err = f.guard("verify"); err != nil {
+		return Action{}, err
+	}
+	if a.Concurrency, err = f.str("concurrency"); err != nil {
+		return Action{}, err
+	}
+	if c := a.Concurrency; c != "" && c != ConcurrencyOnce && c != ConcurrencySingleFlight {
+		return Action{}, errs.New("serve: ", f.who, ": concurrency ", strconv.Quote(c), " is not a mode; use \"once\" or \"single-flight\"")
+	}
+	if a.Freshness, err = f.str("freshness"); err != nil {
+		return Action{}, err
+	}
+	if a.Freshness != "" && a.Freshness != FreshnessTrack && a.Freshness != FreshnessCite {
+		return Action{}, errs.New("serve: ", f.who, ": freshness ", strconv.Quote(a.Freshness), " is not a mode; use \"track\" or \"cite\"")
+	}
+	a.Repeats = repeatingArea(a.ID, page)
 	return a, nil
+}
+
+// repeatingArea is the repeating area an action of page p is in: its own
+// area or the nearest enclosing one; "" when none.
+func repeatingArea(id string, p *Page) string {
+	best := ""
+	for _, r := range p.Repeats {
+		if strings.HasPrefix(id, r.Area+".") && len(r.Area) > len(best) {
+			best = r.Area
+		}
+	}
+	return best
+}
+
+// Repeat returns the repeating area with the given path, or nil.
+func (g *Graph) Repeat(area string) *Repeat {
+	if g == nil {
+		return nil
+	}
+	for i := range g.Pages {
+		for j := range g.Pages[i].Repeats {
+			if g.Pages[i].Repeats[j].Area == area {
+				return &g.Pages[i].Repeats[j]
+			}
+		}
+	}
+	return nil
+}
+
+// usesInstances reports whether any action acts on repeating cards.
+func (g *Graph) usesInstances() bool {
+	for i := range g.Actions {
+		if g.Actions[i].Repeats != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// usesOffers reports whether any action requires an offer citation.
+func (g *Graph) usesOffers() bool {
+	for i := range g.Actions {
+		if g.Actions[i].Freshness == FreshnessCite {
+			return true
+		}
+	}
+	return false
 }
 
 // checkActionPrefix checks that id is "<page>.<name>" or

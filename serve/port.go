@@ -25,6 +25,9 @@ type PortOptions struct {
 	// Separator joins graph, door and journey id in tool names [.]; use
 	// "__" for model providers that reject dots.
 	Separator string
+	// OfferLedger is how many freshness offers the port remembers
+	// [DefaultOfferLedger]; an older offer answers OFFER_UNKNOWN.
+	OfferLedger int
 }
 
 // The journeyTools modes.
@@ -60,6 +63,8 @@ type Port struct {
 	sep     string
 	gated   bool // the session enforces approval and this port fires as agent
 
+	instances, citing bool // the graph has repeating actions, "cite" actions
+
 	tools     []Tool
 	toolsJSON []byte
 	toolNames []string
@@ -70,6 +75,17 @@ type Port struct {
 	mu     sync.Mutex
 	frame  *frame
 	closed atomic.Bool
+
+	// Freshness (port_fresh.go), under mu: the version the port was built
+	// at, the version of its last fire of each freshness action, and the
+	// offer ledger.
+	born        int64
+	acked       map[string]int64
+	offers      map[string]*offer
+	latestOffer map[string]string // action → its newest offer
+	offerOrder  []string
+	offerSeq    int
+	offerCap    int
 }
 
 // NewPort builds a port over app. Its tools are fixed here.
@@ -77,7 +93,13 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 	if app == nil {
 		return nil, errs.New("serve: NewPort: the app session is nil; make one with NewApp")
 	}
-	p := &Port{app: app, confirm: true, source: PrincipalAgent, sep: "."}
+	p := &Port{app: app, confirm: true, source: PrincipalAgent, sep: ".", born: app.Version(), offerCap: DefaultOfferLedger}
+	if opts.OfferLedger < 0 {
+		return nil, errs.New("serve: NewPort: offerLedger ", strconv.Itoa(opts.OfferLedger), " is negative; pass 0 for the default of ", strconv.Itoa(DefaultOfferLedger))
+	}
+	if opts.OfferLedger > 0 {
+		p.offerCap = opts.OfferLedger
+	}
 	if opts.ConfirmHighEffect != nil {
 		p.confirm = *opts.ConfirmHighEffect
 	}
@@ -98,6 +120,7 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 		p.sep = opts.Separator
 	}
 	p.gated = app.Enforcing() && p.source == PrincipalAgent
+	p.instances, p.citing = app.g.usesInstances(), app.g.usesOffers()
 	p.buildTools()
 	if p.dupName != "" {
 		return nil, errs.New("serve: NewPort: separator ", strconv.Quote(p.sep), " makes two tools named ", strconv.Quote(p.dupName), "; use \".\" or \"__\"")
@@ -293,9 +316,37 @@ type fireArgs struct {
 	input           any
 	hasInput        bool
 	confirm, refuse bool
+	instance        string // a repeating action's card
+	offerID         string // a "cite" action's offer
 }
 
-// parseFireArgs reads input, confirm and decline.
+// fireArgs reads input, confirm and decline, and instance and offerId
+// when the graph has actions that take them (a graph without them
+// ignores those names, as it did before they existed).
+func (p *Port) fireArgs(a argMap) (fireArgs, Result) {
+	f, bad := a.fireArgs()
+	if bad.fields != nil {
+		return f, bad
+	}
+	if p.instances {
+		switch v := a["instance"].(type) {
+		case float64:
+			f.instance = instanceKey(v) // a numeric card key, in its JSON form
+		default:
+			if f.instance, bad = a.str("instance"); bad.fields != nil {
+				return f, bad
+			}
+		}
+	}
+	if p.citing {
+		if f.offerID, bad = a.str("offerId"); bad.fields != nil {
+			return f, bad
+		}
+	}
+	return f, Result{}
+}
+
+// fireArgs reads input, confirm and decline.
 func (a argMap) fireArgs() (fireArgs, Result) {
 	var f fireArgs
 	var bad Result

@@ -60,17 +60,36 @@ func (p *Port) transitionResult(t *transition) Result {
 			"settleWith", Obj{{"tool", p.names.didItWork}, {"arg", "transitionId"}},
 			"why", "The fire was made and has not settled; do not say it happened yet.")
 	}
-	return withExtra(newResult("ok", true, "settled", true, "did", t.action, "transitionId", t.id), SettledFacts(TransitionInfo{
+	r := newResult("ok", true, "settled", true, "did", t.action, "transitionId", t.id)
+	if t.instance != "" {
+		r = r.With("instance", t.instance)
+	}
+	return withExtra(r, SettledFacts(TransitionInfo{
 		Status: t.status, Data: t.data, Error: t.err, Action: t.action,
+		VerifyHeld: t.verify, VerifyFailed: t.verifyBad,
 	}))
 }
 
 // SettledFacts are the fields a settled transition adds to a result:
-// effectStatus, outcome and data or error. The MCP settlement fold uses it.
+// effectStatus, outcome and data or error, and for an action that declares
+// verify, verifyHeld (with the failed conditions as verifyFailed). An
+// action the app reported performed whose check failed reads plainly as
+// not done. The MCP settlement fold uses it.
 func SettledFacts(t TransitionInfo) Obj {
 	o := Obj{{"effectStatus", t.Status}}
 	if t.Status == statusPerformed {
-		o = append(o, Field{"outcome", "It happened: " + t.Action + " was performed."})
+		switch t.VerifyHeld {
+		case "false":
+			o = append(o, Field{"outcome", "The app reported " + t.Action + " performed, but the check it declares does not hold (see verifyFailed): treat it as not done and tell the person."},
+				Field{"verifyHeld", false}, Field{"verifyFailed", t.VerifyFailed})
+		case "unevaluable":
+			o = append(o, Field{"outcome", "The app reported " + t.Action + " performed; the check it declares could not be evaluated (a key it reads is missing), so it is unconfirmed."},
+				Field{"verifyHeld", "unevaluable"}, Field{"verifyFailed", t.VerifyFailed})
+		case "true":
+			o = append(o, Field{"outcome", "It happened: " + t.Action + " was performed, and its declared check holds."}, Field{"verifyHeld", true})
+		default:
+			o = append(o, Field{"outcome", "It happened: " + t.Action + " was performed."})
+		}
 		if t.Data != nil {
 			o = append(o, Field{"data", CloneValue(t.Data)})
 		}
@@ -86,7 +105,11 @@ func SettledFacts(t TransitionInfo) Obj {
 // askResult reports where an ask stands; call it with the app's lock.
 func (p *Port) askResult(k *ask) Result {
 	base := func(judgment, why string) Result {
-		return newResult("ok", true, "judgment", judgment, "why", why, "performed", false, "askId", k.id, "action", k.action)
+		r := newResult("ok", true, "judgment", judgment, "why", why, "performed", false, "askId", k.id, "action", k.action)
+		if k.instance != "" {
+			r = r.With("instance", k.instance) // the card the ask is for
+		}
+		return r
 	}
 	switch p.app.askState(k) {
 	case askPending:
@@ -113,7 +136,7 @@ func (p *Port) doAction(ctx context.Context, a argMap) Result {
 	if bad.fields != nil {
 		return bad
 	}
-	fa, bad := a.fireArgs()
+	fa, bad := p.fireArgs(a)
 	if bad.fields != nil {
 		return bad
 	}

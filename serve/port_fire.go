@@ -14,26 +14,35 @@ func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Ob
 	if act.Input == nil {
 		input = nil
 	}
-	if f.refuse {
-		return p.decline(act, input, f.hasInput && act.Input != nil, extra)
+	instance := ""
+	if act.Repeats != "" && f.instance != "" {
+		instance = f.instance
+		extra = append(extra[:len(extra):len(extra)], Field{"instance", instance}) // a copy: the caller's stays as it was
 	}
-	if chk := p.app.Check(act.ID, input); !chk.OK {
-		return withExtra(rejected(act.ID, chk), extra)
+	if f.refuse {
+		return p.decline(act, input, instance, f.hasInput && act.Input != nil, extra)
+	}
+	if chk := p.app.Check(act.ID, input, instance); !chk.OK {
+		return withExtra(p.reject(act, chk), extra)
+	}
+	if chk := p.checkOffer(act, f.offerID); !chk.OK {
+		return withExtra(p.reject(act, chk), extra)
 	}
 	if act.Confirm && p.confirm && !f.confirm {
-		return p.needsConfirm(act, input, extra, recent)
+		return p.needsConfirm(act, input, instance, extra, recent)
 	}
 	askID := ""
 	if act.Confirm && (f.confirm || p.gated) {
-		askID = p.useOpenAsk(act.ID, input)
+		askID = p.useOpenAsk(act.ID, instance, input)
 	}
-	fr := p.app.fire(ctx, act.ID, FireOptions{Source: p.source, Input: input, AskID: askID})
+	fr := p.app.fire(ctx, act.ID, FireOptions{Source: p.source, Input: input, AskID: askID, Instance: instance})
 	if !fr.OK {
 		if fr.Reason == ReasonApprovalRequired {
-			return p.needsConfirm(act, input, extra, recent)
+			return p.needsConfirm(act, input, instance, extra, recent)
 		}
-		return withExtra(rejected(act.ID, fr), extra)
+		return withExtra(p.reject(act, fr), extra)
 	}
+	p.acknowledge(act, p.app.Version()) // the port acted on what it saw
 	r := newResult("ok", true, "did", act.ID, "does", act.Does, "transitionId", fr.TransitionID,
 		"effectStatus", fr.EffectStatus,
 		"settleWith", Obj{{"tool", p.names.didItWork}, {"arg", "transitionId"}})
@@ -45,11 +54,11 @@ func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Ob
 
 // useOpenAsk finds the open ask for action and input; outside enforcement
 // a pending one is approved as the person's relayed yes.
-func (p *Port) useOpenAsk(action string, input any) string {
+func (p *Port) useOpenAsk(action, instance string, input any) string {
 	a := p.app
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	k := a.findOpenAsk(action, input, false)
+	k := a.findOpenAsk(action, instance, input, false)
 	if k == nil {
 		return ""
 	}
@@ -61,14 +70,15 @@ func (p *Port) useOpenAsk(action string, input any) string {
 	return k.id
 }
 
-// decline closes the open ask for act (matching input when given).
-func (p *Port) decline(act *Action, input any, matchInput bool, extra Obj) Result {
+// decline closes the open ask for act (matching input when given, and
+// the card when one is named).
+func (p *Port) decline(act *Action, input any, instance string, matchInput bool, extra Obj) Result {
 	a := p.app
 	a.mu.Lock()
 	var found *ask
 	for i := len(a.askOrder) - 1; i >= 0 && found == nil; i-- {
 		k := a.asks[a.askOrder[i]]
-		if k.action != act.ID || (matchInput && !EqualValues(k.input, input)) {
+		if k.action != act.ID || (matchInput && !EqualValues(k.input, input)) || (instance != "" && k.instance != instance) {
 			continue
 		}
 		if s := a.askState(k); s == askPending || s == askApproved {
@@ -91,12 +101,12 @@ func (p *Port) decline(act *Action, input any, matchInput bool, extra Obj) Resul
 
 // needsConfirm returns the receipts of a high-effect fire that waits for a
 // yes, reusing a pending ask for the same action and input or minting one.
-func (p *Port) needsConfirm(act *Action, input any, extra Obj, recent []Obj) Result {
+func (p *Port) needsConfirm(act *Action, input any, instance string, extra Obj, recent []Obj) Result {
 	a := p.app
 	a.mu.Lock()
-	k := a.findOpenAsk(act.ID, input, false)
+	k := a.findOpenAsk(act.ID, instance, input, false)
 	if k == nil {
-		k = a.mintAsk(act.ID, input, p.source)
+		k = a.mintAsk(act.ID, instance, input, p.source)
 	}
 	kid, pending := k.id, k.state == askPending
 	_, heldWhen, _ := act.When.Eval(a.state)
@@ -113,6 +123,9 @@ func (p *Port) needsConfirm(act *Action, input any, extra Obj, recent []Obj) Res
 	willUse := Obj{}
 	if input != nil {
 		willUse = append(willUse, Field{"input", CloneValue(input)})
+	}
+	if instance != "" {
+		willUse = append(willUse, Field{"instance", instance}) // the card the approval binds
 	}
 	why := "This is high-effect, so nothing was done. Tell the person what it will do and ask them; call again with confirm:true if they say yes, decline:true if no."
 	if p.gated {
@@ -158,6 +171,31 @@ func rejected(action string, fr FireResult) Result {
 	}
 	if fr.On != "" {
 		r = r.With("note", "The action is on page "+fr.On+".")
+	}
+	if fr.Instances != nil {
+		r = r.With("instances", fr.Instances)
+	}
+	if fr.PriorTransitionID != "" {
+		r = r.With("priorTransitionId", fr.PriorTransitionID)
+	}
+	if fr.PendingTransitionID != "" {
+		r = r.With("pendingTransitionId", fr.PendingTransitionID)
+	}
+	if fr.Moved != nil {
+		r = r.With("moved", fr.Moved)
+	}
+	return r
+}
+
+// reject is the result of a refused fire of act, with one sentence more
+// when the app marked it busy: working is not broken.
+func (p *Port) reject(act *Action, fr FireResult) Result {
+	r := rejected(act.ID, fr)
+	p.app.mu.Lock()
+	busy := p.app.busyOf(act)
+	p.app.mu.Unlock()
+	if busy != "" {
+		r = r.With("why", fr.Why+" The app is busy with it ("+busy+"): that is work in progress, not a failure.").With("busy", busy)
 	}
 	return r
 }

@@ -83,7 +83,7 @@ func (p *Port) frameView(fr *frame) (view Obj, judgment string, recent []Obj, do
 			doneSteps = append(doneSteps, act.ID)
 			recent = append(recent, Obj{{"step", act.ID}, {"effectStatus", statusPerformed}})
 		case stepReady:
-			ready = append(ready, actionRow(act, "step"))
+			ready = append(ready, p.decorate(actionRow(act, "step"), act))
 		default:
 			row := Obj{{"step", act.ID}, {"status", st}}
 			switch st {
@@ -173,7 +173,7 @@ func (p *Port) callJourney(ctx context.Context, jid string, a argMap) Result {
 	if bad.fields != nil {
 		return bad
 	}
-	fa, bad := a.fireArgs()
+	fa, bad := p.fireArgs(a)
 	if bad.fields != nil {
 		return bad
 	}
@@ -237,11 +237,11 @@ func (p *Port) callJourney(ctx context.Context, jid string, a argMap) Result {
 	extra = append(extra, Field{"step", act.ID})
 	switch st {
 	case stepDone:
-		return withExtra(rejected(act.ID, refusal(ReasonStepDone)), extra)
+		return withExtra(p.reject(act, refusal(ReasonStepDone)), extra)
 	case stepInFlight:
-		return withExtra(rejected(act.ID, refusal(ReasonStepInFlight)), extra)
+		return withExtra(p.reject(act, refusal(ReasonStepInFlight)), extra)
 	case stepWaiting:
-		return withExtra(rejected(act.ID, refusal(ReasonStepNotReady)), extra)
+		return withExtra(p.reject(act, refusal(ReasonStepNotReady)), extra)
 	}
 	r := p.fireAction(ctx, act, fa, extra, recent)
 	if id := r.TransitionID(); id != "" {

@@ -52,6 +52,17 @@ const (
 	ReasonApprovalSpent        = "APPROVAL_SPENT"
 	ReasonApprovalRevoked      = "APPROVAL_REVOKED"
 	ReasonApprovalStale        = "APPROVAL_STALE"
+
+	// The second version's reasons.
+	ReasonInstanceRequired   = "INSTANCE_REQUIRED"
+	ReasonInstanceUnknown    = "INSTANCE_UNKNOWN"
+	ReasonStillMounting      = "STILL_MOUNTING"
+	ReasonOfferRequired      = "OFFER_REQUIRED"
+	ReasonOfferUnknown       = "OFFER_UNKNOWN"
+	ReasonStaleOffer         = "STALE_OFFER"
+	ReasonDuplicateExecution = "DUPLICATE_EXECUTION"
+	ReasonPriorFirePending   = "PRIOR_FIRE_PENDING"
+	ReasonUnknownPage        = "UNKNOWN_PAGE"
 )
 
 // whys holds the authored explanation of every reason code.
@@ -85,6 +96,15 @@ var whys = map[string]string{
 	ReasonApprovalSpent:        "That approval was already used by an earlier fire; nothing was performed. Ask again.",
 	ReasonApprovalRevoked:      "The person withdrew that approval; nothing was performed.",
 	ReasonApprovalStale:        "That approval expired; nothing was performed. Ask again.",
+	ReasonInstanceRequired:     "This action acts on one card of a list; nothing was performed. Name the card with instance, one of the listed keys.",
+	ReasonInstanceUnknown:      "No card has that instance key; nothing was performed. Use one of the listed keys.",
+	ReasonStillMounting:        "That card exists but the app has not finished showing it; nothing was performed. Try again in a moment.",
+	ReasonOfferRequired:        "This action must cite the offerId of its whats_here row; nothing was performed. Call whats_here and pass the row's offerId.",
+	ReasonOfferUnknown:         "No live offer has that id (it was made up, is for another action, or is too old); nothing was performed. Call whats_here for a fresh offerId.",
+	ReasonStaleOffer:           "What this action reads or writes changed since the offer (see moved); nothing was performed. Call whats_here, look again, and cite the fresh offerId.",
+	ReasonDuplicateExecution:   "This action may happen only once and it already did (see priorTransitionId); nothing was performed.",
+	ReasonPriorFirePending:     "The previous fire of this action has not settled (see pendingTransitionId); nothing was performed. Check it with did_it_work before trying again.",
+	ReasonUnknownPage:          "The app has no page by that name; nothing was performed. Use one of the listed pages.",
 }
 
 // whyOf returns the authored why of reason.

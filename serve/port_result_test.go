@@ -68,6 +68,8 @@ func TestEveryReasonHasAWhy(t *testing.T) {
 		ReasonPreconditionFailed, ReasonNotOnPage, ReasonNotOffered, ReasonPayloadInvalid, ReasonToolDisabled,
 		ReasonNotMaterialized, ReasonStepDone, ReasonStepInFlight, ReasonStepNotReady, ReasonApprovalDeclined,
 		ReasonApprovalRequired, ReasonApprovalMismatch, ReasonApprovalSpent, ReasonApprovalRevoked, ReasonApprovalStale,
+		ReasonInstanceRequired, ReasonInstanceUnknown, ReasonStillMounting, ReasonOfferRequired, ReasonOfferUnknown,
+		ReasonStaleOffer, ReasonDuplicateExecution, ReasonPriorFirePending, ReasonUnknownPage,
 	}
 	assert.Len(t, whys, len(reasons))
 	for _, r := range reasons {

@@ -80,6 +80,12 @@ const (
 	descDid     = "The settled facts of a fire (did it happen, with what data or error) or where an ask stands. Fires settle after they return: check here before saying one happened."
 	descTransID = "The transitionId a fire returned, or an askId."
 
+	// The second version's arguments, offered only by a graph that uses
+	// them.
+	descInstance = "The card to act on, for an action whose whats_here row lists instances: one of its keys."
+	descOfferID  = "For an action whose whats_here row carries an offerId: that offerId, citing what you saw."
+	descRouteTo  = "A page id: then the answer is the way there along the app's declared navigation, not the usual overview."
+
 	confirmAsks      = "Set true once the person said yes to a needs-confirm."
 	confirmGated     = "Set true once the person approved the ask in the app: this app requires a person's approval for high-effect fires and refuses without it."
 	confirmNotGated  = "Set true to go ahead with a high-effect step or action. Fires through this port are not gated by a person's approval."
@@ -129,6 +135,16 @@ func (p *Port) buildTools() {
 		{"confirm", "boolean", descAsDo},
 		{"decline", "boolean", descAsDo},
 	}
+	// Arguments only a graph with repeating or citing actions takes; the
+	// tools of any other graph stay as they were.
+	var v2Props [][3]string
+	if p.instances {
+		v2Props = append(v2Props, [3]string{"instance", "string", descInstance})
+	}
+	if p.citing {
+		v2Props = append(v2Props, [3]string{"offerId", "string", descOfferID})
+	}
+	stepProps = append(stepProps, v2Props...)
 	p.routes = map[string]route{}
 	add := func(t Tool, r route) {
 		if _, dup := p.routes[t.Name]; dup && p.dupName == "" {
@@ -158,8 +174,12 @@ func (p *Port) buildTools() {
 	p.names.why = composeName(p.sep, g.ID, "why")
 	p.names.doAction = composeName(p.sep, g.ID, "do_action")
 	p.names.didItWork = composeName(p.sep, g.ID, "did_it_work")
+	routeProp := ""
+	if g.RouteTo {
+		routeProp = `,"routeTo":{"type":"string","description":` + string(AppendValue(nil, descRouteTo)) + `}`
+	}
 	sinceSchema := json.RawMessage(`{"type":"object","properties":{"sinceVersion":{"type":"integer","minimum":0,"description":` +
-		string(AppendValue(nil, descSince)) + `}},"additionalProperties":false}`)
+		string(AppendValue(nil, descSince)) + `}` + routeProp + `},"additionalProperties":false}`)
 	add(Tool{Name: p.names.whatsHere, Description: descWhatsHere, InputSchema: sinceSchema,
 		Annotations: ToolAnnotations{Title: "What's here", ReadOnlyHint: true}}, route{kind: routeWhatsHere})
 	add(Tool{Name: p.names.why, Description: descWhy, InputSchema: schemaJSON("key", [3]string{"key", "string", descKey}),
@@ -171,9 +191,9 @@ func (p *Port) buildTools() {
 	case p.confirm:
 		doDesc += ruleConfirm
 	}
-	add(Tool{Name: p.names.doAction, Description: doDesc, InputSchema: schemaJSON("action",
-		[3]string{"action", "string", descAction}, [3]string{"input", "object", descAInput},
-		[3]string{"confirm", "boolean", confirm}, [3]string{"decline", "boolean", descDecline}),
+	doProps := append([][3]string{{"action", "string", descAction}, {"input", "object", descAInput},
+		{"confirm", "boolean", confirm}, {"decline", "boolean", descDecline}}, v2Props...)
+	add(Tool{Name: p.names.doAction, Description: doDesc, InputSchema: schemaJSON("action", doProps...),
 		Annotations: ToolAnnotations{Title: "Do action", DestructiveHint: true}}, route{kind: routeDoAction})
 	add(Tool{Name: p.names.didItWork, Description: descDid, InputSchema: schemaJSON("transitionId", [3]string{"transitionId", "string", descTransID}),
 		Annotations: ToolAnnotations{Title: "Did it work", ReadOnlyHint: true}}, route{kind: routeDidItWork})

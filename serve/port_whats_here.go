@@ -23,6 +23,15 @@ func (p *Port) whatsHere(a argMap) Result {
 		}
 		since = int64(f)
 	}
+	if p.app.g.RouteTo {
+		to, bad := a.str("routeTo")
+		if bad.fields != nil {
+			return bad
+		}
+		if to != "" {
+			return p.routeResult(to)
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	app := p.app
@@ -108,11 +117,13 @@ func (p *Port) whatsHere(a argMap) Result {
 		if ok, _, failed := act.EnabledWhen.Eval(app.state); !ok {
 			row = append(row, Field{"enabled", false}, Field{"blockedBecause", conditionTexts(failed)})
 		}
-		actions = append(actions, row)
+		actions = append(actions, p.decorate(row, act))
 	}
 
 	// journeys startable here, plus the open one.
 	journeys := []Obj{}
+	var elsewhere []string // the other pages the journeys left out start on
+	away := 0              // how many of them start on another page
 	open := ""
 	if p.frame != nil {
 		open = p.frame.journey
@@ -125,6 +136,12 @@ func (p *Port) whatsHere(a argMap) Result {
 			offered, _, _ = entry.When.Eval(app.state)
 		}
 		if !offered && j.ID != open {
+			if entry != nil && entry.On != app.page {
+				away++
+				if !contains(elsewhere, entry.On) {
+					elsewhere = append(elsewhere, entry.On)
+				}
+			}
 			continue
 		}
 		pre, _, _ := j.Precondition.Eval(app.state)
@@ -145,6 +162,16 @@ func (p *Port) whatsHere(a argMap) Result {
 	r := newResult("ok", true, "facts", facts, "brief", brief, "actions", actions, "journeys", journeys)
 	if n := len(g.Journeys) - len(journeys); n > 0 {
 		r = r.With("journeysElsewhere", n)
+		// The hint names only other pages: a journey whose entry is on
+		// this page but not offered has no way there to route.
+		if g.RouteTo && away > 0 {
+			what := " more journeys start"
+			if away == 1 {
+				what = " more journey starts"
+			}
+			r = r.With("journeysElsewhereHint", strconv.Itoa(away)+what+" elsewhere (on "+joinKeys(elsewhere)+
+				"); whats_here with routeTo and one of those pages gives the way there.")
+		}
 	}
 	return r
 }

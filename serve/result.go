@@ -64,12 +64,13 @@ type Result struct {
 var resultOrder = func() map[string]int {
 	keys := []string{
 		"ok", "judgment", "reason", "why", "performed",
-		"did", "does", "transitionId", "effectStatus", "settled", "outcome", "data", "error", "settleWith",
-		"askId", "action", "step", "journey", "frame", "cancelled",
+		"did", "does", "transitionId", "effectStatus", "settled", "outcome", "verifyHeld", "verifyFailed", "data", "error", "settleWith",
+		"askId", "action", "instance", "step", "journey", "frame", "cancelled",
 		"willDo", "because", "willUse", "recentSteps", "howToConfirm", "awaitingHuman", "differs",
 		"evidence", "blockedBecause", "expects", "errors", "retriable",
+		"priorTransitionId", "pendingTransitionId", "moved", "instances", "busy", "route",
 		"readySteps", "laterSteps", "doneSteps",
-		"facts", "brief", "actions", "journeys", "journeysElsewhere",
+		"facts", "brief", "actions", "journeys", "journeysElsewhere", "journeysElsewhereHint",
 		"key", "value", "chain",
 		"pending", "asks", "tools", "steps", "candidates", "note",
 		"youAreOn", "version",

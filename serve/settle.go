@@ -48,7 +48,7 @@ func CallSettled(ctx context.Context, p *Port, name string, args []byte, within 
 	// did_it_work is the authority on how settled facts read (outcome …);
 	// the position it reports is the one after the fire (a goTo moved it).
 	facts := p.Call(ctx, p.DidItWorkTool(), append(append([]byte(`{"transitionId":`), wire.EncodeString(id)...), '}'))
-	for _, k := range []string{"effectStatus", "outcome", "data", "error", "settled", "youAreOn", "version"} {
+	for _, k := range []string{"effectStatus", "outcome", "verifyHeld", "verifyFailed", "data", "error", "settled", "youAreOn", "version"} {
 		if v, ok := facts.Get(k); ok && v != nil {
 			res = res.With(k, v)
 		}

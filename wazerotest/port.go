@@ -38,3 +38,16 @@ func (i *Instance) PortDo(ctx context.Context, port int, op string, fields map[s
 	}
 	return i.Do(ctx, cmd)
 }
+
+// SetInstances says which cards of a port's repeating area are mounted
+// (port.setInstances). It fails the test if the module refuses.
+func (i *Instance) SetInstances(ctx context.Context, port int, area string, keys []string) {
+	i.must(i.PortDo(ctx, port, "port.setInstances", map[string]any{"area": area, "keys": keys}))
+}
+
+// SetBusy marks an action, area or page of a port busy with label; an
+// empty label clears it (port.setBusy). It fails the test if the module
+// refuses.
+func (i *Instance) SetBusy(ctx context.Context, port int, id, label string) {
+	i.must(i.PortDo(ctx, port, "port.setBusy", map[string]any{"id": id, "label": label}))
+}

@@ -8,7 +8,8 @@ export interface AgentwasmError extends Error {
    * so every call of its runtime, sessions and ports that was pending, and every later one, fails
    * with it; the message says what happened; {@link load} a new runtime, or {@link Runtime.restart});
    * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
-   * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal), `internal`.
+   * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal),
+   * `webmcp_failed` ({@link Port.registerWebMCP}: the WebMCP API refused a tool), `internal`.
    */
   code: string;
 }
@@ -483,6 +484,16 @@ export interface GraphPage {
 export interface GraphArea {
   id: string;
   areas?: GraphArea[];
+  /**
+   * The area repeats: a list of cards (orders, rows), one instance per key, and each fire of an action
+   * in it names its card (`instance` in do_action's arguments). Repeating areas do not nest.
+   */
+  repeats?: boolean;
+  /**
+   * With `repeats`: the state key whose array lists the cards' keys; {@link Port.setInstances} then
+   * says which of them are mounted. Without it, setInstances says which cards there are.
+   */
+  instancesFrom?: string;
 }
 
 /** Something that can be done in the app. */
@@ -505,6 +516,20 @@ export interface GraphAction {
   when?: Guard;
   /** Is an offered action greyed out. */
   enabledWhen?: Guard;
+  /** What should hold after a fire: the result's `verifyHeld` says whether it did. */
+  verify?: Guard;
+  /**
+   * How fires of the action may overlap: `once`, never again after one was done (a later call names
+   * the earlier one, `priorTransitionId`); `single-flight`, one at a time (a call while one is pending
+   * names it, `pendingTransitionId`). Default: no limit.
+   */
+  concurrency?: 'once' | 'single-flight';
+  /**
+   * `track`: the action's whats_here row names the keys it reads or writes that others changed since
+   * the port last fired it (`staleReads`, `staleWrites`); `cite` also gives the row an `offerId`, which
+   * each fire must cite (a stale or unknown one is refused, naming what `moved`).
+   */
+  freshness?: 'track' | 'cite';
 }
 
 /** An ordered list of steps (action ids); step one is the entry. */
@@ -521,6 +546,8 @@ export interface Graph {
   pages: GraphPage[];
   actions: GraphAction[];
   journeys?: GraphJourney[];
+  /** Turns on whats_here's `routeTo` argument: the way from where the person is to a page (the result's `route`). */
+  routeTo?: boolean;
 }
 
 /** Who made a fire. */
@@ -533,7 +560,14 @@ export type Principal = 'user' | 'agent' | 'system' | 'unknown';
  */
 export type ActionHandler = (
   input: unknown,
-  context: { action: string; source: Principal; transitionId: string; signal: AbortSignal },
+  context: {
+    action: string;
+    source: Principal;
+    transitionId: string;
+    signal: AbortSignal;
+    /** The key of the repeating area's card the fire is for; absent for an action outside one. */
+    instance?: string;
+  },
 ) => unknown | Promise<unknown>;
 
 /** A once-only warning of the port (an ungated port, an unguarded high-effect fire). */
@@ -581,6 +615,11 @@ export interface PortOptions {
    * waits for a fire to settle, in whole milliseconds; 0 answers at once. Default 250.
    */
   settleWithinMs?: number;
+  /**
+   * How many offers (the `offerId`s of whats_here results) the port remembers for actions with
+   * `freshness: 'cite'`; the oldest are forgotten first. A whole number above 0. Default 500.
+   */
+  offerLedgerSize?: number;
 }
 
 /** One of the port's tools, as offered to a model. */
@@ -609,6 +648,42 @@ export interface PortResult {
   effectStatus?: 'pending' | 'performed' | 'refused';
   askId?: string;
   performed?: boolean;
+  /**
+   * The cards' keys of a repeating action (on its whats_here row, or a ready step; the result of a
+   * fire that named no card or an unknown one lists them too).
+   */
+  instances?: string[];
+  /** Where `instances` come from: the state key of `instancesFrom` (`selector`), or {@link Port.setInstances} (`mounted-window`). */
+  enumeration?: 'selector' | 'mounted-window';
+  /** The keys a `freshness` action reads that others changed since the port last fired it (on its row). */
+  staleReads?: string[];
+  /** The keys a `freshness` action writes that others changed since the port last fired it (on its row). */
+  staleWrites?: string[];
+  /** The offer of a `freshness: 'cite'` action's row: its fires cite it (`offerId` in do_action's arguments). */
+  offerId?: string;
+  /** For a refused stale offer: the keys that moved since it was made. */
+  moved?: string[];
+  /** The busy label the page set ({@link Port.setBusy}): on the action's row, and on its refusals. */
+  busy?: string;
+  /** Whether the action's `verify` guard held once it performed; `unevaluable` when it reads a key the state does not have. */
+  verifyHeld?: boolean | 'unevaluable';
+  /** A `concurrency: 'once'` action refused: the fire that performed it. */
+  priorTransitionId?: string;
+  /** A `concurrency: 'single-flight'` action refused: the fire still pending. */
+  pendingTransitionId?: string;
+  /** The card (instance key of a repeating area) the fire was for. */
+  instance?: string;
+  /** The way to the page whats_here's `routeTo` named (a graph with `routeTo: true`). */
+  route?: {
+    to: string;
+    /** The actions to do, in order, and the page each leads to. */
+    hops?: { action: string; to: string }[];
+    means?: string;
+    /** The person is there already. */
+    alreadyHere?: boolean;
+    /** Why there is no way. */
+    why?: string;
+  };
   [key: string]: unknown;
 }
 
@@ -627,6 +702,8 @@ export interface PortAsk {
   createdAtMs?: number;
   /** The fire that used the approval. */
   transitionId?: string;
+  /** The instance (card key of a repeating area) the step is for. */
+  instance?: string;
 }
 
 /** One fire's (or one report's) record. */
@@ -640,6 +717,59 @@ export interface PortTransition {
   data?: unknown;
   error?: string;
   askId?: string;
+  /** The instance (card key of a repeating area) the fire was for. */
+  instance?: string;
+  /** Whether the action's `verify` guard held once the fire settled; `unevaluable` when a key it reads is missing. */
+  verifyHeld?: boolean | 'unevaluable';
+}
+
+/**
+ * A tool as {@link Port.registerWebMCP} hands it to WebMCP's `registerTool`: one of the port's tools,
+ * and its execute.
+ */
+export interface WebMCPTool {
+  name: string;
+  description: string;
+  inputSchema: object;
+  annotations: PortTool['annotations'];
+  /** Calls the port's tool; never throws (a failure is an `isError` result). */
+  execute(args?: Record<string, unknown> | unknown[]): Promise<WebMCPCallToolResult>;
+}
+
+/**
+ * What a registered tool's execute answers: an MCP CallToolResult, the port's result as JSON text and as
+ * `structuredContent` (absent when the call failed: a closed port, a dead module). `isError` is set for
+ * the reasons `UNKNOWN_TOOL`, `INTERNAL_ERROR` and `PORT_CLOSED`, as the port's MCP server sets it, and
+ * when the call failed, whose message is the text.
+ */
+export interface WebMCPCallToolResult {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: PortResult;
+  isError?: true;
+}
+
+/**
+ * The WebMCP API {@link Port.registerWebMCP} registers with: `document.modelContext` (WebMCP; what
+ * `@mcp-b/webmcp-polyfill` installs), the older `navigator.modelContext`, or one the host gives.
+ * `registerTool` may answer a Promise (WebMCP's: it rejects for a name registered already), a handle
+ * with `unregister()`, or nothing; a registration is undone by aborting the signal it was given, the
+ * handle's unregister(), or `unregisterTool(name)` where the API has it.
+ */
+export interface WebMCPModelContext {
+  registerTool(tool: WebMCPTool, options?: { signal?: AbortSignal }): unknown;
+  unregisterTool?(name: string): unknown;
+}
+
+/** What {@link Port.registerWebMCP} gives. */
+export interface WebMCPRegistration {
+  /** Whether the tools were registered: false when there is no WebMCP API. */
+  readonly registered: boolean;
+  /** Why they were not (no WebMCP API); absent when they were. */
+  readonly reason?: string;
+  /** The names registered, the port's tools in their order; empty when none were. */
+  readonly tools: string[];
+  /** Unregisters the tools; does nothing the second time, or when none were registered. */
+  unregister(): void;
 }
 
 /** A serving port. */
@@ -678,10 +808,34 @@ export declare class Port {
   /** One transition's record; an unknown id throws with code `refused`. */
   transition(id: string): PortTransition;
   /**
+   * Says which cards of a repeating area (its path, `orders.list`) are mounted — for an area without
+   * `instancesFrom`, which cards there are — by their keys; replaces what was said before. Throws
+   * `bad_argument` unless `area` is a string and `keys` an array of strings, `refused` for an area
+   * that does not repeat or an empty key.
+   */
+  setInstances(area: string, keys: readonly string[]): void;
+  /**
+   * Marks an action (its id), an area (its path) or a page busy with a label the model reads
+   * (`Saving…`; the module keeps 200 bytes); null, undefined or '' clears it. Busy never gates: the
+   * action's rows and refusals carry the label.
+   */
+  setBusy(id: string, label?: string | null): void;
+  /**
+   * Registers the port's tools with the page's WebMCP API (`options.modelContext`, else
+   * `document.modelContext`, else `navigator.modelContext`): each tool's execute is
+   * `call(name, args, {settleWithinMs})` (default 250) answered as an MCP CallToolResult. Nothing in
+   * this path approves anything: a high-effect step answers needs-confirm, and only the page's human
+   * doors answer its ask. Without an API it resolves `{registered: false, reason}` and registers
+   * nothing. Rejects with code `webmcp_failed` when the API refuses a tool (a name registered already),
+   * after undoing what this call registered; `bad_argument` for a bad option; `closed`. close() undoes
+   * every live registration.
+   */
+  registerWebMCP(options?: { modelContext?: WebMCPModelContext | null; settleWithinMs?: number }): Promise<WebMCPRegistration>;
+  /**
    * Ends the port: its methods throw with code `closed`, a session whose kit it is gets an error
-   * result (PORT_CLOSED) for each call, and onChange/onWarn hear nothing more. Fires already
-   * running are not cancelled: they settle when their handlers answer. On a dead runtime it only
-   * marks the port closed.
+   * result (PORT_CLOSED) for each call, onChange/onWarn hear nothing more, and its WebMCP
+   * registrations are undone. Fires already running are not cancelled: they settle when their
+   * handlers answer. On a dead runtime it only marks the port closed (and undoes the registrations).
    */
   close(): void;
 }

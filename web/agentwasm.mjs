@@ -844,6 +844,9 @@ export class Runtime {
     if (json.settleWithinMs !== undefined && !(Number.isSafeInteger(json.settleWithinMs) && json.settleWithinMs >= 0)) {
       throw badOption('settleWithinMs must be a whole number of milliseconds, 0 or more');
     }
+    if (json.offerLedgerSize !== undefined && !(Number.isSafeInteger(json.offerLedgerSize) && json.offerLedgerSize > 0)) {
+      throw badOption('offerLedgerSize must be a whole number above 0 (the offers the port remembers; default 500)');
+    }
     if (!isObject(given)) throw badOption('handlers must be an object of action id → function');
     // A copy: the handlers are the ones given now, whatever the object becomes.
     const handlers = Object.assign(Object.create(null), given);
@@ -900,22 +903,56 @@ function settled(result, forget) {
 /** Port options that travel to the module as JSON, as given. */
 const PORT_OPTIONS = new Set([
   'confirmHighEffect', 'journeyTools', 'source', 'separator', 'requireHumanApproval', 'page', 'state',
-  'name', 'version', 'settleWithinMs',
+  'name', 'version', 'settleWithinMs', 'offerLedgerSize',
 ]);
+
+/** The port reasons a WebMCP tool answers with isError, as the port's MCP server does (serve.Result.IsError). */
+const WEBMCP_ERROR_REASONS = new Set(['UNKNOWN_TOOL', 'INTERNAL_ERROR', 'PORT_CLOSED']);
+
+/**
+ * The page's WebMCP API for registerWebMCP: {context}, or {absent: why not}.
+ * An API is an object with registerTool().
+ */
+function findModelContext(options) {
+  if (options.modelContext !== undefined) {
+    const given = options.modelContext;
+    if (given === null) return { absent: 'no WebMCP API was given (options.modelContext is null); the port\'s tools were not registered' };
+    if (!isObject(given) || !isFunction(given.registerTool)) {
+      return { absent: 'the options.modelContext given is not a WebMCP API (it has no registerTool method); the port\'s tools were not registered' };
+    }
+    return { context: given };
+  }
+  for (const read of [() => globalThis.document?.modelContext, () => globalThis.navigator?.modelContext]) {
+    let context;
+    try {
+      context = read();
+    } catch {
+      continue; // a getter that throws is no API
+    }
+    if (isObject(context) && isFunction(context.registerTool)) return { context };
+  }
+  return {
+    absent: 'this browser offers no WebMCP API (neither document.modelContext nor navigator.modelContext has registerTool); '
+      + 'the port\'s tools were not registered: load a WebMCP polyfill such as @mcp-b/webmcp-polyfill, or pass options.modelContext',
+  };
+}
 
 /**
  * The module's way to run the page's action handlers: the "handler" hook
- * gets {action, input, source, transitionId}; the handler's return value
+ * gets {action, input, source, transitionId, instance?} (instance: the key
+ * of the repeating area's card the fire is for); the handler's return value
  * (or what its Promise resolves to) is the fire's data, a throw refuses it.
  */
 function portCallbacks(handlers) {
   return (hook, payload, signal) => {
     if (hook !== 'handler') return Promise.reject(new Error(`a port has no ${hook} callback`));
     try {
-      const { action, input, source, transitionId } = JSON.parse(payload);
+      const { action, input, source, transitionId, instance } = JSON.parse(payload);
       const fn = handlers[action];
       if (!fn) return Promise.reject(new Error(`the page supplied no handler for ${action}`));
-      return Promise.resolve(fn(input, { action, source, transitionId, signal }))
+      const context = { action, source, transitionId, signal };
+      if (instance != null && instance !== '') context.instance = instance;
+      return Promise.resolve(fn(input, context))
         .then((data) => JSON.stringify(data ?? null));
     } catch (err) {
       return Promise.reject(err);
@@ -1520,6 +1557,8 @@ export class Port {
   #onWarn;
   #onChange;
   #closed = false;
+  /** The live WebMCP registrations (registerWebMCP), undone by close(). */
+  #webmcp = new Set();
 
   /** @internal */
   constructor(runtime, { onWarn, onChange }) {
@@ -1686,14 +1725,167 @@ export class Port {
   }
 
   /**
-   * Ends the port; later calls throw with code `closed`. Closing a port of a
-   * dead runtime only marks it closed.
+   * Says which cards of a repeating area are mounted (for an area without
+   * `instancesFrom`, which cards there are): `area` is its path
+   * (`orders.list`), `keys` the instance keys, in the page's order.
+   * Replaces what was said before; the module refuses an area that does not
+   * repeat, or an empty key.
+   * @param {string} area
+   * @param {string[]} keys
+   */
+  setInstances(area, keys) {
+    if (typeof area !== 'string' || area === '') {
+      throw agentError('bad_argument', 'agentwasm: setInstances(area, keys) takes the area\'s path, a string like "orders.list"', TypeError);
+    }
+    if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) {
+      throw agentError('bad_argument', 'agentwasm: setInstances(area, keys) takes the instance keys as an array of strings', TypeError);
+    }
+    this.#sync('port.setInstances', { area, keys: [...keys] });
+  }
+
+  /**
+   * Marks an action (by id), an area (by path) or a page busy with a short
+   * label the model reads (`Saving…`; the module keeps 200 bytes); null,
+   * undefined or '' clears it. Busy never gates an action.
+   * @param {string} id
+   * @param {string | null} [label]
+   */
+  setBusy(id, label) {
+    if (typeof id !== 'string' || id === '') {
+      throw agentError('bad_argument', 'agentwasm: setBusy(id, label) takes an action id or an area path, a string', TypeError);
+    }
+    if (label != null && typeof label !== 'string') {
+      throw agentError('bad_argument', 'agentwasm: setBusy(id, label) takes a string label, or null to clear it', TypeError);
+    }
+    this.#sync('port.setBusy', { id, label: label ?? '' });
+  }
+
+  /**
+   * Registers the port's tools with the page's WebMCP API, so that an agent
+   * of the browser (or an extension) calls them as a model calls the port:
+   * each tool's `execute` is `port.call(name, args, {settleWithinMs})`,
+   * answered as an MCP CallToolResult — the result as JSON text and as
+   * `structuredContent`, `isError` only for UNKNOWN_TOOL, INTERNAL_ERROR and
+   * PORT_CLOSED, as the port's MCP server answers; an execute never throws
+   * (a closed port or a dead module is an `isError` result with the
+   * message). Nothing here approves anything: a high-effect step answers
+   * needs-confirm as port.call does, and only the page's human doors
+   * (approveAsk…) answer its ask.
+   *
+   * The API is `options.modelContext` when given (null: none), else
+   * `document.modelContext`, else `navigator.modelContext`. Without one the
+   * registration is a no-op that says why (`registered: false`, `reason`).
+   * Each tool is registered with `registerTool(tool, {signal})`; its undoing
+   * aborts the signal (WebMCP's way, and @mcp-b/webmcp-polyfill's), calls
+   * the `unregister()` of a handle registerTool gave, else the API's
+   * `unregisterTool(name)` where it has one. `unregister()` undoes the
+   * registration (idempotent); close() undoes every live one.
+   *
+   * Rejects with code `webmcp_failed` when the API refuses a tool (a tool of
+   * that name is registered already, say), after undoing the tools this call
+   * registered; `bad_argument` for a bad option; `closed` when the port is
+   * (or gets) closed.
+   * @param {{modelContext?: object | null, settleWithinMs?: number}} [options]
+   * @returns {Promise<import('./agentwasm.d.ts').WebMCPRegistration>}
+   */
+  async registerWebMCP(options = {}) {
+    if (!isObject(options)) throw agentError('bad_argument', 'agentwasm: registerWebMCP takes an options object', TypeError);
+    for (const [key, value] of Object.entries(options)) {
+      if (value !== undefined && key !== 'modelContext' && key !== 'settleWithinMs') {
+        throw agentError('bad_argument', `agentwasm: unknown registerWebMCP option ${key}`, TypeError);
+      }
+    }
+    const settleWithinMs = options.settleWithinMs ?? 250;
+    if (!(Number.isSafeInteger(settleWithinMs) && settleWithinMs >= 0)) {
+      throw agentError('bad_argument', 'agentwasm: registerWebMCP options.settleWithinMs must be a whole number of milliseconds, 0 or more', TypeError);
+    }
+    this.#open();
+    const { context, absent } = findModelContext(options);
+    if (absent) return { registered: false, reason: absent, tools: [], unregister() {} };
+
+    const tools = this.tools();
+    const controller = new AbortController();
+    // One entry per tool: live once registerTool fulfilled, until undone.
+    const entries = tools.map((tool) => ({ name: tool.name, live: false, handle: undefined }));
+    let undone = false;
+    const undo = (entry) => {
+      entry.live = false;
+      try {
+        if (isObject(entry.handle) && isFunction(entry.handle.unregister)) entry.handle.unregister();
+        else if (isFunction(context.unregisterTool)) context.unregisterTool(entry.name);
+      } catch {
+        // gone already, or the API refuses: nothing more to undo
+      }
+    };
+    const registration = {
+      registered: true,
+      tools: tools.map((t) => t.name),
+      unregister: () => {
+        undone = true;
+        this.#webmcp.delete(registration);
+        controller.abort();
+        for (const entry of entries) if (entry.live) undo(entry);
+      },
+    };
+    this.#webmcp.add(registration);
+    const outcomes = await Promise.allSettled(tools.map((tool) => {
+      const descriptor = {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: { ...tool.annotations },
+        execute: (args) => this.#webmcpExecute(tool.name, args, settleWithinMs),
+      };
+      try {
+        return Promise.resolve(context.registerTool(descriptor, { signal: controller.signal }));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }));
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status === 'fulfilled') {
+        entries[i].live = true;
+        entries[i].handle = outcome.value;
+      }
+    });
+    if (undone || this.#closed) {
+      registration.unregister();
+      throw agentError('closed', 'agentwasm: this port was closed while its tools were being registered with WebMCP; create a new one');
+    }
+    const failed = outcomes.findIndex((o) => o.status === 'rejected');
+    if (failed >= 0) {
+      registration.unregister();
+      const { reason } = outcomes[failed];
+      throw agentError('webmcp_failed', `agentwasm: WebMCP refused the tool ${tools[failed].name}: ${describe(reason)}`
+        + ' (a tool of that name may be registered already); the tools this call had registered were unregistered', Error, reason);
+    }
+    return registration;
+  }
+
+  /** A WebMCP tool's execute: the port's call as an MCP CallToolResult; never throws. */
+  async #webmcpExecute(name, args, settleWithinMs) {
+    let result;
+    try {
+      result = await this.call(name, args ?? {}, { settleWithinMs });
+    } catch (err) {
+      return { content: [{ type: 'text', text: (err instanceof Error ? err.message : describe(err)) || `agentwasm: ${name} failed` }], isError: true };
+    }
+    const answer = { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    if (isObject(result) && WEBMCP_ERROR_REASONS.has(result.reason)) answer.isError = true;
+    return answer;
+  }
+
+  /**
+   * Ends the port; later calls throw with code `closed`, and its WebMCP
+   * registrations are undone. Closing a port of a dead runtime only marks
+   * it closed (and undoes the registrations).
    */
   close() {
     if (this.#closed) return;
     this.#closed = true;
     this.#onWarn = undefined;
     this.#onChange = undefined;
+    for (const registration of [...this.#webmcp]) registration.unregister();
     if (this.#runtime.exited) return; // gone with the module
     const reply = this.#runtime.callSync({ op: 'port.close', port: this.#id });
     if (!reply.ok && reply.error?.code !== 'unknown_port') throw replyError(reply);

@@ -43,6 +43,11 @@ type Command struct {
 	// settle and fold the settled facts into the result (absent or 0:
 	// answer at once).
 	SettleWithinMs int64 `json:"settleWithinMs,omitempty"`
+	// Area and Keys are port.setInstances's repeating area and the cards
+	// mounted in it; Label is port.setBusy's label (empty clears it).
+	Area  string   `json:"area,omitempty"`
+	Keys  []string `json:"keys,omitempty"`
+	Label string   `json:"label,omitempty"`
 }
 
 // Reply is the module's answer to one Command.

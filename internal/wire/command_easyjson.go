@@ -1567,6 +1567,45 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire17(in *jsonr.L
 			} else {
 				out.SettleWithinMs = int64(in.Int64())
 			}
+		case "area":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Area = string(in.String())
+			}
+		case "keys":
+			if in.IsNull() {
+				in.Skip()
+				out.Keys = nil
+			} else {
+				in.Delim('[')
+				if out.Keys == nil {
+					if !in.IsDelim(']') {
+						out.Keys = make([]string, 0, 4)
+					} else {
+						out.Keys = []string{}
+					}
+				} else {
+					out.Keys = (out.Keys)[:0]
+				}
+				for !in.IsDelim(']') {
+					var v57 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v57 = string(in.String())
+					}
+					out.Keys = append(out.Keys, v57)
+					in.WantComma()
+				}
+				in.Delim(']')
+			}
+		case "label":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Label = string(in.String())
+			}
 		default:
 			in.SkipRecursive()
 		}

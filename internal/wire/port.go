@@ -23,6 +23,9 @@ type PortOptions struct {
 	Name           string `json:"name,omitempty"`
 	Version        string `json:"version,omitempty"`
 	SettleWithinMs *int64 `json:"settleWithinMs,omitempty"`
+	// OfferLedgerSize is how many freshness offers the port remembers
+	// [500].
+	OfferLedgerSize int `json:"offerLedgerSize,omitempty"`
 }
 
 // HookHandler is the payload of the "handler" hook: run the host's handler
@@ -36,6 +39,8 @@ type HookHandler struct {
 	Input        RawMessage `json:"input,omitempty"`
 	Source       string     `json:"source"`
 	TransitionID string     `json:"transitionId"`
+	// Instance is the card a repeating action acts on.
+	Instance string `json:"instance,omitempty"`
 }
 
 // PortEvent is one event a port streams to its host: {"type":"warning",

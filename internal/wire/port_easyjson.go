@@ -167,6 +167,12 @@ func easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lex
 					*out.SettleWithinMs = int64(in.Int64())
 				}
 			}
+		case "offerLedgerSize":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.OfferLedgerSize = int(in.Int())
+			}
 		default:
 			in.SkipRecursive()
 		}
@@ -233,6 +239,11 @@ func easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Wr
 		const prefix string = ",\"transitionId\":"
 		out.RawString(prefix)
 		out.String(string(in.TransitionID))
+	}
+	if in.Instance != "" {
+		const prefix string = ",\"instance\":"
+		out.RawString(prefix)
+		out.String(string(in.Instance))
 	}
 	out.RawByte('}')
 }

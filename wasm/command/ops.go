@@ -64,6 +64,8 @@ var ops = []Op{
 	{Name: "port.declineAsk", Sync: true, Summary: "declines an ask (a human-side door)", run: (*Runtime).portDeclineAsk},
 	{Name: "port.revokeAsk", Sync: true, Summary: "withdraws an approval not yet used", run: (*Runtime).portRevokeAsk},
 	{Name: "port.alwaysApprove", Sync: true, Summary: "a standing grant for one action", run: (*Runtime).portAlwaysApprove},
+	{Name: "port.setInstances", Sync: true, Summary: "which cards of a repeating area are mounted", run: (*Runtime).portSetInstances},
+	{Name: "port.setBusy", Sync: true, Summary: "marks an action, area or page busy with a label (empty clears)", run: (*Runtime).portSetBusy},
 	{Name: "port.transition", Sync: true, Summary: "one transition's record", run: (*Runtime).portTransition},
 	{Name: "port.close", Sync: true, Summary: "ends a port", run: (*Runtime).closePort},
 }

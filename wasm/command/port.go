@@ -123,6 +123,14 @@ func (r *Runtime) portAlwaysApprove(_ context.Context, c *wire.Command, _ Hooks)
 	})
 }
 
+func (r *Runtime) portSetInstances(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().SetInstances(c.Area, c.Keys)) })
+}
+
+func (r *Runtime) portSetBusy(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply { return done(e.port.App().SetBusy(c.ID, c.Label)) })
+}
+
 func (r *Runtime) portAsks(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
 	return r.withPort(c, func(e *portEntry) *wire.Reply { return value(asksJSON(e.port.App().Asks())) })
 }
@@ -240,6 +248,7 @@ func (r *Runtime) createPort(_ context.Context, c *wire.Command, hooks Hooks) *w
 		JourneyTools:      o.JourneyTools,
 		Source:            serve.Principal(o.Source),
 		Separator:         o.Separator,
+		OfferLedger:       o.OfferLedgerSize,
 	})
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
@@ -259,7 +268,7 @@ func hookHandler(h hostHooks) serve.Handler {
 		if call.Input != nil {
 			input = serve.AppendValue(nil, call.Input)
 		}
-		p, err := wire.Marshal(&wire.HookHandler{Action: call.Action, Input: input, Source: string(call.Source), TransitionID: call.TransitionID})
+		p, err := wire.Marshal(&wire.HookHandler{Action: call.Action, Input: input, Source: string(call.Source), TransitionID: call.TransitionID, Instance: call.Instance})
 		if err != nil {
 			return nil, err
 		}

@@ -70,6 +70,12 @@ func (r *Runtime) portRevokeAsk(ctx context.Context, c *wire.Command, h Hooks) *
 func (r *Runtime) portAlwaysApprove(ctx context.Context, c *wire.Command, h Hooks) *wire.Reply {
 	return noPort(ctx, c, h)
 }
+func (r *Runtime) portSetInstances(ctx context.Context, c *wire.Command, h Hooks) *wire.Reply {
+	return noPort(ctx, c, h)
+}
+func (r *Runtime) portSetBusy(ctx context.Context, c *wire.Command, h Hooks) *wire.Reply {
+	return noPort(ctx, c, h)
+}
 func (r *Runtime) portAsks(ctx context.Context, c *wire.Command, h Hooks) *wire.Reply {
 	return noPort(ctx, c, h)
 }

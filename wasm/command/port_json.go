@@ -34,6 +34,9 @@ func asksJSON(asks []serve.AskInfo) []byte {
 		if k.Transition != "" {
 			o = o.Set("transitionId", k.Transition)
 		}
+		if k.Instance != "" {
+			o = o.Set("instance", k.Instance)
+		}
 		b = o.AppendJSON(b)
 	}
 	return append(b, ']')
@@ -48,6 +51,17 @@ func transitionJSON(t serve.TransitionInfo) []byte {
 	}
 	if t.AskID != "" {
 		o = o.Set("askId", t.AskID)
+	}
+	if t.Instance != "" {
+		o = o.Set("instance", t.Instance)
+	}
+	switch t.VerifyHeld {
+	case "true":
+		o = o.Set("verifyHeld", true)
+	case "false":
+		o = o.Set("verifyHeld", false)
+	case "unevaluable":
+		o = o.Set("verifyHeld", "unevaluable")
 	}
 	return o.AppendJSON(nil)
 }

@@ -77,6 +77,10 @@ after(async () => {
 test('the page loads the module, labels the scripted model and shows the discovered tools', { skip }, async () => {
   assert.equal(await page.textContent('#model-badge'), 'scripted model');
   assert.match(await page.textContent('#module-badge'), /^module \d+\.\d+\.\d+/);
+  // Headless Chromium offers no WebMCP API: the page's registration says so and does nothing.
+  const webmcp = await page.evaluate(() => ({ registered: window.demo.webmcp.registered, reason: window.demo.webmcp.reason }));
+  assert.equal(webmcp.registered, false);
+  assert.match(webmcp.reason, /no WebMCP API/);
   const wasm = responses.get('/dist/agentwasm.wasm');
   assert.equal(wasm.status, 200);
   assert.equal(wasm.type, 'application/wasm');

@@ -32,6 +32,9 @@ const port = runtime.createPort(studioGraph, {
   onChange: () => queueMicrotask(renderApp),
 });
 const portTools = port.tools();
+// A browser with WebMCP (document.modelContext) gets the same tools for its
+// own agent, through the same gates; elsewhere this says why it did nothing.
+window.demo.webmcp = await port.registerWebMCP();
 const portNames = new Set(portTools.map((t) => t.name));
 
 const session = runtime.createSession({

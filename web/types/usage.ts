@@ -7,6 +7,7 @@ import {
   type Graph, type Guard, type Judgment, type Port, type PortOptions, type PortResult, type PortWarning,
   type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage,
   type AgentwasmError, type LoadOptions, type Runtime, type Variant,
+  type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk,
 } from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
@@ -202,6 +203,72 @@ export async function usage(signal: AbortSignal): Promise<string> {
   // @ts-expect-error in takes a list
   const badIn: Guard = { key: 'role', op: 'in', value: 3 };
   const status: 'pending' | 'performed' | 'refused' = port.transition('x#1').effectStatus;
+
+  // The second version of the graph: repeating areas, verify, concurrency, freshness, routes.
+  const orders: Graph = {
+    id: 'orders',
+    routeTo: true,
+    pages: [{ id: 'orders', areas: [{ id: 'list', repeats: true, instancesFrom: 'orders.ids' }] }],
+    actions: [{
+      id: 'orders.list.cancel', does: 'Cancel the order', on: 'orders', confirm: true, input: 'none',
+      verify: { key: 'orders.cancelled', op: 'truthy' }, concurrency: 'single-flight', freshness: 'cite',
+    }, { id: 'orders.list.open', does: 'Open the order', on: 'orders', freshness: 'track', concurrency: 'once' }],
+  };
+  // @ts-expect-error freshness is track or cite
+  const badFreshness: Graph = { ...orders, actions: [{ id: 'a.b', does: 'x', on: 'a', freshness: 'always' }] };
+  void badFreshness;
+  const ordersPort = runtime.createPort(orders, {
+    offerLedgerSize: 100,
+    handlers: { 'orders.list.cancel': (_input, { instance }) => ({ cancelled: instance ?? null }) },
+  });
+  ordersPort.setInstances('orders.list', ['o-1', 'o-2']);
+  ordersPort.setBusy('orders.list.cancel', 'Saving…');
+  ordersPort.setBusy('orders.list.cancel', null);
+  ordersPort.setBusy('orders.list');
+  const listed: PortResult = await ordersPort.call('orders.whats_here', { routeTo: 'orders' });
+  const keys: string[] = listed.instances ?? [];
+  const how: 'selector' | 'mounted-window' | undefined = listed.enumeration;
+  const hops = listed.route?.hops?.map((h) => `${h.action}→${h.to}`) ?? [];
+  const held: boolean | 'unevaluable' | undefined = listed.verifyHeld;
+  const record: PortTransition = ordersPort.transition('orders.list.cancel#1');
+  const ask: PortAsk | undefined = ordersPort.asks()[0];
+  console.log(keys, how, hops, held, listed.busy, listed.offerId, listed.staleReads, listed.pendingTransitionId, record.instance, record.verifyHeld, ask?.instance);
+  // @ts-expect-error instance keys are strings
+  ordersPort.setInstances('orders.list', [1, 2]);
+  // @ts-expect-error a busy label is a string
+  ordersPort.setBusy('orders.list.cancel', true);
+  // @ts-expect-error concurrency is once or single-flight
+  const badConcurrency: Graph = { ...orders, actions: [{ id: 'a.b', does: 'x', on: 'a', concurrency: 'many' }] };
+  // @ts-expect-error offerLedgerSize is a number
+  runtime.createPort(orders, { offerLedgerSize: '500' });
+
+  // WebMCP: the port's tools registered with the page's document.modelContext (or one given).
+  const registration: WebMCPRegistration = await ordersPort.registerWebMCP({ settleWithinMs: 500 });
+  if (!registration.registered) console.log(registration.reason);
+  const registered: string[] = registration.tools;
+  registration.unregister();
+  const executed: WebMCPCallToolResult[] = [];
+  const fake: WebMCPModelContext = {
+    async registerTool(tool, { signal } = {}) {
+      executed.push(await tool.execute({ action: 'orders.list.cancel' }));
+      signal?.addEventListener('abort', () => {});
+    },
+  };
+  const handleStyle: WebMCPModelContext = {
+    registerTool: (tool) => ({ unregister: () => console.log(tool.name, tool.annotations.readOnlyHint) }),
+    unregisterTool: (name) => console.log(name),
+  };
+  await ordersPort.registerWebMCP({ modelContext: fake });
+  await ordersPort.registerWebMCP({ modelContext: handleStyle });
+  await ordersPort.registerWebMCP({ modelContext: null });
+  console.log(registered, executed.map((r) => `${r.isError} ${r.content[0]?.text} ${r.structuredContent?.judgment}`));
+  // @ts-expect-error settleWithinMs is a number of milliseconds
+  await ordersPort.registerWebMCP({ settleWithinMs: 'soon' });
+  // @ts-expect-error a WebMCP API has registerTool
+  await ordersPort.registerWebMCP({ modelContext: {} });
+  // @ts-expect-error a registration's tools are read-only
+  registration.registered = false;
+  void badConcurrency;
 
   return `${status} ${String(badGt)} ${String(badIn)} ${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
 }
