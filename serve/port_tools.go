@@ -4,13 +4,11 @@
 
 package serve
 
-import "encoding/json"
-
 // Tool is one tool a port offers.
 type Tool struct {
 	Name        string
 	Description string
-	InputSchema json.RawMessage
+	InputSchema RawJSON
 	Annotations ToolAnnotations
 }
 
@@ -93,7 +91,7 @@ const (
 )
 
 // schemaJSON builds an object schema with string-keyed properties in order.
-func schemaJSON(required string, props ...[3]string) json.RawMessage {
+func schemaJSON(required string, props ...[3]string) RawJSON {
 	b := []byte(`{"type":"object","properties":{`)
 	for i, p := range props {
 		if i > 0 {
@@ -178,7 +176,7 @@ func (p *Port) buildTools() {
 	if g.RouteTo {
 		routeProp = `,"routeTo":{"type":"string","description":` + string(AppendValue(nil, descRouteTo)) + `}`
 	}
-	sinceSchema := json.RawMessage(`{"type":"object","properties":{"sinceVersion":{"type":"integer","minimum":0,"description":` +
+	sinceSchema := RawJSON(`{"type":"object","properties":{"sinceVersion":{"type":"integer","minimum":0,"description":` +
 		string(AppendValue(nil, descSince)) + `}` + routeProp + `},"additionalProperties":false}`)
 	add(Tool{Name: p.names.whatsHere, Description: descWhatsHere, InputSchema: sinceSchema,
 		Annotations: ToolAnnotations{Title: "What's here", ReadOnlyHint: true}}, route{kind: routeWhatsHere})

@@ -4,8 +4,6 @@
 
 package serve
 
-import "encoding/json"
-
 // Obj is an ordered JSON object: its fields are written in the order they
 // were set. Values are JSON values (see ParseValue), Obj, []Obj,
 // []string, Condition, []Condition, int or int64.
@@ -49,7 +47,7 @@ func (o Obj) Get(key string) (any, bool) {
 func (o Obj) AppendJSON(dst []byte) []byte { return AppendValue(dst, o) }
 
 // jsonNull is an explicit JSON null (a nil value deletes a field).
-var jsonNull = json.RawMessage("null")
+var jsonNull = RawJSON("null")
 
 // Result is the answer of one port call: a JSON object whose keys are
 // written in a fixed order (the position and status first, details after,

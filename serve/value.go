@@ -7,7 +7,6 @@
 package serve
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -53,7 +52,7 @@ func ParseValue(data []byte) (v any, err error) {
 //
 // It encodes nil, bool, float64, string, []any and map[string]any (and
 // State), plus the Go integer types, float32, []string, map[string]string,
-// json.RawMessage (copied as is; empty means null), Obj and []Obj (fields
+// RawJSON (copied as is; empty means null), Obj and []Obj (fields
 // in order), Condition and []Condition, Principal, and anything with an
 // AppendJSON(dst []byte) []byte method. Any other type, NaN and the
 // infinities encode as null; a nil slice or map encodes as [] or {}.
@@ -128,12 +127,12 @@ func jsonKind(v any) string { return values.Kind(v) }
 
 // EqualValues reports whether a and b are the same JSON value: numbers
 // compare by value whatever their Go type, arrays element by element,
-// objects key by key (order does not matter). A json.RawMessage is parsed
+// objects key by key (order does not matter). A RawJSON is parsed
 // first; one that does not parse equals nothing.
 func EqualValues(a, b any) bool { return values.Equal(a, b) }
 
 // CloneValue returns a deep copy of v: maps (map[string]any, State,
-// map[string]string), slices ([]any, []string) and json.RawMessage are
+// map[string]string), slices ([]any, []string) and RawJSON are
 // copied; everything else is returned as is.
 func CloneValue(v any) any {
 	return cloneValue(v, 0)
@@ -187,11 +186,11 @@ func cloneValue(v any, depth int) any {
 			c[k] = e
 		}
 		return c
-	case json.RawMessage:
+	case RawJSON:
 		if x == nil {
 			return x
 		}
-		c := make(json.RawMessage, len(x))
+		c := make(RawJSON, len(x))
 		copy(c, x)
 		return c
 	}

@@ -8,7 +8,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 )
 
 // ApprovalRequest, set on a ToolResult by an executor, says that the call
@@ -30,7 +29,7 @@ type PendingApproval struct {
 	// Detail is the tool result's data (for a port kit, the port's result
 	// object: judgment, willDo, willUse …), with every known token
 	// redacted; nil when the result carried none.
-	Detail json.RawMessage
+	Detail RawJSON
 }
 
 // ApprovalDoors is implemented by a kit (or an Options.Execute executor)
@@ -99,14 +98,14 @@ func clonePending(ps []PendingApproval) []PendingApproval {
 	}
 	out := make([]PendingApproval, len(ps))
 	for i, p := range ps {
-		p.Detail = append(json.RawMessage(nil), p.Detail...)
+		p.Detail = append(RawJSON(nil), p.Detail...)
 		out[i] = p
 	}
 	return out
 }
 
 // pendingOf is the pending approval a runtime result raised, or nil.
-func pendingOf(res ToolResult, rec DispatchRecord, detail json.RawMessage) *PendingApproval {
+func pendingOf(res ToolResult, rec DispatchRecord, detail RawJSON) *PendingApproval {
 	a := res.Approval
 	if a == nil || a.AskID == "" {
 		return nil

@@ -3,7 +3,6 @@
 package session
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -15,7 +14,7 @@ type pendingCall struct {
 	id      string
 	name    string
 	deltas  strings.Builder
-	args    json.RawMessage // settled at the stop
+	args    RawJSON // settled at the stop
 	stopped bool
 }
 
@@ -70,9 +69,9 @@ func (r *round) add(ev StreamEvent) {
 			case len(ev.ToolArguments) > 0:
 				c.args = ev.ToolArguments
 			case d != "" && wire.Valid([]byte(d)):
-				c.args = json.RawMessage(d)
+				c.args = RawJSON(d)
 			default:
-				c.args = json.RawMessage(`{}`)
+				c.args = RawJSON(`{}`)
 			}
 		}
 	}

@@ -7,7 +7,6 @@ package session
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -89,7 +88,7 @@ func (s *Session) compositionFailure(ctx context.Context, rec DispatchRecord, er
 }
 
 // callTool calls the MCP client, guarding against a panic in it.
-func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage) (res MCPToolResult, err error) {
+func (s *Session) callTool(ctx context.Context, name string, args RawJSON) (res MCPToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = errs.New("the MCP client panicked: ", errs.Text(p))
@@ -114,7 +113,7 @@ func (s *Session) reloadDraft(ctx context.Context, draftID string) (*DraftBindin
 
 // bindDraft copies args, sets draftId to the model's if given, else the
 // session's, and always overwrites generation with the session's.
-func bindDraft(args json.RawMessage, d *DraftBinding) json.RawMessage {
+func bindDraft(args RawJSON, d *DraftBinding) RawJSON {
 	fields, err := wire.ObjectFields(args)
 	if err != nil {
 		fields = nil
@@ -127,7 +126,7 @@ func bindDraft(args json.RawMessage, d *DraftBinding) json.RawMessage {
 }
 
 // draftIDOf reads the draftId the call carried.
-func draftIDOf(args json.RawMessage, d *DraftBinding) string {
+func draftIDOf(args RawJSON, d *DraftBinding) string {
 	fields, _ := wire.ObjectFields(args)
 	if id, err := wire.DecodeString(wire.GetField(fields, "draftId")); err == nil && id != "" {
 		return id
@@ -158,7 +157,7 @@ func draftIn(res MCPToolResult) *DraftBinding {
 }
 
 // firstText returns the text of the first text block of a content list.
-func firstText(content json.RawMessage) []byte {
+func firstText(content RawJSON) []byte {
 	var blocks wire.MCPContentBlocks
 	if wire.Unmarshal(content, &blocks) != nil {
 		return nil

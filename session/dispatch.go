@@ -5,7 +5,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -73,7 +72,7 @@ func (t *turnState) runRuntime(ctx context.Context, call ToolCall, rec DispatchR
 		rec.ErrorMessage = t.s.secrets.scrub(rec.ErrorMessage)
 		t.s.mu.Unlock()
 	}
-	return rec, pendingOf(res, rec, json.RawMessage(data))
+	return rec, pendingOf(res, rec, RawJSON(data))
 }
 
 // execute runs the executor on its own goroutine, so that one which ignores

@@ -3,8 +3,6 @@
 
 package session
 
-import "encoding/json"
-
 // Stream event types, as named by the `type` field of a StreamEvent. The SSE
 // event name is the authority: message_start → "messageStart", and so on.
 const (
@@ -22,18 +20,18 @@ const (
 // fields of its Type are set.
 type StreamEvent struct {
 	Type               string
-	Model              string          // messageStart
-	Text               string          // textDelta
-	ToolCallID         string          // toolCall*
-	ToolName           string          // toolCallStart
-	ToolArgumentsDelta string          // toolCallDelta: a JSON fragment
-	ToolArguments      json.RawMessage // toolCallStop: the parsed arguments, when sent
-	StopReason         string          // messageStop: endTurn, toolCall, maxTokens, contentFilter, cancelled, error
-	PromptTokens       int64           // messageStop
-	CompletionTokens   int64           // messageStop
-	LatencyMs          float64         // messageStop, error
-	ErrorMessage       string          // error
-	ErrorCode          string          // error
+	Model              string  // messageStart
+	Text               string  // textDelta
+	ToolCallID         string  // toolCall*
+	ToolName           string  // toolCallStart
+	ToolArgumentsDelta string  // toolCallDelta: a JSON fragment
+	ToolArguments      RawJSON // toolCallStop: the parsed arguments, when sent
+	StopReason         string  // messageStop: endTurn, toolCall, maxTokens, contentFilter, cancelled, error
+	PromptTokens       int64   // messageStop
+	CompletionTokens   int64   // messageStop
+	LatencyMs          float64 // messageStop, error
+	ErrorMessage       string  // error
+	ErrorCode          string  // error
 }
 
 // EventType names what an Event carries.

@@ -10,7 +10,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
@@ -94,7 +93,7 @@ type HTTPMCPConfig struct {
 	// on a request's event stream before the answer (progress, log
 	// messages). It runs on the calling goroutine, so it should return
 	// quickly; a panic in it is ignored.
-	OnNotification func(method string, params json.RawMessage)
+	OnNotification func(method string, params RawJSON)
 	// OnToolRejected, when set, hears of each tool a stateless-era
 	// tools/list walk left out because its x-mcp-header annotations break
 	// the rules, with the reason. A panic in it is ignored.
@@ -266,7 +265,7 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 // result and an *MCPToolError; an error answer is an *MCPProtocolError; no
 // usable answer is an *MCPTransportError; an ended ctx gives an error for
 // which errors.Is(err, ctx.Err()) holds.
-func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args json.RawMessage) (res MCPToolResult, err error) {
+func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args RawJSON) (res MCPToolResult, err error) {
 	defer recoverMCP(&err, mcp.MethodToolsCall)
 	if name == "" {
 		return MCPToolResult{}, errors.New("mcp: tools/call: the tool name is empty")
@@ -299,8 +298,8 @@ func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
 			Message: "the server asked for client input (resultType input_required), which this client does not provide"}
 	}
 	res := MCPToolResult{
-		Content:           json.RawMessage(r.Content),
-		StructuredContent: json.RawMessage(r.StructuredContent),
+		Content:           RawJSON(r.Content),
+		StructuredContent: RawJSON(r.StructuredContent),
 		IsError:           r.IsError,
 	}
 	if r.IsError {
@@ -448,7 +447,7 @@ func (c *HTTPMCPClient) rejected(name, reason string) {
 }
 
 // toolArguments checks args, a JSON object, and returns it ({} when empty).
-func toolArguments(args json.RawMessage) (wire.RawMessage, error) {
+func toolArguments(args RawJSON) (wire.RawMessage, error) {
 	a := trimJSONSpace(args)
 	if len(a) == 0 || string(a) == "null" {
 		return wire.RawMessage("{}"), nil

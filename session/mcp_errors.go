@@ -3,7 +3,6 @@
 package session
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/mcp"
@@ -59,11 +58,11 @@ func (e *MCPTransportError) Unwrap() error { return e.Err }
 // the client reports with a JSON-RPC code (a broken tools/list walk is
 // RPCInternalError).
 type MCPProtocolError struct {
-	Method  string          // the JSON-RPC method
-	Code    int             // the JSON-RPC error code
-	Message string          // the error message
-	Data    json.RawMessage // the error's data member, if any
-	Status  int             // the HTTP status it came with, 0 when the client made it up
+	Method  string  // the JSON-RPC method
+	Code    int     // the JSON-RPC error code
+	Message string  // the error message
+	Data    RawJSON // the error's data member, if any
+	Status  int     // the HTTP status it came with, 0 when the client made it up
 }
 
 // Error says which request failed, with the code and message.

@@ -6,7 +6,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
@@ -46,8 +45,8 @@ type ToolPolicy struct {
 type ToolCatalogEntry struct {
 	Name           string
 	Description    string
-	InputSchema    json.RawMessage
-	Annotations    json.RawMessage
+	InputSchema    RawJSON
+	Annotations    RawJSON
 	Classification *ToolClassification
 }
 
@@ -92,10 +91,10 @@ type MCPTool struct {
 	Name         string
 	Title        string
 	Description  string
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage
-	Annotations  json.RawMessage
-	Meta         json.RawMessage // the tool's _meta
+	InputSchema  RawJSON
+	OutputSchema RawJSON
+	Annotations  RawJSON
+	Meta         RawJSON // the tool's _meta
 
 	// unreadable says why ReadMCPToolList could not read this descriptor
 	// (Name is what it could salvage); discovery refuses such a tool with
@@ -106,8 +105,8 @@ type MCPTool struct {
 // MCPToolResult is the answer to tools/call. Content is the content block
 // list; StructuredContent is absent (empty) when the server sent none.
 type MCPToolResult struct {
-	Content           json.RawMessage
-	StructuredContent json.RawMessage
+	Content           RawJSON
+	StructuredContent RawJSON
 	IsError           bool
 }
 
@@ -120,7 +119,7 @@ type MCPClient interface {
 	ListTools(ctx context.Context) ([]MCPTool, error)
 	// CallTool calls the named tool with args (a JSON object). A tool that
 	// reported an error returns its result together with an *MCPToolError.
-	CallTool(ctx context.Context, name string, args json.RawMessage) (MCPToolResult, error)
+	CallTool(ctx context.Context, name string, args RawJSON) (MCPToolResult, error)
 	// Close ends the client's MCP session.
 	Close() error
 }

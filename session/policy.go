@@ -7,7 +7,6 @@ package session
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -52,7 +51,7 @@ const (
 )
 
 // emptyInputSchema stands for an absent inputSchema.
-var emptyInputSchema = json.RawMessage(`{"type":"object"}`)
+var emptyInputSchema = RawJSON(`{"type":"object"}`)
 
 // ToolRejection is one discovered tool that is not routed: refused by the
 // policy, or before it, for its descriptor (RejectName, RejectSchema,
@@ -98,7 +97,7 @@ type catalog struct {
 
 // classify reads a tool's classification from _meta, else annotations.
 func classify(t MCPTool) *ToolClassification {
-	for _, raw := range []json.RawMessage{t.Meta, t.Annotations} {
+	for _, raw := range []RawJSON{t.Meta, t.Annotations} {
 		if c := readClassification(raw); c != nil {
 			return c
 		}
@@ -106,7 +105,7 @@ func classify(t MCPTool) *ToolClassification {
 	return nil
 }
 
-func readClassification(raw json.RawMessage) *ToolClassification {
+func readClassification(raw RawJSON) *ToolClassification {
 	b := bytes.TrimSpace(raw)
 	if len(b) == 0 || b[0] != '{' {
 		return nil
@@ -309,7 +308,7 @@ func vetTool(t MCPTool, rep *ToolDiscoveryReport) (MCPTool, string, string) {
 // objectProblem says why raw, a member of a descriptor that what names
 // (with the verbs that go with it), is not a JSON object nested at most
 // MaxToolSchemaDepth deep; absent is true for an absent or null member.
-func objectProblem(raw json.RawMessage, what, is, nests string) (absent bool, problem string) {
+func objectProblem(raw RawJSON, what, is, nests string) (absent bool, problem string) {
 	b := trimJSONSpace(raw)
 	switch {
 	case len(b) == 0 || string(b) == "null":

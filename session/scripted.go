@@ -5,7 +5,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -102,7 +101,7 @@ func ToolCallRound(calls ...ToolCall) []StreamEvent {
 	for _, c := range calls {
 		args := c.Args
 		if len(args) == 0 {
-			args = json.RawMessage(`{}`)
+			args = RawJSON(`{}`)
 		}
 		evs = append(evs,
 			StreamEvent{Type: EventToolCallStart, ToolCallID: c.ID, ToolName: c.Name},

@@ -7,16 +7,14 @@
 
 package session
 
-import "encoding/json"
-
 // scrubRaw replaces every known token in a JSON value; raw itself comes
 // back when it holds none.
-func (s *secrets) scrubRaw(raw json.RawMessage) json.RawMessage {
+func (s *secrets) scrubRaw(raw RawJSON) RawJSON {
 	if !s.known() || len(raw) < minSecretLen {
 		return raw
 	}
 	if out := s.scrub(string(raw)); out != string(raw) {
-		return json.RawMessage(out)
+		return RawJSON(out)
 	}
 	return raw
 }

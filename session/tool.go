@@ -5,23 +5,22 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 )
 
 // ToolDefinition is a tool advertised to the model.
 type ToolDefinition struct {
 	Name         string
 	Description  string
-	InputSchema  json.RawMessage // a JSON Schema object; nil omits it
-	Annotations  json.RawMessage // MCP-style annotations; nil omits them
-	OutputSchema json.RawMessage // nil omits it
+	InputSchema  RawJSON // a JSON Schema object; nil omits it
+	Annotations  RawJSON // MCP-style annotations; nil omits them
+	OutputSchema RawJSON // nil omits it
 }
 
 // ToolCall is one call the model made.
 type ToolCall struct {
 	ID   string
 	Name string
-	Args json.RawMessage // always a JSON object when handed to an Executor
+	Args RawJSON // always a JSON object when handed to an Executor
 }
 
 // ToolStatus is what a runtime tool reports.
@@ -38,7 +37,7 @@ const (
 // ToolResult is what an Executor returns for one call.
 type ToolResult struct {
 	Status       ToolStatus
-	Data         json.RawMessage // any JSON value; nil omits it
+	Data         RawJSON // any JSON value; nil omits it
 	DeniedReason string
 	// Approval, when set, says the call waits for a person to answer an
 	// ask: the turn stops after this round (see ApprovalRequest).

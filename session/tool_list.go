@@ -4,8 +4,6 @@
 package session
 
 import (
-	"encoding/json"
-
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -78,10 +76,10 @@ func readToolDescriptor(raw []byte) MCPTool {
 		Name:         d.Name,
 		Title:        d.Title,
 		Description:  d.Description,
-		InputSchema:  json.RawMessage(d.InputSchema),
-		OutputSchema: json.RawMessage(d.OutputSchema),
-		Annotations:  json.RawMessage(d.Annotations),
-		Meta:         json.RawMessage(d.Meta),
+		InputSchema:  RawJSON(d.InputSchema),
+		OutputSchema: RawJSON(d.OutputSchema),
+		Annotations:  RawJSON(d.Annotations),
+		Meta:         RawJSON(d.Meta),
 	}
 }
 

@@ -7,7 +7,6 @@ package session
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -74,10 +73,10 @@ func cloneRequest(r *ChatRequest) ChatRequest {
 }
 
 // objectOrEmpty returns raw if it is one JSON object, else {}.
-func objectOrEmpty(raw json.RawMessage) json.RawMessage {
+func objectOrEmpty(raw RawJSON) RawJSON {
 	t := bytes.TrimSpace(raw)
 	if len(t) > 0 && t[0] == '{' && wire.Valid(t) {
 		return t
 	}
-	return json.RawMessage(`{}`)
+	return RawJSON(`{}`)
 }

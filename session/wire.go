@@ -5,7 +5,6 @@ package session
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -32,7 +31,7 @@ func DecodeStreamEvent(data []byte) (ev StreamEvent, ok bool) {
 		ToolCallID:         w.ToolCallID,
 		ToolName:           w.ToolName,
 		ToolArgumentsDelta: w.ToolArgumentsDelta,
-		ToolArguments:      json.RawMessage(w.ToolArguments),
+		ToolArguments:      RawJSON(w.ToolArguments),
 		StopReason:         w.StopReason,
 		PromptTokens:       w.PromptTokens,
 		CompletionTokens:   w.CompletionTokens,

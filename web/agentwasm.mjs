@@ -59,6 +59,9 @@ const JS_OPTIONS = new Set([
 /** The options of load(). */
 const LOAD_OPTIONS = new Set(['wasm', 'wasmExec', 'variant', 'testHooks', 'onExit', 'gcPercent']);
 
+/** The Go collector's GOGC the loader starts the module with (load's gcPercent). */
+const DEFAULT_GC_PERCENT = 400;
+
 /** The builds of the module load() knows. */
 const VARIANTS = ['go', 'tiny', 'session'];
 
@@ -572,7 +575,15 @@ export async function load(options = {}) {
   // The boot settings reach the module two ways: its environment (Go's
   // wasm_exec has one; a module older than __agentwasmBoot reads it) and
   // globalThis.__agentwasmBoot, which main reads and deletes at once.
-  go.env = { AGENTWASM_REGISTER: name };
+  // GOGC: the Go runtime reads its collector setting from the environment
+  // before main runs. The module's default is 400: the heap may grow to five
+  // times what is live before the collector runs, where Go's default lets it
+  // double. A streaming turn allocates a little for every event, and at Go's
+  // default the collector's work was a large part of a turn's time; at 400
+  // the module delivers markedly more deltas per second for a few more
+  // megabytes of wasm memory (BENCHMARKS.md has both figures). TinyGo's
+  // collector has no such setting and ignores it.
+  go.env = { AGENTWASM_REGISTER: name, GOGC: String(gcPercent ?? DEFAULT_GC_PERCENT) };
   if (testHooks) go.env.AGENTWASM_TEST_HOOKS = '1';
   let stopWaiting = () => {};
   try {
@@ -596,7 +607,7 @@ export async function load(options = {}) {
     // Set right before the run: main reads it synchronously inside go.run,
     // so two loads at once each hand their own to their own module. readBody
     // is the body pump the module reads response bodies through.
-    const boot = { register: name, testHooks: Boolean(testHooks), readBody, ...(gcPercent === undefined ? {} : { gcPercent }) };
+    const boot = { register: name, testHooks: Boolean(testHooks), readBody };
     globalThis.__agentwasmBoot = boot;
     let running;
     try {

@@ -5,7 +5,7 @@
 package jsonschema
 
 import (
-	"encoding/json"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/jsonw"
@@ -230,7 +230,7 @@ type unparsable struct{}
 // parsed returns the value of v when it is a json.RawMessage, and v
 // itself otherwise.
 func parsed(v any) any {
-	r, ok := v.(json.RawMessage)
+	r, ok := v.(rawjson.Message)
 	if !ok {
 		return v
 	}

@@ -4,7 +4,7 @@
 package jsonw
 
 import (
-	"encoding/json"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"math"
 	"sort"
 	"strconv"
@@ -120,7 +120,7 @@ func appendScalar(dst []byte, v any) ([]byte, bool) {
 		return appendFloat(dst, x), true
 	case string:
 		return AppendString(dst, x), true
-	case json.RawMessage:
+	case rawjson.Message:
 		if len(x) == 0 {
 			return append(dst, "null"...), true
 		}

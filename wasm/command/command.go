@@ -11,9 +11,7 @@ package command
 import (
 	"context"
 	"io"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -90,7 +88,7 @@ func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []by
 				"); the module is still serving, but report this with the command that caused it"))
 			if r.testHooks {
 				buf := make([]byte, 64<<10)
-				os.Stderr.Write(buf[:runtime.Stack(buf, false)])
+				println(string(buf[:runtime.Stack(buf, false)])) // to stderr, without linking os
 			}
 		}
 	}()
@@ -189,13 +187,12 @@ func (r *Runtime) debugPanic(context.Context, *wire.Command, Hooks) *wire.Reply 
 	return &wire.Reply{OK: true}
 }
 
-// debugGCPercent answers the collector's GOGC setting (test hooks only), so
-// a host can check the setting it booted the module with. (TinyGo has no
-// such setting: its runtime answers whatever it was last given.)
+// debugGCPercent answers the collector's GOGC setting as the runtime
+// reports it (test hooks only), so a host can check the setting it booted
+// the module with (the GOGC of its environment). (TinyGo has no such
+// setting: it answers 100.)
 func (r *Runtime) debugGCPercent(context.Context, *wire.Command, Hooks) *wire.Reply {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return &wire.Reply{OK: true, Value: strconv.AppendInt(nil, int64(p), 10)}
+	return &wire.Reply{OK: true, Value: strconv.AppendInt(nil, int64(gcPercent()), 10)}
 }
 
 // debugCrash kills the module for real (test hooks only), so a host can test

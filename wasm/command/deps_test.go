@@ -36,15 +36,15 @@ var wasmBuilds = []struct {
 	{"wasip1", "wasip1", "./wasm/wasip1", "", []string{"-buildmode=c-shared"}, nil},
 }
 
-// fmtImporters are the packages allowed to import fmt in the wasm builds,
-// each with its reason. Code of ours never does (errors and messages go
-// through internal/errs and concatenation); encoding/json imports it, and
-// session, serve and wasm/command import encoding/json for the
-// json.RawMessage type of their Go API, which links no fmt code
-// (TestWasmBuildsLinkNoFmtCode checks the binaries).
-var fmtImporters = map[string]string{
-	"encoding/json": "imported for json.RawMessage by session, serve and wasm/command",
-	"runtime/debug": "imported for SetGCPercent by wasm/js and wasm/command's debug.gcPercent",
+// forbidden are packages no wasm build may depend on, each with its cost:
+// a package's initialization is linked with its import, whatever is used.
+var forbidden = map[string]string{
+	"net/http":      "about 1 MB of module; the easyjson root package would bring it (internal/wire/generate.sh strips that import)",
+	"encoding/json": "its initialization keeps parts of reflect, and with them fmt and os (internal/rawjson)",
+	"fmt":           "errors and messages go through internal/errs and concatenation",
+	"os":            "its files; the modules read their environment through syscall",
+	"reflect":       "kept alive by encoding/json and fmt",
+	"runtime/debug": "imports fmt and os; the loader sets GOGC in the environment instead",
 }
 
 // goCmd finds the go command (go test puts its GOROOT/bin first in PATH),
@@ -77,11 +77,9 @@ func runGo(t *testing.T, goos string, args ...string) []byte {
 	return out
 }
 
-// TestWasmBuildsImportNoNetHTTPOrFmt asks go list which packages each wasm
-// build depends on: net/http must not be among them (the easyjson root
-// package would bring it; internal/wire/generate.sh strips that import), and
-// fmt only through the importers fmtImporters allows.
-func TestWasmBuildsImportNoNetHTTPOrFmt(t *testing.T) {
+// TestWasmBuildsImportNoForbiddenPackage asks go list which packages each
+// wasm build depends on: none of forbidden may be among them.
+func TestWasmBuildsImportNoForbiddenPackage(t *testing.T) {
 	for _, b := range wasmBuilds {
 		t.Run(b.name, func(t *testing.T) {
 			out := runGo(t, b.goos, "list", "-tags="+b.tags, "-deps", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, b.pkg)
@@ -95,23 +93,20 @@ func TestWasmBuildsImportNoNetHTTPOrFmt(t *testing.T) {
 				}
 			}
 			require.True(t, deps["github.com/agentwasm/agentwasm/wasm/command"], "go list -deps %s lists the command layer", b.pkg)
-			assert.False(t, deps["net/http"], "the %s build imports net/http, through %v; find the importer with go list -deps -f '{{.ImportPath}}: {{join .Imports \" \"}}'",
-				b.goos, importers["net/http"])
+			for pkg, why := range forbidden {
+				assert.False(t, deps[pkg], "the %s build imports %s, through %v (%s); find the importer with go list -deps -f '{{.ImportPath}}: {{join .Imports \" \"}}'",
+					b.name, pkg, importers[pkg], why)
+			}
 			for _, pkg := range b.without {
 				assert.False(t, deps[pkg], "the %s build imports %s, through %v", b.name, pkg, importers[pkg])
-			}
-			for _, imp := range importers["fmt"] {
-				_, ok := fmtImporters[imp]
-				assert.True(t, ok, "%s imports fmt in the %s build; code compiled into the module uses internal/errs and concatenation instead", imp, b.goos)
 			}
 		})
 	}
 }
 
 // TestWasmBuildsLinkNoFmtCode builds the modules (with their symbol names)
-// and checks that no function of fmt or net/http is linked in: importing
-// encoding/json for a type must stay free; nor, in the session-only build,
-// any function of the port's packages.
+// and checks that no function of a forbidden package is linked in, nor, in
+// the session-only build, any function of the port's packages.
 func TestWasmBuildsLinkNoFmtCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds both wasm modules; skipped with -short")
@@ -128,7 +123,14 @@ func TestWasmBuildsLinkNoFmtCode(t *testing.T) {
 			names, err := wasmFunctionNames(bin)
 			require.NoError(t, err)
 			require.Contains(t, names, "runtime.main", "the name section of the %s module lists its functions", b.goos)
-			prefixes := []string{"fmt.", "net/http."}
+			var prefixes []string
+			for pkg := range forbidden {
+				// The runtime defines runtime/debug.SetTraceback itself
+				// (linkname): the import check covers that package.
+				if pkg != "runtime/debug" {
+					prefixes = append(prefixes, strings.ReplaceAll(pkg, "/", "_")+".")
+				}
+			}
 			for _, pkg := range b.without {
 				// The name section spells a package path's slashes as underscores
 				// after the host name: github.com_agentwasm_agentwasm_serve.

@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -92,7 +91,7 @@ func (e hookExecutor) Execute(ctx context.Context, call session.ToolCall) (sessi
 	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' || wire.Unmarshal(t, &c) != nil {
 		return session.ToolResult{}, errs.New("the ", e.hook, " callback answered ", errs.Trunc(string(b), 60), ", not a result object {status, data?, deniedReason?}")
 	}
-	return session.ToolResult{Status: session.ToolStatus(c.Status), Data: json.RawMessage(c.Data), DeniedReason: c.DeniedReason}, nil
+	return session.ToolResult{Status: session.ToolStatus(c.Status), Data: session.RawJSON(c.Data), DeniedReason: c.DeniedReason}, nil
 }
 
 // hookKit is a host's kit: its tools, and its execute method as a hook.

@@ -8,7 +8,6 @@ package command
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -33,7 +32,7 @@ func (m hookMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
 	return tools, nil
 }
 
-func (m hookMCP) CallTool(ctx context.Context, name string, args json.RawMessage) (session.MCPToolResult, error) {
+func (m hookMCP) CallTool(ctx context.Context, name string, args session.RawJSON) (session.MCPToolResult, error) {
 	p, _ := wire.Marshal(&wire.MCPCallToolParams{Name: name, Arguments: wire.RawMessage(args)})
 	b, err := m.h.answer(ctx, "mcp.callTool", p)
 	if err != nil {
@@ -43,7 +42,7 @@ func (m hookMCP) CallTool(ctx context.Context, name string, args json.RawMessage
 	if err := wire.Unmarshal(b, &r); err != nil {
 		return session.MCPToolResult{}, errs.New("the mcpClient's callTool answered ", errs.Trunc(string(b), 60), ", not a tool result: ", err.Error())
 	}
-	res := session.MCPToolResult{Content: json.RawMessage(r.Content), StructuredContent: json.RawMessage(r.StructuredContent), IsError: r.IsError}
+	res := session.MCPToolResult{Content: session.RawJSON(r.Content), StructuredContent: session.RawJSON(r.StructuredContent), IsError: r.IsError}
 	if te := session.NewMCPToolError(name, res); te != nil {
 		return res, te
 	}

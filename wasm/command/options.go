@@ -4,7 +4,6 @@
 package command
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
@@ -183,8 +182,8 @@ func toolDefinitions(specs []wire.ToolSpec) []session.ToolDefinition {
 	var out []session.ToolDefinition
 	for _, t := range specs {
 		out = append(out, session.ToolDefinition{Name: t.Name, Description: t.Description,
-			InputSchema: json.RawMessage(t.InputSchema), Annotations: json.RawMessage(t.Annotations),
-			OutputSchema: json.RawMessage(t.OutputSchema)})
+			InputSchema: session.RawJSON(t.InputSchema), Annotations: session.RawJSON(t.Annotations),
+			OutputSchema: session.RawJSON(t.OutputSchema)})
 	}
 	return out
 }

@@ -11,3 +11,6 @@ var Toolchain = "tinygo" + runtime.Version()
 
 // TinyGo is true in a module TinyGo built. See toolchain.go.
 const TinyGo = true
+
+// gcPercent is 100: TinyGo's collector has no GOGC setting. See toolchain.go.
+func gcPercent() int { return 100 }

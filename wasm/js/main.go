@@ -25,9 +25,8 @@ package main
 
 import (
 	"context"
-	"os"
-	"runtime/debug"
 	"strconv"
+	"syscall"
 	"syscall/js"
 
 	"github.com/agentwasm/agentwasm/bridge"
@@ -48,24 +47,17 @@ type bootSettings struct {
 	// readBody is the loader's body pump function (bridge.SetReadBody), or
 	// undefined: response bodies are then read from Go.
 	readBody js.Value
-	// gcPercent is the Go collector's GOGC for this instance (the loader's
-	// gcPercent option): defaultGCPercent when the loader sets none.
-	gcPercent int
 }
 
-// defaultGCPercent is the js module's GOGC: the heap may grow to five times
-// what is live before the collector runs, where Go's default lets it double.
-// A streaming turn allocates a little for every event, and at Go's default
-// the collector's work was a large part of a turn's time; at 400 the module
-// delivers markedly more deltas per second for a few more megabytes of wasm
-// memory (BENCHMARKS.md has both figures; web/agentwasm.d.ts, gcPercent, says
-// how to choose). TinyGo's collector has no such setting and ignores it.
-const defaultGCPercent = 400
+// The collector's GOGC is not a boot setting: the runtime reads it from the
+// environment before main runs, and the loader starts the module with
+// GOGC=400 (or its gcPercent option; web/agentwasm.mjs says why 400).
+// Setting it from here would take runtime/debug, which links fmt and os.
 
 // bootGlobal is the global the loader sets right before go.run.
 const bootGlobal = "__agentwasmBoot"
 
-// readBoot reads globalThis.__agentwasmBoot = {register, testHooks, readBody, gcPercent},
+// readBoot reads globalThis.__agentwasmBoot = {register, testHooks, readBody},
 // which the loader sets right before go.run, and deletes it, synchronously at start:
 // two loads at once each hand their own settings to their own module. When
 // it is absent (a loader older than it), the environment carries the same
@@ -77,14 +69,11 @@ func readBoot() bootSettings {
 	g := js.Global()
 	b := g.Get(bootGlobal)
 	if b.Type() != js.TypeObject {
-		return bootSettings{register: os.Getenv("AGENTWASM_REGISTER"), testHooks: os.Getenv("AGENTWASM_TEST_HOOKS") == "1",
-			readBody: js.Undefined(), gcPercent: defaultGCPercent}
+		return bootSettings{register: getenv("AGENTWASM_REGISTER"), testHooks: getenv("AGENTWASM_TEST_HOOKS") == "1",
+			readBody: js.Undefined()}
 	}
 	g.Delete(bootGlobal)
-	s := bootSettings{readBody: js.Undefined(), gcPercent: defaultGCPercent}
-	if p := b.Get("gcPercent"); p.Type() == js.TypeNumber && p.Int() > 0 {
-		s.gcPercent = p.Int()
-	}
+	s := bootSettings{readBody: js.Undefined()}
 	if f := b.Get("readBody"); f.Type() == js.TypeFunction {
 		s.readBody = f
 	}
@@ -97,8 +86,13 @@ func readBoot() bootSettings {
 	return s
 }
 
+// getenv reads the environment (syscall's: os would link its files).
+func getenv(key string) string {
+	v, _ := syscall.Getenv(key)
+	return v
+}
+
 func main() {
-	debug.SetGCPercent(boot.gcPercent)
 	bridge.SetReadBody(boot.readBody)
 	api := js.Global().Get("Object").New()
 	api.Set("call", js.FuncOf(call))

@@ -11,7 +11,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
+	"syscall"
 	"unsafe"
 
 	"github.com/agentwasm/agentwasm/bridge"
@@ -21,13 +21,21 @@ import (
 )
 
 var (
-	rt = command.New(os.Getenv("AGENTWASM_TEST_HOOKS") == "1")
+	rt = command.New(testHooks())
 
 	// pinned keeps every buffer handed to the host reachable until the host
 	// frees it. Go's collector does not move objects, so a reachable slice's
 	// address stays valid.
 	pinned = map[uint32][]byte{}
 )
+
+// testHooks reports whether the environment enables the test hooks
+// (AGENTWASM_TEST_HOOKS=1); syscall's environment, as os would link its
+// files into the module.
+func testHooks() bool {
+	v, _ := syscall.Getenv("AGENTWASM_TEST_HOOKS")
+	return v == "1"
+}
 
 //go:wasmimport agentwasm event
 func hostEvent(session int32, ptr unsafe.Pointer, n uint32)
