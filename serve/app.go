@@ -339,12 +339,24 @@ func (a *App) Patch(state State, by Principal) error {
 // settled performed with data: a goTo moves the page, declared writes
 // found in data are applied.
 func (a *App) Report(action string, input any, data any) (string, error) {
+	return a.ReportInstance(action, "", input, data)
+}
+
+// ReportInstance is Report for the card instance of a repeating action:
+// the record names the card, and a "once" action done by the person on
+// that card is not done again by a fire. The card need not be listed
+// any more (the person's act may have removed it). For an action that
+// does not repeat, instance is ignored.
+func (a *App) ReportInstance(action, instance string, input any, data any) (string, error) {
 	act := a.g.Action(action)
 	if act == nil {
 		return "", errs.New("serve: Report: action ", strconv.Quote(action), " is not declared in graph ", strconv.Quote(a.g.ID))
 	}
+	if act.Repeats == "" {
+		instance = ""
+	}
 	a.mu.Lock()
-	t := a.newTransition(act, PrincipalUser, CloneValue(input), "", "")
+	t := a.newTransition(act, PrincipalUser, CloneValue(input), "", instance)
 	t.reported = true
 	a.record(event{kind: evReported, by: PrincipalUser, action: act.ID, transition: t.id})
 	a.mu.Unlock()

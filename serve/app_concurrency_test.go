@@ -138,6 +138,33 @@ func TestOnceCountsAReport(t *testing.T) {
 	assert.Equal(t, id, fr.PriorTransitionID)
 }
 
+func TestOnceCountsAReportOfACard(t *testing.T) {
+	v := concApp(t, nil)
+	p := v.port(t, PortOptions{})
+	// The person sent row r-1 themselves: the agent may not send it again,
+	// and r-2 is still open.
+	id, err := v.app.ReportInstance("p.rows.send", "r-1", nil, nil)
+	require.NoError(t, err)
+	info, _ := v.app.Transition(id)
+	assert.Equal(t, "r-1", info.Instance)
+	_, m := pcall(t, p, "c.do_action", `{"action":"rows.send","instance":"r-1"}`)
+	assert.Equal(t, ReasonDuplicateExecution, m["reason"])
+	assert.Equal(t, id, m["priorTransitionId"])
+	r, m := pcall(t, p, "c.do_action", `{"action":"rows.send","instance":"r-2"}`)
+	require.Equal(t, true, m["ok"], "%s", r.JSON())
+	waitSettled(t, v.app, r.TransitionID())
+	// A card no longer listed can still be reported (the person's act may
+	// have removed it); an action that does not repeat ignores the card.
+	_, err = v.app.ReportInstance("p.rows.send", "r-9", nil, nil)
+	require.NoError(t, err)
+	id, err = v.app.ReportInstance("p.free", "r-1", nil, nil)
+	require.NoError(t, err)
+	info, _ = v.app.Transition(id)
+	assert.Equal(t, "", info.Instance)
+	_, err = v.app.ReportInstance("p.nope", "r-1", nil, nil)
+	require.Error(t, err)
+}
+
 func TestSingleFlight(t *testing.T) {
 	v := concApp(t, nil)
 	p := v.port(t, PortOptions{})

@@ -107,6 +107,17 @@ func TestPortSecondVersionThroughTheModule(t *testing.T) {
 	}
 	assert.Equal(t, []string{"o-1", "o-2"}, instances, "the handler hook names the card")
 
+	// The person cancels o-3 themselves: the record names the card.
+	rep3, err := inst.PortDo(ctx, port, "port.report", map[string]any{"action": "orders.list.cancel", "instance": "o-3"})
+	require.NoError(t, err)
+	require.True(t, rep3.OK)
+	var reported struct{ TransitionID string }
+	require.NoError(t, json.Unmarshal(rep3.Value, &reported))
+	rep3, err = inst.PortDo(ctx, port, "port.transition", map[string]any{"id": reported.TransitionID})
+	require.NoError(t, err)
+	assert.Contains(t, string(rep3.Value), `"instance":"o-3"`)
+	assert.Contains(t, string(rep3.Value), `"source":"user"`)
+
 	// refund happens once.
 	r = inst.PortCall(ctx, port, "shop.do_action", map[string]any{"action": "orders.refund"})
 	first := r["transitionId"].(string)

@@ -796,8 +796,8 @@ export declare class Port {
   navigate(page: string, options?: { by?: Principal }): void;
   /** Patches state keys; null deletes a key. */
   patch(state: Record<string, unknown>, options?: { by?: Principal }): void;
-  /** The person did an action in the page; returns its transition id. */
-  report(action: string, options?: { input?: unknown; data?: unknown }): string;
+  /** The person did an action in the page; returns its transition id. `instance` names the card of a repeating action. */
+  report(action: string, options?: { input?: unknown; data?: unknown; instance?: string }): string;
   /** The asks, for the page's approval cards. */
   asks(): PortAsk[];
   /** Human-side doors: the model cannot reach them. */
@@ -828,7 +828,7 @@ export declare class Port {
    * doors answer its ask. Without an API it resolves `{registered: false, reason}` and registers
    * nothing. Rejects with code `webmcp_failed` when the API refuses a tool (a name registered already),
    * after undoing what this call registered; `bad_argument` for a bad option; `closed`. close() undoes
-   * every live registration.
+   * every live registration, and so does the module's death (its tools could answer nothing).
    */
   registerWebMCP(options?: { modelContext?: WebMCPModelContext | null; settleWithinMs?: number }): Promise<WebMCPRegistration>;
   /**

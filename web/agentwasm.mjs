@@ -694,6 +694,11 @@ export class Runtime {
     return load(this.#options);
   }
 
+  /** @internal Calls fn once when the instance dies (at once if it has); returns the unsubscribe. */
+  onDeath(fn) {
+    return this.#life.onDeath(fn);
+  }
+
   /** @internal Throws module_exited when the instance is dead. */
   checkAlive() {
     if (this.#life.dead) throw this.#life.error();
@@ -1695,10 +1700,17 @@ export class Port {
     this.#sync('port.patch', { state, by: options?.by });
   }
 
-  /** The person did `action` in the page; returns the transition id. */
+  /**
+   * The person did `action` in the page; returns the transition id. For an
+   * action of a repeating area, `instance` names the card (a `once` action
+   * the person did on it is then not done again by a fire).
+   */
   report(action, options = {}) {
-    const { input, data } = options ?? {};
-    return this.#sync('port.report', { action: String(action), input, data }).value.transitionId;
+    const { input, data, instance } = options ?? {};
+    if (instance !== undefined && typeof instance !== 'string') {
+      throw agentError('bad_argument', 'agentwasm: report\'s instance must be a string, the card\'s key', TypeError);
+    }
+    return this.#sync('port.report', { action: String(action), input, data, instance }).value.transitionId;
   }
 
   /** The asks a person may answer (the approval cards). */
@@ -1790,7 +1802,8 @@ export class Port {
    * aborts the signal (WebMCP's way, and @mcp-b/webmcp-polyfill's), calls
    * the `unregister()` of a handle registerTool gave, else the API's
    * `unregisterTool(name)` where it has one. `unregister()` undoes the
-   * registration (idempotent); close() undoes every live one.
+   * registration (idempotent); close() undoes every live one, and so does
+   * the module's death.
    *
    * Rejects with code `webmcp_failed` when the API refuses a tool (a tool of
    * that name is registered already, say), after undoing the tools this call
@@ -1828,17 +1841,21 @@ export class Port {
         // gone already, or the API refuses: nothing more to undo
       }
     };
+    let forgetDeath = () => {};
     const registration = {
       registered: true,
       tools: tools.map((t) => t.name),
       unregister: () => {
         undone = true;
+        forgetDeath();
         this.#webmcp.delete(registration);
         controller.abort();
         for (const entry of entries) if (entry.live) undo(entry);
       },
     };
     this.#webmcp.add(registration);
+    // A dead module serves no call: its tools leave WebMCP with it.
+    forgetDeath = this.#runtime.onDeath(() => registration.unregister());
     const outcomes = await Promise.allSettled(tools.map((tool) => {
       const descriptor = {
         name: tool.name,
@@ -1861,6 +1878,7 @@ export class Port {
     });
     if (undone || this.#closed) {
       registration.unregister();
+      this.#runtime.checkAlive(); // a module that died meanwhile: module_exited
       throw agentError('closed', 'agentwasm: this port was closed while its tools were being registered with WebMCP; create a new one');
     }
     const failed = outcomes.findIndex((o) => o.status === 'rejected');

@@ -44,10 +44,12 @@ type Command struct {
 	// answer at once).
 	SettleWithinMs int64 `json:"settleWithinMs,omitempty"`
 	// Area and Keys are port.setInstances's repeating area and the cards
-	// mounted in it; Label is port.setBusy's label (empty clears it).
-	Area  string   `json:"area,omitempty"`
-	Keys  []string `json:"keys,omitempty"`
-	Label string   `json:"label,omitempty"`
+	// mounted in it; Label is port.setBusy's label (empty clears it);
+	// Instance is the card of port.report's repeating action.
+	Area     string   `json:"area,omitempty"`
+	Keys     []string `json:"keys,omitempty"`
+	Label    string   `json:"label,omitempty"`
+	Instance string   `json:"instance,omitempty"`
 }
 
 // Reply is the module's answer to one Command.

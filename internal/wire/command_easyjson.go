@@ -1606,6 +1606,12 @@ func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire17(in *jsonr.L
 			} else {
 				out.Label = string(in.String())
 			}
+		case "instance":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Instance = string(in.String())
+			}
 		default:
 			in.SkipRecursive()
 		}

@@ -94,7 +94,7 @@ func (r *Runtime) portReport(_ context.Context, c *wire.Command, _ Hooks) *wire.
 		if err != nil {
 			return failure(CodeBadCommand, err.Error())
 		}
-		id, err := e.port.App().Report(c.Action, input, data)
+		id, err := e.port.App().ReportInstance(c.Action, c.Instance, input, data)
 		if err != nil {
 			return failure(CodeRefused, err.Error())
 		}

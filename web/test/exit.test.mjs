@@ -198,6 +198,27 @@ test('after the death, the module\'s late callbacks reach nothing and nothing is
   assert.deepEqual(problems, []);
 });
 
+test('a dead module takes its ports\' tools out of WebMCP', async () => {
+  const runtime = await loadRuntime();
+  const port = runtime.createPort({ id: 'g', pages: [{ id: 'p' }], actions: [{ id: 'p.x', does: 'X', on: 'p' }] });
+  // A WebMCP API of the page's own: registerTool with a signal, as WebMCP has it.
+  const tools = new Map();
+  const modelContext = {
+    registerTool(tool, { signal }) {
+      tools.set(tool.name, tool);
+      signal.addEventListener('abort', () => tools.delete(tool.name));
+      return Promise.resolve();
+    },
+  };
+  const registration = await port.registerWebMCP({ modelContext });
+  assert.equal(registration.registered, true);
+  assert.deepEqual([...tools.keys()], port.tools().map((t) => t.name));
+  exited()(await crash(runtime));
+  assert.deepEqual([...tools.keys()], [], 'no tool of a dead module is left for the browser\'s agent to call');
+  // Registering on a dead runtime fails as every call does.
+  await assert.rejects(port.registerWebMCP({ modelContext }), exited());
+});
+
 test('a dead runtime leaves the others serving; a fresh load() and restart() serve the next session', async () => {
   const [doomed, bystander] = await Promise.all([loadRuntime(), loadRuntime()]);
   const survivor = bystander.createSession({ ...quiet, fetchImpl: scriptedFetch({ body: textStream('still', ' here'), chunk: 2 }).fetchImpl });

@@ -58,6 +58,18 @@ test('setInstances names the cards; a do_action for one hands its instance to th
   port.close();
 });
 
+test('report names the card the person acted on', () => {
+  const { port, contexts } = ordersPort();
+  const id = port.report('orders.list.cancel', { instance: 'o-2', data: { ok: true } });
+  const record = port.transition(id);
+  assert.equal(record.instance, 'o-2');
+  assert.equal(record.source, 'user');
+  assert.equal(record.effectStatus, 'performed');
+  assert.equal(contexts.length, 0, 'a report runs no handler');
+  assert.throws(() => port.report('orders.list.cancel', { instance: 2 }), { code: 'bad_argument', name: 'TypeError' });
+  port.close();
+});
+
 test('setBusy labels an action for whats_here; null clears the label', async () => {
   const { port } = ordersPort();
   port.setInstances('orders.list', ['o-1', 'o-2']);
