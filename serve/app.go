@@ -352,11 +352,8 @@ func (a *App) ReportInstance(action, instance string, input any, data any) (stri
 	if act == nil {
 		return "", errs.New("serve: Report: action ", strconv.Quote(action), " is not declared in graph ", strconv.Quote(a.g.ID))
 	}
-	if act.Repeats == "" {
-		instance = ""
-	}
 	a.mu.Lock()
-	t := a.newTransition(act, PrincipalUser, CloneValue(input), "", instance)
+	t := a.newTransition(act, PrincipalUser, CloneValue(input), "", act.Card(instance))
 	t.reported = true
 	a.record(event{kind: evReported, by: PrincipalUser, action: act.ID, transition: t.id})
 	a.mu.Unlock()

@@ -4,6 +4,7 @@
 package serve
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,7 +40,7 @@ func (a *App) SetBusy(id, label string) error {
 // itself hold dots, so the page is not simply the path's first segment).
 func (a *App) isArea(path string) bool {
 	for i := range a.g.Pages {
-		if p := &a.g.Pages[i]; strings.HasPrefix(path, p.ID+".") && contains(p.Areas, path) {
+		if p := &a.g.Pages[i]; strings.HasPrefix(path, p.ID+".") && slices.Contains(p.Areas, path) {
 			return true
 		}
 	}

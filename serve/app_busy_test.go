@@ -6,6 +6,7 @@
 package serve
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -140,8 +141,8 @@ func TestBusyRowsStepsAndRefusals(t *testing.T) {
 	assert.Equal(t, whyOf(ReasonToolDisabled)+" The app is busy with it (Saving your draft): that is work in progress, not a failure.", m["why"])
 	assert.Equal(t, true, m["retriable"])
 	keys := r.Keys()
-	assert.Less(t, indexOf(keys, "retriable"), indexOf(keys, "busy"))
-	assert.Less(t, indexOf(keys, "busy"), indexOf(keys, "youAreOn"))
+	assert.Less(t, slices.Index(keys, "retriable"), slices.Index(keys, "busy"))
+	assert.Less(t, slices.Index(keys, "busy"), slices.Index(keys, "youAreOn"))
 
 	// A refusal of an action that is not busy carries neither.
 	require.NoError(t, v.app.Navigate("q", PrincipalUser))
@@ -164,15 +165,6 @@ func TestBusyRowsStepsAndRefusals(t *testing.T) {
 	_, m = pcall(t, p, "b.journey.j", `{"step":"p.go"}`)
 	assert.Equal(t, ReasonStepNotReady, m["reason"])
 	assert.Equal(t, "Loading", m["busy"])
-}
-
-func indexOf(list []string, s string) int {
-	for i, e := range list {
-		if e == s {
-			return i
-		}
-	}
-	return -1
 }
 
 func TestBusyNeverGates(t *testing.T) {

@@ -89,6 +89,20 @@ type TransitionInfo struct {
 	VerifyFailed []Condition
 }
 
+// VerifyValue is VerifyHeld as results carry it: true, false,
+// "unevaluable", or nil when there was no check.
+func (t TransitionInfo) VerifyValue() any {
+	switch t.VerifyHeld {
+	case "true":
+		return true
+	case "false":
+		return false
+	case "unevaluable":
+		return "unevaluable"
+	}
+	return nil
+}
+
 // Settled reports whether the transition has settled.
 func (t TransitionInfo) Settled() bool { return t.Status != statusPending }
 
@@ -180,10 +194,7 @@ func (a *App) check(actionID string, input any, instance string) (*Action, FireR
 	if a.opts.Handlers[act.ID] == nil {
 		return act, refusal(ReasonNotMaterialized)
 	}
-	if act.Repeats == "" {
-		instance = "" // only a repeating action acts on a card (as admit records it)
-	}
-	if r := a.checkConcurrency(act, instance); !r.OK {
+	if r := a.checkConcurrency(act, act.Card(instance)); !r.OK {
 		return act, r
 	}
 	return act, FireResult{OK: true}
@@ -415,9 +426,7 @@ func (a *App) admit(action string, by Principal, input any, askID, instance stri
 	if !r.OK {
 		return nil, nil, nil, "", false, &r
 	}
-	if act.Repeats == "" {
-		instance = "" // only a repeating action acts on a card
-	}
+	instance = act.Card(instance)
 	if act.Confirm && by == PrincipalAgent {
 		if a.Enforcing() {
 			v := a.verdict(act, askID, input, instance)

@@ -6,6 +6,7 @@ package serve
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -125,24 +126,15 @@ func (a *App) checkInstance(act *Action, instance string) FireResult {
 		r.Instances = listed(keys)
 		return r
 	}
-	if !contains(keys, instance) {
+	if !slices.Contains(keys, instance) {
 		r := refusal(ReasonInstanceUnknown)
 		r.Instances = listed(keys)
 		return r
 	}
-	if hostListed && a.g.Repeat(act.Repeats).InstancesFrom != "" && !contains(a.mounted[act.Repeats], instance) {
+	if hostListed && a.g.Repeat(act.Repeats).InstancesFrom != "" && !slices.Contains(a.mounted[act.Repeats], instance) {
 		r := refusal(ReasonStillMounting)
 		r.Retriable = true
 		return r
 	}
 	return FireResult{OK: true}
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }

@@ -330,6 +330,15 @@ func (g *Graph) parseAction(m map[string]any, i int) (Action, error) {
 	return a, nil
 }
 
+// Card is the instance a fire of the action acts on: instance for an
+// action in a repeating area, "" for any other (which acts on no card).
+func (a *Action) Card(instance string) string {
+	if a.Repeats == "" {
+		return ""
+	}
+	return instance
+}
+
 // repeatingArea is the repeating area an action of page p is in: its own
 // area or the nearest enclosing one; "" when none.
 func repeatingArea(id string, p *Page) string {

@@ -78,17 +78,21 @@ func (p *Port) transitionResult(t *transition) Result {
 func SettledFacts(t TransitionInfo) Obj {
 	o := Obj{{"effectStatus", t.Status}}
 	if t.Status == statusPerformed {
+		outcome := "It happened: " + t.Action + " was performed."
 		switch t.VerifyHeld {
 		case "false":
-			o = append(o, Field{"outcome", "The app reported " + t.Action + " performed, but the check it declares does not hold (see verifyFailed): treat it as not done and tell the person."},
-				Field{"verifyHeld", false}, Field{"verifyFailed", t.VerifyFailed})
+			outcome = "The app reported " + t.Action + " performed, but the check it declares does not hold (see verifyFailed): treat it as not done and tell the person."
 		case "unevaluable":
-			o = append(o, Field{"outcome", "The app reported " + t.Action + " performed; the check it declares could not be evaluated (a key it reads is missing), so it is unconfirmed."},
-				Field{"verifyHeld", "unevaluable"}, Field{"verifyFailed", t.VerifyFailed})
+			outcome = "The app reported " + t.Action + " performed; the check it declares could not be evaluated (a key it reads is missing), so it is unconfirmed."
 		case "true":
-			o = append(o, Field{"outcome", "It happened: " + t.Action + " was performed, and its declared check holds."}, Field{"verifyHeld", true})
-		default:
-			o = append(o, Field{"outcome", "It happened: " + t.Action + " was performed."})
+			outcome = "It happened: " + t.Action + " was performed, and its declared check holds."
+		}
+		o = append(o, Field{"outcome", outcome})
+		if v := t.VerifyValue(); v != nil {
+			o = append(o, Field{"verifyHeld", v})
+			if t.VerifyHeld != "true" {
+				o = append(o, Field{"verifyFailed", t.VerifyFailed})
+			}
 		}
 		if t.Data != nil {
 			o = append(o, Field{"data", CloneValue(t.Data)})

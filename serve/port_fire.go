@@ -14,9 +14,8 @@ func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Ob
 	if act.Input == nil {
 		input = nil
 	}
-	instance := ""
-	if act.Repeats != "" && f.instance != "" {
-		instance = f.instance
+	instance := act.Card(f.instance)
+	if instance != "" {
 		extra = append(extra[:len(extra):len(extra)], Field{"instance", instance}) // a copy: the caller's stays as it was
 	}
 	if f.refuse {

@@ -6,7 +6,10 @@
 
 package serve
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // DefaultOfferLedger is how many offers a port remembers when
 // PortOptions.OfferLedger is 0; older ones answer OFFER_UNKNOWN.
@@ -62,7 +65,7 @@ func (a *App) logReaches(since int64) bool {
 func declaredKeys(act *Action) []string {
 	out := append([]string(nil), act.Reads...)
 	for _, w := range act.Writes {
-		if !contains(out, w) {
+		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}

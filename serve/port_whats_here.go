@@ -6,6 +6,7 @@ package serve
 
 import (
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -138,7 +139,7 @@ func (p *Port) whatsHere(a argMap) Result {
 		if !offered && j.ID != open {
 			if entry != nil && entry.On != app.page {
 				away++
-				if !contains(elsewhere, entry.On) {
+				if !slices.Contains(elsewhere, entry.On) {
 					elsewhere = append(elsewhere, entry.On)
 				}
 			}

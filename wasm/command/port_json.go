@@ -55,13 +55,8 @@ func transitionJSON(t serve.TransitionInfo) []byte {
 	if t.Instance != "" {
 		o = o.Set("instance", t.Instance)
 	}
-	switch t.VerifyHeld {
-	case "true":
-		o = o.Set("verifyHeld", true)
-	case "false":
-		o = o.Set("verifyHeld", false)
-	case "unevaluable":
-		o = o.Set("verifyHeld", "unevaluable")
+	if v := t.VerifyValue(); v != nil {
+		o = o.Set("verifyHeld", v)
 	}
 	return o.AppendJSON(nil)
 }
