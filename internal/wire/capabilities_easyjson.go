@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -13,173 +14,31 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *ProviderInfo) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "default":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Default = bool(in.Bool())
-			}
-		case "isDefault":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.IsDefault = bool(in.Bool())
-			}
-		case "toolSupport":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolSupport = nil
-			} else {
-				if out.ToolSupport == nil {
-					out.ToolSupport = new(bool)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.ToolSupport = bool(in.Bool())
-				}
-			}
-		case "defaultModel":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.DefaultModel = string(in.String())
-			}
-		case "models":
-			if in.IsNull() {
-				in.Skip()
-				out.Models = nil
-			} else {
-				in.Delim('[')
-				if out.Models == nil {
-					if !in.IsDelim(']') {
-						out.Models = make([]string, 0, 4)
-					} else {
-						out.Models = []string{}
-					}
-				} else {
-					out.Models = (out.Models)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v1 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v1 = string(in.String())
-					}
-					out.Models = append(out.Models, v1)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ProviderInfo) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
-}
-func easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *Capabilities) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "enabled":
-			if in.IsNull() {
-				in.Skip()
-				out.Enabled = nil
-			} else {
-				if out.Enabled == nil {
-					out.Enabled = new(bool)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.Enabled = bool(in.Bool())
-				}
-			}
-		case "defaultProvider":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.DefaultProvider = string(in.String())
-			}
-		case "providers":
-			if in.IsNull() {
-				in.Skip()
-				out.Providers = nil
-			} else {
-				in.Delim('[')
-				if out.Providers == nil {
-					if !in.IsDelim(']') {
-						out.Providers = make([]ProviderInfo, 0, 0)
-					} else {
-						out.Providers = []ProviderInfo{}
-					}
-				} else {
-					out.Providers = (out.Providers)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v4 ProviderInfo
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v4).UnmarshalEasyJSON(in)
-					}
-					out.Providers = append(out.Providers, v4)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeProviderInfo)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Capabilities) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson3748d166DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
+	l.Object(unsafe.Pointer(v), decodeCapabilities)
+}
+
+// decodeProviderInfo is ProviderInfo's fields, as UnmarshalEasyJSON reads them.
+var decodeProviderInfo = []jsonr.Field{
+	{Key: "name", Offset: unsafe.Offsetof(ProviderInfo{}.Name), Kind: jsonr.String},
+	{Key: "default", Offset: unsafe.Offsetof(ProviderInfo{}.Default), Kind: jsonr.Bool},
+	{Key: "isDefault", Offset: unsafe.Offsetof(ProviderInfo{}.IsDefault), Kind: jsonr.Bool},
+	{Key: "toolSupport", Offset: unsafe.Offsetof(ProviderInfo{}.ToolSupport), Kind: jsonr.PtrBool},
+	{Key: "defaultModel", Offset: unsafe.Offsetof(ProviderInfo{}.DefaultModel), Kind: jsonr.String},
+	{Key: "models", Offset: unsafe.Offsetof(ProviderInfo{}.Models), Kind: jsonr.Strings},
+}
+
+// decodeCapabilities is Capabilities's fields, as UnmarshalEasyJSON reads them.
+var decodeCapabilities = []jsonr.Field{
+	{Key: "enabled", Offset: unsafe.Offsetof(Capabilities{}.Enabled), Kind: jsonr.PtrBool},
+	{Key: "defaultProvider", Offset: unsafe.Offsetof(Capabilities{}.DefaultProvider), Kind: jsonr.String},
+	{Key: "providers", Offset: unsafe.Offsetof(Capabilities{}.Providers), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Slice(l, (*[]ProviderInfo)(p), (*ProviderInfo).UnmarshalEasyJSON)
+	}},
 }

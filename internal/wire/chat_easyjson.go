@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -13,66 +14,6 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *ToolSpec) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "description":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Description = string(in.String())
-			}
-		case "inputSchema":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.InputSchema).UnmarshalJSON(data))
-				}
-			}
-		case "annotations":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Annotations).UnmarshalJSON(data))
-				}
-			}
-		case "outputSchema":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.OutputSchema).UnmarshalJSON(data))
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ToolSpec) {
 	out.RawByte('{')
 	first := true
@@ -112,44 +53,9 @@ func (v ToolSpec) MarshalEasyJSON(w *jsonw.Writer) {
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ToolSpec) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
+	l.Object(unsafe.Pointer(v), decodeToolSpec)
 }
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *ToolChoice) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "mode":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Mode = string(in.String())
-			}
-		case "toolName":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolName = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in ToolChoice) {
 	out.RawByte('{')
 	first := true
@@ -174,7 +80,7 @@ func (v ToolChoice) MarshalEasyJSON(w *jsonw.Writer) {
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ToolChoice) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
+	l.Object(unsafe.Pointer(v), decodeToolChoice)
 }
 
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in ToolCall) {
@@ -204,110 +110,6 @@ func (v ToolCall) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
-func easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *StreamEvent) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "type":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Type = string(in.String())
-			}
-		case "model":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Model = string(in.String())
-			}
-		case "text":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Text = string(in.String())
-			}
-		case "toolCallId":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolCallID = string(in.String())
-			}
-		case "toolName":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolName = string(in.String())
-			}
-		case "toolArgumentsDelta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ToolArgumentsDelta = string(in.String())
-			}
-		case "toolArguments":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.ToolArguments).UnmarshalJSON(data))
-				}
-			}
-		case "stopReason":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.StopReason = string(in.String())
-			}
-		case "promptTokens":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.PromptTokens = int64(in.Int64())
-			}
-		case "completionTokens":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.CompletionTokens = int64(in.Int64())
-			}
-		case "latencyMs":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.LatencyMs = float64(in.Float64())
-			}
-		case "errorMessage":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ErrorMessage = string(in.String())
-			}
-		case "errorCode":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ErrorCode = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in StreamEvent) {
 	out.RawByte('{')
 	first := true
@@ -387,7 +189,7 @@ func (v StreamEvent) MarshalEasyJSON(w *jsonw.Writer) {
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *StreamEvent) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson9b8f5552DecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
+	l.Object(unsafe.Pointer(v), decodeStreamEvent)
 }
 
 func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in ChatRequest) {
@@ -522,4 +324,36 @@ func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.W
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ChatMessage) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
+}
+
+// decodeToolSpec is ToolSpec's fields, as UnmarshalEasyJSON reads them.
+var decodeToolSpec = []jsonr.Field{
+	{Key: "name", Offset: unsafe.Offsetof(ToolSpec{}.Name), Kind: jsonr.String},
+	{Key: "description", Offset: unsafe.Offsetof(ToolSpec{}.Description), Kind: jsonr.String},
+	{Key: "inputSchema", Offset: unsafe.Offsetof(ToolSpec{}.InputSchema), Kind: jsonr.Raw},
+	{Key: "annotations", Offset: unsafe.Offsetof(ToolSpec{}.Annotations), Kind: jsonr.Raw},
+	{Key: "outputSchema", Offset: unsafe.Offsetof(ToolSpec{}.OutputSchema), Kind: jsonr.Raw},
+}
+
+// decodeToolChoice is ToolChoice's fields, as UnmarshalEasyJSON reads them.
+var decodeToolChoice = []jsonr.Field{
+	{Key: "mode", Offset: unsafe.Offsetof(ToolChoice{}.Mode), Kind: jsonr.String},
+	{Key: "toolName", Offset: unsafe.Offsetof(ToolChoice{}.ToolName), Kind: jsonr.String},
+}
+
+// decodeStreamEvent is StreamEvent's fields, as UnmarshalEasyJSON reads them.
+var decodeStreamEvent = []jsonr.Field{
+	{Key: "type", Offset: unsafe.Offsetof(StreamEvent{}.Type), Kind: jsonr.String},
+	{Key: "model", Offset: unsafe.Offsetof(StreamEvent{}.Model), Kind: jsonr.String},
+	{Key: "text", Offset: unsafe.Offsetof(StreamEvent{}.Text), Kind: jsonr.String},
+	{Key: "toolCallId", Offset: unsafe.Offsetof(StreamEvent{}.ToolCallID), Kind: jsonr.String},
+	{Key: "toolName", Offset: unsafe.Offsetof(StreamEvent{}.ToolName), Kind: jsonr.String},
+	{Key: "toolArgumentsDelta", Offset: unsafe.Offsetof(StreamEvent{}.ToolArgumentsDelta), Kind: jsonr.String},
+	{Key: "toolArguments", Offset: unsafe.Offsetof(StreamEvent{}.ToolArguments), Kind: jsonr.Raw},
+	{Key: "stopReason", Offset: unsafe.Offsetof(StreamEvent{}.StopReason), Kind: jsonr.String},
+	{Key: "promptTokens", Offset: unsafe.Offsetof(StreamEvent{}.PromptTokens), Kind: jsonr.Int64},
+	{Key: "completionTokens", Offset: unsafe.Offsetof(StreamEvent{}.CompletionTokens), Kind: jsonr.Int64},
+	{Key: "latencyMs", Offset: unsafe.Offsetof(StreamEvent{}.LatencyMs), Kind: jsonr.Float64},
+	{Key: "errorMessage", Offset: unsafe.Offsetof(StreamEvent{}.ErrorMessage), Kind: jsonr.String},
+	{Key: "errorCode", Offset: unsafe.Offsetof(StreamEvent{}.ErrorCode), Kind: jsonr.String},
 }

@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -13,72 +14,9 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *WatchOptions) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "initialDelayMs":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.InitialDelayMs = int64(in.Int64())
-			}
-		case "factor":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Factor = float64(in.Float64())
-			}
-		case "maxDelayMs":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MaxDelayMs = int64(in.Int64())
-			}
-		case "maxReconnectAttempts":
-			if in.IsNull() {
-				in.Skip()
-				out.MaxReconnectAttempts = nil
-			} else {
-				if out.MaxReconnectAttempts == nil {
-					out.MaxReconnectAttempts = new(int)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.MaxReconnectAttempts = int(in.Int())
-				}
-			}
-		case "stableStreamMs":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.StableStreamMs = int64(in.Int64())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *WatchOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
+	l.Object(unsafe.Pointer(v), decodeWatchOptions)
 }
 
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Usage) {
@@ -196,148 +134,9 @@ func (v Turn) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *ToolPolicy) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "families":
-			if in.IsNull() {
-				in.Skip()
-				out.Families = nil
-			} else {
-				in.Delim('[')
-				if out.Families == nil {
-					if !in.IsDelim(']') {
-						out.Families = make([]string, 0, 4)
-					} else {
-						out.Families = []string{}
-					}
-				} else {
-					out.Families = (out.Families)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v10 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v10 = string(in.String())
-					}
-					out.Families = append(out.Families, v10)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "views":
-			if in.IsNull() {
-				in.Skip()
-				out.Views = nil
-			} else {
-				in.Delim('[')
-				if out.Views == nil {
-					if !in.IsDelim(']') {
-						out.Views = make([]string, 0, 4)
-					} else {
-						out.Views = []string{}
-					}
-				} else {
-					out.Views = (out.Views)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v11 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v11 = string(in.String())
-					}
-					out.Views = append(out.Views, v11)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "allowlist":
-			if in.IsNull() {
-				in.Skip()
-				out.Allowlist = nil
-			} else {
-				in.Delim('[')
-				if out.Allowlist == nil {
-					if !in.IsDelim(']') {
-						out.Allowlist = make([]string, 0, 4)
-					} else {
-						out.Allowlist = []string{}
-					}
-				} else {
-					out.Allowlist = (out.Allowlist)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v12 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v12 = string(in.String())
-					}
-					out.Allowlist = append(out.Allowlist, v12)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "required":
-			if in.IsNull() {
-				in.Skip()
-				out.Required = nil
-			} else {
-				in.Delim('[')
-				if out.Required == nil {
-					if !in.IsDelim(']') {
-						out.Required = make([]string, 0, 4)
-					} else {
-						out.Required = []string{}
-					}
-				} else {
-					out.Required = (out.Required)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v13 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v13 = string(in.String())
-					}
-					out.Required = append(out.Required, v13)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "approve":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Approve = bool(in.Bool())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ToolPolicy) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
+	l.Object(unsafe.Pointer(v), decodeToolPolicy)
 }
 
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in Step) {
@@ -388,317 +187,9 @@ func (v Step) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jsonr.Lexer, out *SessionOptions) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "auth":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Auth = bool(in.Bool())
-			}
-		case "baseUrl":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.BaseURL = string(in.String())
-			}
-		case "disableToolDiscovery":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.DisableToolDiscovery = bool(in.Bool())
-			}
-		case "draft":
-			if in.IsNull() {
-				in.Skip()
-				out.Draft = nil
-			} else {
-				if out.Draft == nil {
-					out.Draft = new(Draft)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Draft).UnmarshalEasyJSON(in)
-				}
-			}
-		case "execute":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Execute = bool(in.Bool())
-			}
-		case "kit":
-			if in.IsNull() {
-				in.Skip()
-				out.Kit = nil
-			} else {
-				if out.Kit == nil {
-					out.Kit = new(Kit)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Kit).UnmarshalEasyJSON(in)
-				}
-			}
-		case "port":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Port = int(in.Int())
-			}
-		case "maxTokens":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MaxTokens = int(in.Int())
-			}
-		case "maxToolRounds":
-			if in.IsNull() {
-				in.Skip()
-				out.MaxToolRounds = nil
-			} else {
-				if out.MaxToolRounds == nil {
-					out.MaxToolRounds = new(int)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.MaxToolRounds = int(in.Int())
-				}
-			}
-		case "mcpClient":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MCPClient = bool(in.Bool())
-			}
-		case "mcpUrl":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MCPURL = string(in.String())
-			}
-		case "model":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Model = string(in.String())
-			}
-		case "provider":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Provider = string(in.String())
-			}
-		case "studioTools":
-			if in.IsNull() {
-				in.Skip()
-				out.StudioTools = nil
-			} else {
-				if out.StudioTools == nil {
-					out.StudioTools = new(ToolPolicy)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.StudioTools).UnmarshalEasyJSON(in)
-				}
-			}
-		case "system":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.System = string(in.String())
-			}
-		case "systemFunction":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.SystemFunction = bool(in.Bool())
-			}
-		case "temperature":
-			if in.IsNull() {
-				in.Skip()
-				out.Temperature = nil
-			} else {
-				if out.Temperature == nil {
-					out.Temperature = new(float64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.Temperature = float64(in.Float64())
-				}
-			}
-		case "toolChoice":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolChoice = nil
-			} else {
-				if out.ToolChoice == nil {
-					out.ToolChoice = new(ToolChoice)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.ToolChoice).UnmarshalEasyJSON(in)
-				}
-			}
-		case "toolDiscoveryTimeoutMs":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolDiscoveryTimeoutMs = nil
-			} else {
-				if out.ToolDiscoveryTimeoutMs == nil {
-					out.ToolDiscoveryTimeoutMs = new(int64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.ToolDiscoveryTimeoutMs = int64(in.Int64())
-				}
-			}
-		case "toolListChangedWatch":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolListChangedWatch = nil
-			} else {
-				if out.ToolListChangedWatch == nil {
-					out.ToolListChangedWatch = new(WatchOptions)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.ToolListChangedWatch).UnmarshalEasyJSON(in)
-				}
-			}
-		case "tools":
-			if in.IsNull() {
-				in.Skip()
-				out.Tools = nil
-			} else {
-				in.Delim('[')
-				if out.Tools == nil {
-					if !in.IsDelim(']') {
-						out.Tools = make([]ToolSpec, 0, 0)
-					} else {
-						out.Tools = []ToolSpec{}
-					}
-				} else {
-					out.Tools = (out.Tools)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v25 ToolSpec
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v25).UnmarshalEasyJSON(in)
-					}
-					out.Tools = append(out.Tools, v25)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "transport":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Transport = bool(in.Bool())
-			}
-		case "watchToolListChanged":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.WatchToolListChanged = bool(in.Bool())
-			}
-		case "maxFrameBytes":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MaxFrameBytes = int(in.Int())
-			}
-		case "maxTurnEvents":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MaxTurnEvents = int(in.Int())
-			}
-		case "maxTurnTextBytes":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.MaxTurnTextBytes = int(in.Int())
-			}
-		case "streamFirstByteTimeoutMs":
-			if in.IsNull() {
-				in.Skip()
-				out.StreamFirstByteTimeoutMs = nil
-			} else {
-				if out.StreamFirstByteTimeoutMs == nil {
-					out.StreamFirstByteTimeoutMs = new(int64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.StreamFirstByteTimeoutMs = int64(in.Int64())
-				}
-			}
-		case "streamIdleTimeoutMs":
-			if in.IsNull() {
-				in.Skip()
-				out.StreamIdleTimeoutMs = nil
-			} else {
-				if out.StreamIdleTimeoutMs == nil {
-					out.StreamIdleTimeoutMs = new(int64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.StreamIdleTimeoutMs = int64(in.Int64())
-				}
-			}
-		case "capabilitiesTimeoutMs":
-			if in.IsNull() {
-				in.Skip()
-				out.CapabilitiesTimeoutMs = nil
-			} else {
-				if out.CapabilitiesTimeoutMs == nil {
-					out.CapabilitiesTimeoutMs = new(int64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.CapabilitiesTimeoutMs = int64(in.Int64())
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *SessionOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
+	l.Object(unsafe.Pointer(v), decodeSessionOptions)
 }
 
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jsonw.Writer, in SessionEvent) {
@@ -885,73 +376,9 @@ func (v PendingApproval) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(in *jsonr.Lexer, out *Kit) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "tools":
-			if in.IsNull() {
-				in.Skip()
-				out.Tools = nil
-			} else {
-				in.Delim('[')
-				if out.Tools == nil {
-					if !in.IsDelim(']') {
-						out.Tools = make([]ToolSpec, 0, 0)
-					} else {
-						out.Tools = []ToolSpec{}
-					}
-				} else {
-					out.Tools = (out.Tools)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v34 ToolSpec
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v34).UnmarshalEasyJSON(in)
-					}
-					out.Tools = append(out.Tools, v34)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "execute":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Execute = bool(in.Bool())
-			}
-		case "systemPrompt":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.SystemPrompt = bool(in.Bool())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Kit) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire9(l, v)
+	l.Object(unsafe.Pointer(v), decodeKit)
 }
 
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in ErrorBody) {
@@ -976,42 +403,6 @@ func (v ErrorBody) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire11(in *jsonr.Lexer, out *Draft) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "draftId":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.DraftID = string(in.String())
-			}
-		case "generation":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Generation = int64(in.Int64())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.Writer, in Draft) {
 	out.RawByte('{')
 	first := true
@@ -1036,7 +427,7 @@ func (v Draft) MarshalEasyJSON(w *jsonw.Writer) {
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Draft) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire11(l, v)
+	l.Object(unsafe.Pointer(v), decodeDraft)
 }
 
 func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in DispatchRecord) {
@@ -1337,293 +728,115 @@ func (v DiscoveryClassCounts) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire16(w, v)
 }
 
-func easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire17(in *jsonr.Lexer, out *Command) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "op":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Op = string(in.String())
-			}
-		case "session":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Session = int(in.Int())
-			}
-		case "text":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Text = string(in.String())
-			}
-		case "options":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Options).UnmarshalJSON(data))
-				}
-			}
-		case "draft":
-			if in.IsNull() {
-				in.Skip()
-				out.Draft = nil
-			} else {
-				if out.Draft == nil {
-					out.Draft = new(Draft)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Draft).UnmarshalEasyJSON(in)
-				}
-			}
-		case "toolChoice":
-			if in.IsNull() {
-				in.Skip()
-				out.ToolChoice = nil
-			} else {
-				if out.ToolChoice == nil {
-					out.ToolChoice = new(ToolChoice)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.ToolChoice).UnmarshalEasyJSON(in)
-				}
-			}
-		case "timeoutMs":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.TimeoutMs = int64(in.Int64())
-			}
-		case "approve":
-			if in.IsNull() {
-				in.Skip()
-				out.Approve = nil
-			} else {
-				in.Delim('[')
-				if out.Approve == nil {
-					if !in.IsDelim(']') {
-						out.Approve = make([]string, 0, 4)
-					} else {
-						out.Approve = []string{}
-					}
-				} else {
-					out.Approve = (out.Approve)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v55 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v55 = string(in.String())
-					}
-					out.Approve = append(out.Approve, v55)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "decline":
-			if in.IsNull() {
-				in.Skip()
-				out.Decline = nil
-			} else {
-				in.Delim('[')
-				if out.Decline == nil {
-					if !in.IsDelim(']') {
-						out.Decline = make([]string, 0, 4)
-					} else {
-						out.Decline = []string{}
-					}
-				} else {
-					out.Decline = (out.Decline)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v56 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v56 = string(in.String())
-					}
-					out.Decline = append(out.Decline, v56)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "port":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Port = int(in.Int())
-			}
-		case "graph":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Graph).UnmarshalJSON(data))
-				}
-			}
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "args":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Args).UnmarshalJSON(data))
-				}
-			}
-		case "askId":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.AskID = string(in.String())
-			}
-		case "by":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.By = string(in.String())
-			}
-		case "action":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Action = string(in.String())
-			}
-		case "expiresInMs":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ExpiresInMs = int64(in.Int64())
-			}
-		case "page":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Page = string(in.String())
-			}
-		case "state":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.State).UnmarshalJSON(data))
-				}
-			}
-		case "input":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Input).UnmarshalJSON(data))
-				}
-			}
-		case "data":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Data).UnmarshalJSON(data))
-				}
-			}
-		case "id":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ID = string(in.String())
-			}
-		case "message":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Message).UnmarshalJSON(data))
-				}
-			}
-		case "settleWithinMs":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.SettleWithinMs = int64(in.Int64())
-			}
-		case "area":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Area = string(in.String())
-			}
-		case "keys":
-			if in.IsNull() {
-				in.Skip()
-				out.Keys = nil
-			} else {
-				in.Delim('[')
-				if out.Keys == nil {
-					if !in.IsDelim(']') {
-						out.Keys = make([]string, 0, 4)
-					} else {
-						out.Keys = []string{}
-					}
-				} else {
-					out.Keys = (out.Keys)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v57 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v57 = string(in.String())
-					}
-					out.Keys = append(out.Keys, v57)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "label":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Label = string(in.String())
-			}
-		case "instance":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Instance = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Command) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson36cb9bedDecodeGithubComAgentwasmAgentwasmInternalWire17(l, v)
+	l.Object(unsafe.Pointer(v), decodeCommand)
+}
+
+// decodeWatchOptions is WatchOptions's fields, as UnmarshalEasyJSON reads them.
+var decodeWatchOptions = []jsonr.Field{
+	{Key: "initialDelayMs", Offset: unsafe.Offsetof(WatchOptions{}.InitialDelayMs), Kind: jsonr.Int64},
+	{Key: "factor", Offset: unsafe.Offsetof(WatchOptions{}.Factor), Kind: jsonr.Float64},
+	{Key: "maxDelayMs", Offset: unsafe.Offsetof(WatchOptions{}.MaxDelayMs), Kind: jsonr.Int64},
+	{Key: "maxReconnectAttempts", Offset: unsafe.Offsetof(WatchOptions{}.MaxReconnectAttempts), Kind: jsonr.PtrInt},
+	{Key: "stableStreamMs", Offset: unsafe.Offsetof(WatchOptions{}.StableStreamMs), Kind: jsonr.Int64},
+}
+
+// decodeToolPolicy is ToolPolicy's fields, as UnmarshalEasyJSON reads them.
+var decodeToolPolicy = []jsonr.Field{
+	{Key: "families", Offset: unsafe.Offsetof(ToolPolicy{}.Families), Kind: jsonr.Strings},
+	{Key: "views", Offset: unsafe.Offsetof(ToolPolicy{}.Views), Kind: jsonr.Strings},
+	{Key: "allowlist", Offset: unsafe.Offsetof(ToolPolicy{}.Allowlist), Kind: jsonr.Strings},
+	{Key: "required", Offset: unsafe.Offsetof(ToolPolicy{}.Required), Kind: jsonr.Strings},
+	{Key: "approve", Offset: unsafe.Offsetof(ToolPolicy{}.Approve), Kind: jsonr.Bool},
+}
+
+// decodeSessionOptions is SessionOptions's fields, as UnmarshalEasyJSON reads them.
+var decodeSessionOptions = []jsonr.Field{
+	{Key: "auth", Offset: unsafe.Offsetof(SessionOptions{}.Auth), Kind: jsonr.Bool},
+	{Key: "baseUrl", Offset: unsafe.Offsetof(SessionOptions{}.BaseURL), Kind: jsonr.String},
+	{Key: "disableToolDiscovery", Offset: unsafe.Offsetof(SessionOptions{}.DisableToolDiscovery), Kind: jsonr.Bool},
+	{Key: "draft", Offset: unsafe.Offsetof(SessionOptions{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
+	{Key: "execute", Offset: unsafe.Offsetof(SessionOptions{}.Execute), Kind: jsonr.Bool},
+	{Key: "kit", Offset: unsafe.Offsetof(SessionOptions{}.Kit), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Kit)(p), (*Kit).UnmarshalEasyJSON) }},
+	{Key: "port", Offset: unsafe.Offsetof(SessionOptions{}.Port), Kind: jsonr.Int},
+	{Key: "maxTokens", Offset: unsafe.Offsetof(SessionOptions{}.MaxTokens), Kind: jsonr.Int},
+	{Key: "maxToolRounds", Offset: unsafe.Offsetof(SessionOptions{}.MaxToolRounds), Kind: jsonr.PtrInt},
+	{Key: "mcpClient", Offset: unsafe.Offsetof(SessionOptions{}.MCPClient), Kind: jsonr.Bool},
+	{Key: "mcpUrl", Offset: unsafe.Offsetof(SessionOptions{}.MCPURL), Kind: jsonr.String},
+	{Key: "model", Offset: unsafe.Offsetof(SessionOptions{}.Model), Kind: jsonr.String},
+	{Key: "provider", Offset: unsafe.Offsetof(SessionOptions{}.Provider), Kind: jsonr.String},
+	{Key: "studioTools", Offset: unsafe.Offsetof(SessionOptions{}.StudioTools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**ToolPolicy)(p), (*ToolPolicy).UnmarshalEasyJSON)
+	}},
+	{Key: "system", Offset: unsafe.Offsetof(SessionOptions{}.System), Kind: jsonr.String},
+	{Key: "systemFunction", Offset: unsafe.Offsetof(SessionOptions{}.SystemFunction), Kind: jsonr.Bool},
+	{Key: "temperature", Offset: unsafe.Offsetof(SessionOptions{}.Temperature), Kind: jsonr.PtrFloat64},
+	{Key: "toolChoice", Offset: unsafe.Offsetof(SessionOptions{}.ToolChoice), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**ToolChoice)(p), (*ToolChoice).UnmarshalEasyJSON)
+	}},
+	{Key: "toolDiscoveryTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.ToolDiscoveryTimeoutMs), Kind: jsonr.PtrInt64},
+	{Key: "toolListChangedWatch", Offset: unsafe.Offsetof(SessionOptions{}.ToolListChangedWatch), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**WatchOptions)(p), (*WatchOptions).UnmarshalEasyJSON)
+	}},
+	{Key: "tools", Offset: unsafe.Offsetof(SessionOptions{}.Tools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Slice(l, (*[]ToolSpec)(p), (*ToolSpec).UnmarshalEasyJSON)
+	}},
+	{Key: "transport", Offset: unsafe.Offsetof(SessionOptions{}.Transport), Kind: jsonr.Bool},
+	{Key: "watchToolListChanged", Offset: unsafe.Offsetof(SessionOptions{}.WatchToolListChanged), Kind: jsonr.Bool},
+	{Key: "maxFrameBytes", Offset: unsafe.Offsetof(SessionOptions{}.MaxFrameBytes), Kind: jsonr.Int},
+	{Key: "maxTurnEvents", Offset: unsafe.Offsetof(SessionOptions{}.MaxTurnEvents), Kind: jsonr.Int},
+	{Key: "maxTurnTextBytes", Offset: unsafe.Offsetof(SessionOptions{}.MaxTurnTextBytes), Kind: jsonr.Int},
+	{Key: "streamFirstByteTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.StreamFirstByteTimeoutMs), Kind: jsonr.PtrInt64},
+	{Key: "streamIdleTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.StreamIdleTimeoutMs), Kind: jsonr.PtrInt64},
+	{Key: "capabilitiesTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.CapabilitiesTimeoutMs), Kind: jsonr.PtrInt64},
+}
+
+// decodeKit is Kit's fields, as UnmarshalEasyJSON reads them.
+var decodeKit = []jsonr.Field{
+	{Key: "tools", Offset: unsafe.Offsetof(Kit{}.Tools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Slice(l, (*[]ToolSpec)(p), (*ToolSpec).UnmarshalEasyJSON)
+	}},
+	{Key: "execute", Offset: unsafe.Offsetof(Kit{}.Execute), Kind: jsonr.Bool},
+	{Key: "systemPrompt", Offset: unsafe.Offsetof(Kit{}.SystemPrompt), Kind: jsonr.Bool},
+}
+
+// decodeDraft is Draft's fields, as UnmarshalEasyJSON reads them.
+var decodeDraft = []jsonr.Field{
+	{Key: "draftId", Offset: unsafe.Offsetof(Draft{}.DraftID), Kind: jsonr.String},
+	{Key: "generation", Offset: unsafe.Offsetof(Draft{}.Generation), Kind: jsonr.Int64},
+}
+
+// decodeCommand is Command's fields, as UnmarshalEasyJSON reads them.
+var decodeCommand = []jsonr.Field{
+	{Key: "op", Offset: unsafe.Offsetof(Command{}.Op), Kind: jsonr.String},
+	{Key: "session", Offset: unsafe.Offsetof(Command{}.Session), Kind: jsonr.Int},
+	{Key: "text", Offset: unsafe.Offsetof(Command{}.Text), Kind: jsonr.String},
+	{Key: "options", Offset: unsafe.Offsetof(Command{}.Options), Kind: jsonr.Raw},
+	{Key: "draft", Offset: unsafe.Offsetof(Command{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
+	{Key: "toolChoice", Offset: unsafe.Offsetof(Command{}.ToolChoice), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**ToolChoice)(p), (*ToolChoice).UnmarshalEasyJSON)
+	}},
+	{Key: "timeoutMs", Offset: unsafe.Offsetof(Command{}.TimeoutMs), Kind: jsonr.Int64},
+	{Key: "approve", Offset: unsafe.Offsetof(Command{}.Approve), Kind: jsonr.Strings},
+	{Key: "decline", Offset: unsafe.Offsetof(Command{}.Decline), Kind: jsonr.Strings},
+	{Key: "port", Offset: unsafe.Offsetof(Command{}.Port), Kind: jsonr.Int},
+	{Key: "graph", Offset: unsafe.Offsetof(Command{}.Graph), Kind: jsonr.Raw},
+	{Key: "name", Offset: unsafe.Offsetof(Command{}.Name), Kind: jsonr.String},
+	{Key: "args", Offset: unsafe.Offsetof(Command{}.Args), Kind: jsonr.Raw},
+	{Key: "askId", Offset: unsafe.Offsetof(Command{}.AskID), Kind: jsonr.String},
+	{Key: "by", Offset: unsafe.Offsetof(Command{}.By), Kind: jsonr.String},
+	{Key: "action", Offset: unsafe.Offsetof(Command{}.Action), Kind: jsonr.String},
+	{Key: "expiresInMs", Offset: unsafe.Offsetof(Command{}.ExpiresInMs), Kind: jsonr.Int64},
+	{Key: "page", Offset: unsafe.Offsetof(Command{}.Page), Kind: jsonr.String},
+	{Key: "state", Offset: unsafe.Offsetof(Command{}.State), Kind: jsonr.Raw},
+	{Key: "input", Offset: unsafe.Offsetof(Command{}.Input), Kind: jsonr.Raw},
+	{Key: "data", Offset: unsafe.Offsetof(Command{}.Data), Kind: jsonr.Raw},
+	{Key: "id", Offset: unsafe.Offsetof(Command{}.ID), Kind: jsonr.String},
+	{Key: "message", Offset: unsafe.Offsetof(Command{}.Message), Kind: jsonr.Raw},
+	{Key: "settleWithinMs", Offset: unsafe.Offsetof(Command{}.SettleWithinMs), Kind: jsonr.Int64},
+	{Key: "area", Offset: unsafe.Offsetof(Command{}.Area), Kind: jsonr.String},
+	{Key: "keys", Offset: unsafe.Offsetof(Command{}.Keys), Kind: jsonr.Strings},
+	{Key: "label", Offset: unsafe.Offsetof(Command{}.Label), Kind: jsonr.String},
+	{Key: "instance", Offset: unsafe.Offsetof(Command{}.Instance), Kind: jsonr.String},
 }

@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -13,64 +14,9 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *FetchResponse) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "status":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Status = int(in.Int())
-			}
-		case "headers":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				in.Delim('{')
-				if !in.IsDelim('}') {
-					out.Headers = make(map[string]string)
-				} else {
-					out.Headers = nil
-				}
-				for !in.IsDelim('}') {
-					key := string(in.String())
-					in.WantColon()
-					var v1 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v1 = string(in.String())
-					}
-					(out.Headers)[key] = v1
-					in.WantComma()
-				}
-				in.Delim('}')
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *FetchResponse) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjson7f94e70aDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
+	l.Object(unsafe.Pointer(v), decodeFetchResponse)
 }
 
 func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in FetchRequest) {
@@ -112,4 +58,10 @@ func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.W
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v FetchRequest) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
+}
+
+// decodeFetchResponse is FetchResponse's fields, as UnmarshalEasyJSON reads them.
+var decodeFetchResponse = []jsonr.Field{
+	{Key: "status", Offset: unsafe.Offsetof(FetchResponse{}.Status), Kind: jsonr.Int},
+	{Key: "headers", Offset: unsafe.Offsetof(FetchResponse{}.Headers), Kind: jsonr.StringMap},
 }

@@ -8,7 +8,7 @@
 # pulls fmt, encoding/json and reflect, about 400 KB of wasm).
 set -eu
 cd "$(dirname "$0")"
-files=$(ls *.go | grep -v -e '_easyjson.go$' -e '_test.go$' -e '^doc.go$' -e '^codec.go$' -e '^object.go$' -e '^trim.go$')
+files=$(ls *.go | grep -v -e '_easyjson.go$' -e '_test.go$' -e '^doc.go$' -e '^codec.go$' -e '^object.go$' -e '^trim.go$' -e '^tables.go$')
 rm -f *_easyjson.go
 go tool easyjson -no_std_marshalers $files
 for f in *_easyjson.go; do
@@ -23,4 +23,7 @@ done
 # //agentwasm:encode-only their decoder (trim.go): the module only ever moves
 # them one way, and every method left costs wasm bytes.
 go run trim.go
+# Decoders of struct types become tables of their fields read by one function,
+# jsonr.Lexer.Object (tables.go): a generated function per struct costs kilobytes of wasm.
+go run tables.go
 gofmt -w *_easyjson.go

@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -127,317 +128,30 @@ func (v RawList) MarshalEasyJSON(w *jsonw.Writer) {
 func (v *RawList) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Lexer, out *RPCMessage) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "jsonrpc":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.JSONRPC = string(in.String())
-			}
-		case "id":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.ID).UnmarshalJSON(data))
-				}
-			}
-		case "method":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Method = string(in.String())
-			}
-		case "params":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Params).UnmarshalJSON(data))
-				}
-			}
-		case "result":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Result).UnmarshalJSON(data))
-				}
-			}
-		case "error":
-			if in.IsNull() {
-				in.Skip()
-				out.Error = nil
-			} else {
-				if out.Error == nil {
-					out.Error = new(RPCError)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Error).UnmarshalEasyJSON(in)
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *RPCMessage) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire3(in *jsonr.Lexer, out *RPCError) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "code":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Code = int(in.Int())
-			}
-		case "message":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Message = string(in.String())
-			}
-		case "data":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Data).UnmarshalJSON(data))
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeRPCMessage)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *RPCError) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire3(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(in *jsonr.Lexer, out *MCPUnsupportedVersionData) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "supported":
-			if in.IsNull() {
-				in.Skip()
-				out.Supported = nil
-			} else {
-				in.Delim('[')
-				if out.Supported == nil {
-					if !in.IsDelim(']') {
-						out.Supported = make([]string, 0, 4)
-					} else {
-						out.Supported = []string{}
-					}
-				} else {
-					out.Supported = (out.Supported)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v7 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v7 = string(in.String())
-					}
-					out.Supported = append(out.Supported, v7)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "requested":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Requested = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeRPCError)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPUnsupportedVersionData) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire4(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(in *jsonr.Lexer, out *MCPToolErrorBody) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "code":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Code).UnmarshalJSON(data))
-				}
-			}
-		case "message":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Message = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeMCPUnsupportedVersionData)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPToolErrorBody) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire5(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(in *jsonr.Lexer, out *MCPToolDescriptor) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "title":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Title = string(in.String())
-			}
-		case "description":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Description = string(in.String())
-			}
-		case "inputSchema":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.InputSchema).UnmarshalJSON(data))
-				}
-			}
-		case "outputSchema":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.OutputSchema).UnmarshalJSON(data))
-				}
-			}
-		case "annotations":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Annotations).UnmarshalJSON(data))
-				}
-			}
-		case "_meta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Meta).UnmarshalJSON(data))
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeMCPToolErrorBody)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPToolDescriptor) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire6(l, v)
+	l.Object(unsafe.Pointer(v), decodeMCPToolDescriptor)
 }
 
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in MCPRequestMeta) {
@@ -525,73 +239,9 @@ func (v MCPListenFilter) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire11(in *jsonr.Lexer, out *MCPListToolsResult) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "resultType":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ResultType = string(in.String())
-			}
-		case "tools":
-			if in.IsNull() {
-				in.Skip()
-				out.Tools = nil
-			} else {
-				in.Delim('[')
-				if out.Tools == nil {
-					if !in.IsDelim(']') {
-						out.Tools = make([]MCPToolDescriptor, 0, 0)
-					} else {
-						out.Tools = []MCPToolDescriptor{}
-					}
-				} else {
-					out.Tools = (out.Tools)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v10 MCPToolDescriptor
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						(v10).UnmarshalEasyJSON(in)
-					}
-					out.Tools = append(out.Tools, v10)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "nextCursor":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.NextCursor = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPListToolsResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire11(l, v)
+	l.Object(unsafe.Pointer(v), decodeMCPListToolsResult)
 }
 
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in MCPListToolsParams) {
@@ -622,68 +272,9 @@ func (v MCPListToolsParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(in *jsonr.Lexer, out *MCPInitializeResult) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "protocolVersion":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ProtocolVersion = string(in.String())
-			}
-		case "capabilities":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Capabilities).UnmarshalJSON(data))
-				}
-			}
-		case "serverInfo":
-			if in.IsNull() {
-				in.Skip()
-				out.ServerInfo = nil
-			} else {
-				if out.ServerInfo == nil {
-					out.ServerInfo = new(MCPImplementation)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.ServerInfo).UnmarshalEasyJSON(in)
-				}
-			}
-		case "instructions":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Instructions = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPInitializeResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire13(l, v)
+	l.Object(unsafe.Pointer(v), decodeMCPInitializeResult)
 }
 
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.Writer, in MCPInitializeParams) {
@@ -736,42 +327,6 @@ func (v MCPInitializeMeta) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire15(w, v)
 }
 
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire16(in *jsonr.Lexer, out *MCPImplementation) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "version":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Version = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.Writer, in MCPImplementation) {
 	out.RawByte('{')
 	first := true
@@ -796,91 +351,12 @@ func (v MCPImplementation) MarshalEasyJSON(w *jsonw.Writer) {
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPImplementation) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire16(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire17(in *jsonr.Lexer, out *MCPDiscoverResult) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "resultType":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ResultType = string(in.String())
-			}
-		case "supportedVersions":
-			if in.IsNull() {
-				in.Skip()
-				out.SupportedVersions = nil
-			} else {
-				in.Delim('[')
-				if out.SupportedVersions == nil {
-					if !in.IsDelim(']') {
-						out.SupportedVersions = make([]string, 0, 4)
-					} else {
-						out.SupportedVersions = []string{}
-					}
-				} else {
-					out.SupportedVersions = (out.SupportedVersions)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v13 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v13 = string(in.String())
-					}
-					out.SupportedVersions = append(out.SupportedVersions, v13)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "capabilities":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Capabilities).UnmarshalJSON(data))
-				}
-			}
-		case "instructions":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Instructions = string(in.String())
-			}
-		case "_meta":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Meta).UnmarshalJSON(data))
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeMCPImplementation)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPDiscoverResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire17(l, v)
+	l.Object(unsafe.Pointer(v), decodeMCPDiscoverResult)
 }
 func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jsonr.Lexer, out *MCPContentBlocks) {
 	isTopLevel := in.IsStart()
@@ -919,103 +395,15 @@ func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(in *jsonr.L
 func (v *MCPContentBlocks) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire18(l, v)
 }
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(in *jsonr.Lexer, out *MCPContentBlock) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "type":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Type = string(in.String())
-			}
-		case "text":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Text = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPContentBlock) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire19(l, v)
-}
-func easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(in *jsonr.Lexer, out *MCPCallToolResult) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "resultType":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ResultType = string(in.String())
-			}
-		case "content":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Content).UnmarshalJSON(data))
-				}
-			}
-		case "structuredContent":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.StructuredContent).UnmarshalJSON(data))
-				}
-			}
-		case "isError":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.IsError = bool(in.Bool())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeMCPContentBlock)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *MCPCallToolResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonE7d0658dDecodeGithubComAgentwasmAgentwasmInternalWire20(l, v)
+	l.Object(unsafe.Pointer(v), decodeMCPCallToolResult)
 }
 
 func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(out *jsonw.Writer, in MCPCallToolParams) {
@@ -1043,4 +431,92 @@ func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(out *jsonw.
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPCallToolParams) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(w, v)
+}
+
+// decodeRPCMessage is RPCMessage's fields, as UnmarshalEasyJSON reads them.
+var decodeRPCMessage = []jsonr.Field{
+	{Key: "jsonrpc", Offset: unsafe.Offsetof(RPCMessage{}.JSONRPC), Kind: jsonr.String},
+	{Key: "id", Offset: unsafe.Offsetof(RPCMessage{}.ID), Kind: jsonr.Raw},
+	{Key: "method", Offset: unsafe.Offsetof(RPCMessage{}.Method), Kind: jsonr.String},
+	{Key: "params", Offset: unsafe.Offsetof(RPCMessage{}.Params), Kind: jsonr.Raw},
+	{Key: "result", Offset: unsafe.Offsetof(RPCMessage{}.Result), Kind: jsonr.Raw},
+	{Key: "error", Offset: unsafe.Offsetof(RPCMessage{}.Error), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**RPCError)(p), (*RPCError).UnmarshalEasyJSON) }},
+}
+
+// decodeRPCError is RPCError's fields, as UnmarshalEasyJSON reads them.
+var decodeRPCError = []jsonr.Field{
+	{Key: "code", Offset: unsafe.Offsetof(RPCError{}.Code), Kind: jsonr.Int},
+	{Key: "message", Offset: unsafe.Offsetof(RPCError{}.Message), Kind: jsonr.String},
+	{Key: "data", Offset: unsafe.Offsetof(RPCError{}.Data), Kind: jsonr.Raw},
+}
+
+// decodeMCPUnsupportedVersionData is MCPUnsupportedVersionData's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPUnsupportedVersionData = []jsonr.Field{
+	{Key: "supported", Offset: unsafe.Offsetof(MCPUnsupportedVersionData{}.Supported), Kind: jsonr.Strings},
+	{Key: "requested", Offset: unsafe.Offsetof(MCPUnsupportedVersionData{}.Requested), Kind: jsonr.String},
+}
+
+// decodeMCPToolErrorBody is MCPToolErrorBody's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPToolErrorBody = []jsonr.Field{
+	{Key: "code", Offset: unsafe.Offsetof(MCPToolErrorBody{}.Code), Kind: jsonr.Raw},
+	{Key: "message", Offset: unsafe.Offsetof(MCPToolErrorBody{}.Message), Kind: jsonr.String},
+}
+
+// decodeMCPToolDescriptor is MCPToolDescriptor's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPToolDescriptor = []jsonr.Field{
+	{Key: "name", Offset: unsafe.Offsetof(MCPToolDescriptor{}.Name), Kind: jsonr.String},
+	{Key: "title", Offset: unsafe.Offsetof(MCPToolDescriptor{}.Title), Kind: jsonr.String},
+	{Key: "description", Offset: unsafe.Offsetof(MCPToolDescriptor{}.Description), Kind: jsonr.String},
+	{Key: "inputSchema", Offset: unsafe.Offsetof(MCPToolDescriptor{}.InputSchema), Kind: jsonr.Raw},
+	{Key: "outputSchema", Offset: unsafe.Offsetof(MCPToolDescriptor{}.OutputSchema), Kind: jsonr.Raw},
+	{Key: "annotations", Offset: unsafe.Offsetof(MCPToolDescriptor{}.Annotations), Kind: jsonr.Raw},
+	{Key: "_meta", Offset: unsafe.Offsetof(MCPToolDescriptor{}.Meta), Kind: jsonr.Raw},
+}
+
+// decodeMCPListToolsResult is MCPListToolsResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPListToolsResult = []jsonr.Field{
+	{Key: "resultType", Offset: unsafe.Offsetof(MCPListToolsResult{}.ResultType), Kind: jsonr.String},
+	{Key: "tools", Offset: unsafe.Offsetof(MCPListToolsResult{}.Tools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Slice(l, (*[]MCPToolDescriptor)(p), (*MCPToolDescriptor).UnmarshalEasyJSON)
+	}},
+	{Key: "nextCursor", Offset: unsafe.Offsetof(MCPListToolsResult{}.NextCursor), Kind: jsonr.String},
+}
+
+// decodeMCPInitializeResult is MCPInitializeResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPInitializeResult = []jsonr.Field{
+	{Key: "protocolVersion", Offset: unsafe.Offsetof(MCPInitializeResult{}.ProtocolVersion), Kind: jsonr.String},
+	{Key: "capabilities", Offset: unsafe.Offsetof(MCPInitializeResult{}.Capabilities), Kind: jsonr.Raw},
+	{Key: "serverInfo", Offset: unsafe.Offsetof(MCPInitializeResult{}.ServerInfo), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**MCPImplementation)(p), (*MCPImplementation).UnmarshalEasyJSON)
+	}},
+	{Key: "instructions", Offset: unsafe.Offsetof(MCPInitializeResult{}.Instructions), Kind: jsonr.String},
+}
+
+// decodeMCPImplementation is MCPImplementation's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPImplementation = []jsonr.Field{
+	{Key: "name", Offset: unsafe.Offsetof(MCPImplementation{}.Name), Kind: jsonr.String},
+	{Key: "version", Offset: unsafe.Offsetof(MCPImplementation{}.Version), Kind: jsonr.String},
+}
+
+// decodeMCPDiscoverResult is MCPDiscoverResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPDiscoverResult = []jsonr.Field{
+	{Key: "resultType", Offset: unsafe.Offsetof(MCPDiscoverResult{}.ResultType), Kind: jsonr.String},
+	{Key: "supportedVersions", Offset: unsafe.Offsetof(MCPDiscoverResult{}.SupportedVersions), Kind: jsonr.Strings},
+	{Key: "capabilities", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Capabilities), Kind: jsonr.Raw},
+	{Key: "instructions", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Instructions), Kind: jsonr.String},
+	{Key: "_meta", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Meta), Kind: jsonr.Raw},
+}
+
+// decodeMCPContentBlock is MCPContentBlock's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPContentBlock = []jsonr.Field{
+	{Key: "type", Offset: unsafe.Offsetof(MCPContentBlock{}.Type), Kind: jsonr.String},
+	{Key: "text", Offset: unsafe.Offsetof(MCPContentBlock{}.Text), Kind: jsonr.String},
+}
+
+// decodeMCPCallToolResult is MCPCallToolResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPCallToolResult = []jsonr.Field{
+	{Key: "resultType", Offset: unsafe.Offsetof(MCPCallToolResult{}.ResultType), Kind: jsonr.String},
+	{Key: "content", Offset: unsafe.Offsetof(MCPCallToolResult{}.Content), Kind: jsonr.Raw},
+	{Key: "structuredContent", Offset: unsafe.Offsetof(MCPCallToolResult{}.StructuredContent), Kind: jsonr.Raw},
+	{Key: "isError", Offset: unsafe.Offsetof(MCPCallToolResult{}.IsError), Kind: jsonr.Bool},
 }

@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -40,153 +41,9 @@ func (v PortWarning) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
 }
 
-func easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *PortOptions) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "confirmHighEffect":
-			if in.IsNull() {
-				in.Skip()
-				out.ConfirmHighEffect = nil
-			} else {
-				if out.ConfirmHighEffect == nil {
-					out.ConfirmHighEffect = new(bool)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.ConfirmHighEffect = bool(in.Bool())
-				}
-			}
-		case "journeyTools":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.JourneyTools = string(in.String())
-			}
-		case "source":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Source = string(in.String())
-			}
-		case "separator":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Separator = string(in.String())
-			}
-		case "requireHumanApproval":
-			if in.IsNull() {
-				in.Skip()
-				out.RequireHumanApproval = nil
-			} else {
-				if out.RequireHumanApproval == nil {
-					out.RequireHumanApproval = new(bool)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.RequireHumanApproval = bool(in.Bool())
-				}
-			}
-		case "page":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Page = string(in.String())
-			}
-		case "state":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.State).UnmarshalJSON(data))
-				}
-			}
-		case "handlers":
-			if in.IsNull() {
-				in.Skip()
-				out.Handlers = nil
-			} else {
-				in.Delim('[')
-				if out.Handlers == nil {
-					if !in.IsDelim(']') {
-						out.Handlers = make([]string, 0, 4)
-					} else {
-						out.Handlers = []string{}
-					}
-				} else {
-					out.Handlers = (out.Handlers)[:0]
-				}
-				for !in.IsDelim(']') {
-					var v1 string
-					if in.IsNull() {
-						in.Skip()
-					} else {
-						v1 = string(in.String())
-					}
-					out.Handlers = append(out.Handlers, v1)
-					in.WantComma()
-				}
-				in.Delim(']')
-			}
-		case "name":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Name = string(in.String())
-			}
-		case "version":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Version = string(in.String())
-			}
-		case "settleWithinMs":
-			if in.IsNull() {
-				in.Skip()
-				out.SettleWithinMs = nil
-			} else {
-				if out.SettleWithinMs == nil {
-					out.SettleWithinMs = new(int64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.SettleWithinMs = int64(in.Int64())
-				}
-			}
-		case "offerLedgerSize":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.OfferLedgerSize = int(in.Int())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *PortOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonA82f429DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
+	l.Object(unsafe.Pointer(v), decodePortOptions)
 }
 
 func easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in PortEvent) {
@@ -251,4 +108,20 @@ func easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Wr
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v HookHandler) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
+}
+
+// decodePortOptions is PortOptions's fields, as UnmarshalEasyJSON reads them.
+var decodePortOptions = []jsonr.Field{
+	{Key: "confirmHighEffect", Offset: unsafe.Offsetof(PortOptions{}.ConfirmHighEffect), Kind: jsonr.PtrBool},
+	{Key: "journeyTools", Offset: unsafe.Offsetof(PortOptions{}.JourneyTools), Kind: jsonr.String},
+	{Key: "source", Offset: unsafe.Offsetof(PortOptions{}.Source), Kind: jsonr.String},
+	{Key: "separator", Offset: unsafe.Offsetof(PortOptions{}.Separator), Kind: jsonr.String},
+	{Key: "requireHumanApproval", Offset: unsafe.Offsetof(PortOptions{}.RequireHumanApproval), Kind: jsonr.PtrBool},
+	{Key: "page", Offset: unsafe.Offsetof(PortOptions{}.Page), Kind: jsonr.String},
+	{Key: "state", Offset: unsafe.Offsetof(PortOptions{}.State), Kind: jsonr.Raw},
+	{Key: "handlers", Offset: unsafe.Offsetof(PortOptions{}.Handlers), Kind: jsonr.Strings},
+	{Key: "name", Offset: unsafe.Offsetof(PortOptions{}.Name), Kind: jsonr.String},
+	{Key: "version", Offset: unsafe.Offsetof(PortOptions{}.Version), Kind: jsonr.String},
+	{Key: "settleWithinMs", Offset: unsafe.Offsetof(PortOptions{}.SettleWithinMs), Kind: jsonr.PtrInt64},
+	{Key: "offerLedgerSize", Offset: unsafe.Offsetof(PortOptions{}.OfferLedgerSize), Kind: jsonr.Int},
 }

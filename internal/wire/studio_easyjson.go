@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -13,93 +14,11 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *StudioMeta) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "honua.studio":
-			if in.IsNull() {
-				in.Skip()
-				out.Studio = nil
-			} else {
-				if out.Studio == nil {
-					out.Studio = new(StudioClassification)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Studio).UnmarshalEasyJSON(in)
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *StudioMeta) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
+	l.Object(unsafe.Pointer(v), decodeStudioMeta)
 }
-func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire1(in *jsonr.Lexer, out *StudioClassification) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "family":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Family = string(in.String())
-			}
-		case "view":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.View = string(in.String())
-			}
-		case "revision":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Revision).UnmarshalJSON(data))
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
+
 func easyjsonC395a796EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in StudioClassification) {
 	out.RawByte('{')
 	first := true
@@ -140,68 +59,31 @@ func (v StudioClassification) MarshalEasyJSON(w *jsonw.Writer) {
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *StudioClassification) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire1(l, v)
-}
-func easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire2(in *jsonr.Lexer, out *DraftCarrier) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "draftId":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.DraftID = string(in.String())
-			}
-		case "generation":
-			if in.IsNull() {
-				in.Skip()
-				out.Generation = nil
-			} else {
-				if out.Generation == nil {
-					out.Generation = new(int64)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					*out.Generation = int64(in.Int64())
-				}
-			}
-		case "draft":
-			if in.IsNull() {
-				in.Skip()
-				out.Draft = nil
-			} else {
-				if out.Draft == nil {
-					out.Draft = new(Draft)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Draft).UnmarshalEasyJSON(in)
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
+	l.Object(unsafe.Pointer(v), decodeStudioClassification)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *DraftCarrier) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonC395a796DecodeGithubComAgentwasmAgentwasmInternalWire2(l, v)
+	l.Object(unsafe.Pointer(v), decodeDraftCarrier)
+}
+
+// decodeStudioMeta is StudioMeta's fields, as UnmarshalEasyJSON reads them.
+var decodeStudioMeta = []jsonr.Field{
+	{Key: "honua.studio", Offset: unsafe.Offsetof(StudioMeta{}.Studio), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**StudioClassification)(p), (*StudioClassification).UnmarshalEasyJSON)
+	}},
+}
+
+// decodeStudioClassification is StudioClassification's fields, as UnmarshalEasyJSON reads them.
+var decodeStudioClassification = []jsonr.Field{
+	{Key: "family", Offset: unsafe.Offsetof(StudioClassification{}.Family), Kind: jsonr.String},
+	{Key: "view", Offset: unsafe.Offsetof(StudioClassification{}.View), Kind: jsonr.String},
+	{Key: "revision", Offset: unsafe.Offsetof(StudioClassification{}.Revision), Kind: jsonr.Raw},
+}
+
+// decodeDraftCarrier is DraftCarrier's fields, as UnmarshalEasyJSON reads them.
+var decodeDraftCarrier = []jsonr.Field{
+	{Key: "draftId", Offset: unsafe.Offsetof(DraftCarrier{}.DraftID), Kind: jsonr.String},
+	{Key: "generation", Offset: unsafe.Offsetof(DraftCarrier{}.Generation), Kind: jsonr.PtrInt64},
+	{Key: "draft", Offset: unsafe.Offsetof(DraftCarrier{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
 }

@@ -5,6 +5,7 @@ package wire
 import (
 	jsonr "github.com/agentwasm/agentwasm/internal/jsonr"
 	jsonw "github.com/agentwasm/agentwasm/internal/jsonw"
+	"unsafe"
 )
 
 // suppress unused package warning
@@ -13,50 +14,6 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(in *jsonr.Lexer, out *ToolContent) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "status":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Status = string(in.String())
-			}
-		case "data":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Data).UnmarshalJSON(data))
-				}
-			}
-		case "deniedReason":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.DeniedReason = string(in.String())
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
 func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ToolContent) {
 	out.RawByte('{')
 	first := true
@@ -86,7 +43,7 @@ func (v ToolContent) MarshalEasyJSON(w *jsonw.Writer) {
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ToolContent) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	easyjsonF3eb9dcaDecodeGithubComAgentwasmAgentwasmInternalWire(l, v)
+	l.Object(unsafe.Pointer(v), decodeToolContent)
 }
 
 func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Rejection) {
@@ -185,4 +142,11 @@ func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.W
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v HookAuth) MarshalEasyJSON(w *jsonw.Writer) {
 	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
+}
+
+// decodeToolContent is ToolContent's fields, as UnmarshalEasyJSON reads them.
+var decodeToolContent = []jsonr.Field{
+	{Key: "status", Offset: unsafe.Offsetof(ToolContent{}.Status), Kind: jsonr.String},
+	{Key: "data", Offset: unsafe.Offsetof(ToolContent{}.Data), Kind: jsonr.Raw},
+	{Key: "deniedReason", Offset: unsafe.Offsetof(ToolContent{}.DeniedReason), Kind: jsonr.String},
 }
