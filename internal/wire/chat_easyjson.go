@@ -14,41 +14,9 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ToolSpec) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Name))
-	}
-	if in.Description != "" {
-		const prefix string = ",\"description\":"
-		out.RawString(prefix)
-		out.String(string(in.Description))
-	}
-	if (in.InputSchema).IsDefined() {
-		const prefix string = ",\"inputSchema\":"
-		out.RawString(prefix)
-		out.Raw((in.InputSchema).MarshalJSON())
-	}
-	if (in.Annotations).IsDefined() {
-		const prefix string = ",\"annotations\":"
-		out.RawString(prefix)
-		out.Raw((in.Annotations).MarshalJSON())
-	}
-	if (in.OutputSchema).IsDefined() {
-		const prefix string = ",\"outputSchema\":"
-		out.RawString(prefix)
-		out.Raw((in.OutputSchema).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ToolSpec) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeToolSpec)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -56,26 +24,9 @@ func (v *ToolSpec) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeToolSpec)
 }
 
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in ToolChoice) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"mode\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Mode))
-	}
-	if in.ToolName != "" {
-		const prefix string = ",\"toolName\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolName))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ToolChoice) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeToolChoice)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -83,108 +34,14 @@ func (v *ToolChoice) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeToolChoice)
 }
 
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in ToolCall) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"id\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.ID))
-	}
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix)
-		out.String(string(in.Name))
-	}
-	{
-		const prefix string = ",\"arguments\":"
-		out.RawString(prefix)
-		out.Raw((in.Arguments).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ToolCall) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
-}
-
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in StreamEvent) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"type\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Type))
-	}
-	if in.Model != "" {
-		const prefix string = ",\"model\":"
-		out.RawString(prefix)
-		out.String(string(in.Model))
-	}
-	if in.Text != "" {
-		const prefix string = ",\"text\":"
-		out.RawString(prefix)
-		out.String(string(in.Text))
-	}
-	if in.ToolCallID != "" {
-		const prefix string = ",\"toolCallId\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolCallID))
-	}
-	if in.ToolName != "" {
-		const prefix string = ",\"toolName\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolName))
-	}
-	if in.ToolArgumentsDelta != "" {
-		const prefix string = ",\"toolArgumentsDelta\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolArgumentsDelta))
-	}
-	if (in.ToolArguments).IsDefined() {
-		const prefix string = ",\"toolArguments\":"
-		out.RawString(prefix)
-		out.Raw((in.ToolArguments).MarshalJSON())
-	}
-	if in.StopReason != "" {
-		const prefix string = ",\"stopReason\":"
-		out.RawString(prefix)
-		out.String(string(in.StopReason))
-	}
-	if in.PromptTokens != 0 {
-		const prefix string = ",\"promptTokens\":"
-		out.RawString(prefix)
-		out.Int64(int64(in.PromptTokens))
-	}
-	if in.CompletionTokens != 0 {
-		const prefix string = ",\"completionTokens\":"
-		out.RawString(prefix)
-		out.Int64(int64(in.CompletionTokens))
-	}
-	if in.LatencyMs != 0 {
-		const prefix string = ",\"latencyMs\":"
-		out.RawString(prefix)
-		out.Float64(float64(in.LatencyMs))
-	}
-	if in.ErrorMessage != "" {
-		const prefix string = ",\"errorMessage\":"
-		out.RawString(prefix)
-		out.String(string(in.ErrorMessage))
-	}
-	if in.ErrorCode != "" {
-		const prefix string = ",\"errorCode\":"
-		out.RawString(prefix)
-		out.String(string(in.ErrorCode))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeToolCall)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v StreamEvent) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeStreamEvent)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -192,138 +49,14 @@ func (v *StreamEvent) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeStreamEvent)
 }
 
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in ChatRequest) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.Provider != "" {
-		const prefix string = ",\"provider\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.Provider))
-	}
-	if in.Model != "" {
-		const prefix string = ",\"model\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.Model))
-	}
-	if in.System != "" {
-		const prefix string = ",\"system\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.System))
-	}
-	{
-		const prefix string = ",\"messages\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		if in.Messages == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v3, v4 := range in.Messages {
-				if v3 > 0 {
-					out.RawByte(',')
-				}
-				(v4).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if len(in.Tools) != 0 {
-		const prefix string = ",\"tools\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('[')
-			for v5, v6 := range in.Tools {
-				if v5 > 0 {
-					out.RawByte(',')
-				}
-				(v6).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.ToolChoice != nil {
-		const prefix string = ",\"toolChoice\":"
-		out.RawString(prefix)
-		(*in.ToolChoice).MarshalEasyJSON(out)
-	}
-	if in.MaxTokens != 0 {
-		const prefix string = ",\"maxTokens\":"
-		out.RawString(prefix)
-		out.Int(int(in.MaxTokens))
-	}
-	if in.Temperature != nil {
-		const prefix string = ",\"temperature\":"
-		out.RawString(prefix)
-		out.Float64(float64(*in.Temperature))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ChatRequest) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
-}
-
-func easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(out *jsonw.Writer, in ChatMessage) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"role\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Role))
-	}
-	{
-		const prefix string = ",\"content\":"
-		out.RawString(prefix)
-		out.String(string(in.Content))
-	}
-	if len(in.ToolCalls) != 0 {
-		const prefix string = ",\"toolCalls\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('[')
-			for v8, v9 := range in.ToolCalls {
-				if v8 > 0 {
-					out.RawByte(',')
-				}
-				(v9).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.ToolCallID != "" {
-		const prefix string = ",\"toolCallId\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolCallID))
-	}
-	if in.ToolName != "" {
-		const prefix string = ",\"toolName\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolName))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeChatRequest)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ChatMessage) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson9b8f5552EncodeGithubComAgentwasmAgentwasmInternalWire5(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeChatMessage)
 }
 
 // decodeToolSpec is ToolSpec's fields, as UnmarshalEasyJSON reads them.
@@ -356,4 +89,64 @@ var decodeStreamEvent = []jsonr.Field{
 	{Key: "latencyMs", Offset: unsafe.Offsetof(StreamEvent{}.LatencyMs), Kind: jsonr.Float64},
 	{Key: "errorMessage", Offset: unsafe.Offsetof(StreamEvent{}.ErrorMessage), Kind: jsonr.String},
 	{Key: "errorCode", Offset: unsafe.Offsetof(StreamEvent{}.ErrorCode), Kind: jsonr.String},
+}
+
+// encodeToolSpec is ToolSpec's fields, as MarshalEasyJSON writes them.
+var encodeToolSpec = []jsonw.Field{
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(ToolSpec{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"description\":", Offset: unsafe.Offsetof(ToolSpec{}.Description), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"inputSchema\":", Offset: unsafe.Offsetof(ToolSpec{}.InputSchema), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"annotations\":", Offset: unsafe.Offsetof(ToolSpec{}.Annotations), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"outputSchema\":", Offset: unsafe.Offsetof(ToolSpec{}.OutputSchema), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
+// encodeToolChoice is ToolChoice's fields, as MarshalEasyJSON writes them.
+var encodeToolChoice = []jsonw.Field{
+	{Prefix: ",\"mode\":", Offset: unsafe.Offsetof(ToolChoice{}.Mode), Kind: jsonw.String},
+	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(ToolChoice{}.ToolName), Kind: jsonw.String, OmitEmpty: true},
+}
+
+// encodeToolCall is ToolCall's fields, as MarshalEasyJSON writes them.
+var encodeToolCall = []jsonw.Field{
+	{Prefix: ",\"id\":", Offset: unsafe.Offsetof(ToolCall{}.ID), Kind: jsonw.String},
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(ToolCall{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"arguments\":", Offset: unsafe.Offsetof(ToolCall{}.Arguments), Kind: jsonw.Raw},
+}
+
+// encodeStreamEvent is StreamEvent's fields, as MarshalEasyJSON writes them.
+var encodeStreamEvent = []jsonw.Field{
+	{Prefix: ",\"type\":", Offset: unsafe.Offsetof(StreamEvent{}.Type), Kind: jsonw.String},
+	{Prefix: ",\"model\":", Offset: unsafe.Offsetof(StreamEvent{}.Model), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(StreamEvent{}.Text), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"toolCallId\":", Offset: unsafe.Offsetof(StreamEvent{}.ToolCallID), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(StreamEvent{}.ToolName), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"toolArgumentsDelta\":", Offset: unsafe.Offsetof(StreamEvent{}.ToolArgumentsDelta), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"toolArguments\":", Offset: unsafe.Offsetof(StreamEvent{}.ToolArguments), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(StreamEvent{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"promptTokens\":", Offset: unsafe.Offsetof(StreamEvent{}.PromptTokens), Kind: jsonw.Int64, OmitEmpty: true},
+	{Prefix: ",\"completionTokens\":", Offset: unsafe.Offsetof(StreamEvent{}.CompletionTokens), Kind: jsonw.Int64, OmitEmpty: true},
+	{Prefix: ",\"latencyMs\":", Offset: unsafe.Offsetof(StreamEvent{}.LatencyMs), Kind: jsonw.Float64, OmitEmpty: true},
+	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(StreamEvent{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"errorCode\":", Offset: unsafe.Offsetof(StreamEvent{}.ErrorCode), Kind: jsonw.String, OmitEmpty: true},
+}
+
+// encodeChatRequest is ChatRequest's fields, as MarshalEasyJSON writes them.
+var encodeChatRequest = []jsonw.Field{
+	{Prefix: ",\"provider\":", Offset: unsafe.Offsetof(ChatRequest{}.Provider), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"model\":", Offset: unsafe.Offsetof(ChatRequest{}.Model), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"system\":", Offset: unsafe.Offsetof(ChatRequest{}.System), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"messages\":", Offset: unsafe.Offsetof(ChatRequest{}.Messages), Kind: jsonw.StructSlice, Fields: encodeChatMessage, Size: unsafe.Sizeof(ChatMessage{})},
+	{Prefix: ",\"tools\":", Offset: unsafe.Offsetof(ChatRequest{}.Tools), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeToolSpec, Size: unsafe.Sizeof(ToolSpec{})},
+	{Prefix: ",\"toolChoice\":", Offset: unsafe.Offsetof(ChatRequest{}.ToolChoice), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeToolChoice},
+	{Prefix: ",\"maxTokens\":", Offset: unsafe.Offsetof(ChatRequest{}.MaxTokens), Kind: jsonw.Int, OmitEmpty: true},
+	{Prefix: ",\"temperature\":", Offset: unsafe.Offsetof(ChatRequest{}.Temperature), Kind: jsonw.PtrFloat64, OmitEmpty: true},
+}
+
+// encodeChatMessage is ChatMessage's fields, as MarshalEasyJSON writes them.
+var encodeChatMessage = []jsonw.Field{
+	{Prefix: ",\"role\":", Offset: unsafe.Offsetof(ChatMessage{}.Role), Kind: jsonw.String},
+	{Prefix: ",\"content\":", Offset: unsafe.Offsetof(ChatMessage{}.Content), Kind: jsonw.String},
+	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(ChatMessage{}.ToolCalls), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeToolCall, Size: unsafe.Sizeof(ToolCall{})},
+	{Prefix: ",\"toolCallId\":", Offset: unsafe.Offsetof(ChatMessage{}.ToolCallID), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(ChatMessage{}.ToolName), Kind: jsonw.String, OmitEmpty: true},
 }

@@ -19,119 +19,14 @@ func (v *WatchOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeWatchOptions)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Usage) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"inputTokens\":"
-		out.RawString(prefix[1:])
-		out.Int64(int64(in.InputTokens))
-	}
-	{
-		const prefix string = ",\"outputTokens\":"
-		out.RawString(prefix)
-		out.Int64(int64(in.OutputTokens))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Usage) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in Turn) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"status\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Status))
-	}
-	{
-		const prefix string = ",\"text\":"
-		out.RawString(prefix)
-		out.String(string(in.Text))
-	}
-	{
-		const prefix string = ",\"toolCalls\":"
-		out.RawString(prefix)
-		if in.ToolCalls == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v4, v5 := range in.ToolCalls {
-				if v4 > 0 {
-					out.RawByte(',')
-				}
-				(v5).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	{
-		const prefix string = ",\"events\":"
-		out.RawString(prefix)
-		if in.Events == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v6, v7 := range in.Events {
-				if v6 > 0 {
-					out.RawByte(',')
-				}
-				(v7).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.StopReason != "" {
-		const prefix string = ",\"stopReason\":"
-		out.RawString(prefix)
-		out.String(string(in.StopReason))
-	}
-	if in.ErrorMessage != "" {
-		const prefix string = ",\"errorMessage\":"
-		out.RawString(prefix)
-		out.String(string(in.ErrorMessage))
-	}
-	if in.ErrorCode != "" {
-		const prefix string = ",\"errorCode\":"
-		out.RawString(prefix)
-		out.String(string(in.ErrorCode))
-	}
-	{
-		const prefix string = ",\"rounds\":"
-		out.RawString(prefix)
-		out.Int(int(in.Rounds))
-	}
-	if in.Usage != nil {
-		const prefix string = ",\"usage\":"
-		out.RawString(prefix)
-		(*in.Usage).MarshalEasyJSON(out)
-	}
-	if len(in.PendingApprovals) != 0 {
-		const prefix string = ",\"pendingApprovals\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('[')
-			for v8, v9 := range in.PendingApprovals {
-				if v8 > 0 {
-					out.RawByte(',')
-				}
-				(v9).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeUsage)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Turn) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeTurn)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -139,52 +34,9 @@ func (v *ToolPolicy) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeToolPolicy)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in Step) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"round\":"
-		out.RawString(prefix[1:])
-		out.Int(int(in.Round))
-	}
-	{
-		const prefix string = ",\"text\":"
-		out.RawString(prefix)
-		out.String(string(in.Text))
-	}
-	{
-		const prefix string = ",\"toolCalls\":"
-		out.RawString(prefix)
-		if in.ToolCalls == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v23, v24 := range in.ToolCalls {
-				if v23 > 0 {
-					out.RawByte(',')
-				}
-				(v24).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.StopReason != "" {
-		const prefix string = ",\"stopReason\":"
-		out.RawString(prefix)
-		out.String(string(in.StopReason))
-	}
-	if in.Usage != nil {
-		const prefix string = ",\"usage\":"
-		out.RawString(prefix)
-		(*in.Usage).MarshalEasyJSON(out)
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Step) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeStep)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -192,188 +44,19 @@ func (v *SessionOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeSessionOptions)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(out *jsonw.Writer, in SessionEvent) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"type\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Type))
-	}
-	if in.Event != nil {
-		const prefix string = ",\"event\":"
-		out.RawString(prefix)
-		(*in.Event).MarshalEasyJSON(out)
-	}
-	if in.Result != nil {
-		const prefix string = ",\"result\":"
-		out.RawString(prefix)
-		(*in.Result).MarshalEasyJSON(out)
-	}
-	if in.Step != nil {
-		const prefix string = ",\"step\":"
-		out.RawString(prefix)
-		(*in.Step).MarshalEasyJSON(out)
-	}
-	if in.Report != nil {
-		const prefix string = ",\"report\":"
-		out.RawString(prefix)
-		(*in.Report).MarshalEasyJSON(out)
-	}
-	if in.Status != "" {
-		const prefix string = ",\"status\":"
-		out.RawString(prefix)
-		out.String(string(in.Status))
-	}
-	if in.Detail != "" {
-		const prefix string = ",\"detail\":"
-		out.RawString(prefix)
-		out.String(string(in.Detail))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v SessionEvent) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire6(w, v)
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in Reply) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"ok\":"
-		out.RawString(prefix[1:])
-		out.Bool(bool(in.OK))
-	}
-	if in.Version != "" {
-		const prefix string = ",\"version\":"
-		out.RawString(prefix)
-		out.String(string(in.Version))
-	}
-	if in.ABI != 0 {
-		const prefix string = ",\"abi\":"
-		out.RawString(prefix)
-		out.Int(int(in.ABI))
-	}
-	if in.GoVersion != "" {
-		const prefix string = ",\"goVersion\":"
-		out.RawString(prefix)
-		out.String(string(in.GoVersion))
-	}
-	if in.Serve {
-		const prefix string = ",\"serve\":"
-		out.RawString(prefix)
-		out.Bool(bool(in.Serve))
-	}
-	if in.Session != 0 {
-		const prefix string = ",\"session\":"
-		out.RawString(prefix)
-		out.Int(int(in.Session))
-	}
-	if in.Turn != nil {
-		const prefix string = ",\"turn\":"
-		out.RawString(prefix)
-		(*in.Turn).MarshalEasyJSON(out)
-	}
-	if len(in.Messages) != 0 {
-		const prefix string = ",\"messages\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('[')
-			for v30, v31 := range in.Messages {
-				if v30 > 0 {
-					out.RawByte(',')
-				}
-				(v31).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.Report != nil {
-		const prefix string = ",\"report\":"
-		out.RawString(prefix)
-		(*in.Report).MarshalEasyJSON(out)
-	}
-	if in.Draft != nil {
-		const prefix string = ",\"draft\":"
-		out.RawString(prefix)
-		(*in.Draft).MarshalEasyJSON(out)
-	}
-	if len(in.Tools) != 0 {
-		const prefix string = ",\"tools\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('[')
-			for v32, v33 := range in.Tools {
-				if v32 > 0 {
-					out.RawByte(',')
-				}
-				(v33).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.Port != 0 {
-		const prefix string = ",\"port\":"
-		out.RawString(prefix)
-		out.Int(int(in.Port))
-	}
-	if (in.Value).IsDefined() {
-		const prefix string = ",\"value\":"
-		out.RawString(prefix)
-		out.Raw((in.Value).MarshalJSON())
-	}
-	if in.Error != nil {
-		const prefix string = ",\"error\":"
-		out.RawString(prefix)
-		(*in.Error).MarshalEasyJSON(out)
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeSessionEvent)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Reply) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.Writer, in PendingApproval) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"askId\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.AskID))
-	}
-	{
-		const prefix string = ",\"toolCallId\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolCallID))
-	}
-	{
-		const prefix string = ",\"toolName\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolName))
-	}
-	{
-		const prefix string = ",\"action\":"
-		out.RawString(prefix)
-		out.String(string(in.Action))
-	}
-	{
-		const prefix string = ",\"detail\":"
-		out.RawString(prefix)
-		out.Raw((in.Detail).MarshalJSON())
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeReply)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v PendingApproval) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
+	w.Struct(unsafe.Pointer(&v), encodePendingApproval)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -381,48 +64,14 @@ func (v *Kit) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeKit)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in ErrorBody) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"code\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Code))
-	}
-	{
-		const prefix string = ",\"message\":"
-		out.RawString(prefix)
-		out.String(string(in.Message))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ErrorBody) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(out *jsonw.Writer, in Draft) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"draftId\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.DraftID))
-	}
-	{
-		const prefix string = ",\"generation\":"
-		out.RawString(prefix)
-		out.Int64(int64(in.Generation))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeErrorBody)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Draft) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire11(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeDraft)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -430,302 +79,24 @@ func (v *Draft) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeDraft)
 }
 
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in DispatchRecord) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"toolCallId\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.ToolCallID))
-	}
-	{
-		const prefix string = ",\"toolName\":"
-		out.RawString(prefix)
-		out.String(string(in.ToolName))
-	}
-	{
-		const prefix string = ",\"plane\":"
-		out.RawString(prefix)
-		out.String(string(in.Plane))
-	}
-	{
-		const prefix string = ",\"ok\":"
-		out.RawString(prefix)
-		out.Bool(bool(in.OK))
-	}
-	if in.ErrorCode != "" {
-		const prefix string = ",\"errorCode\":"
-		out.RawString(prefix)
-		out.String(string(in.ErrorCode))
-	}
-	if in.ErrorMessage != "" {
-		const prefix string = ",\"errorMessage\":"
-		out.RawString(prefix)
-		out.String(string(in.ErrorMessage))
-	}
-	{
-		const prefix string = ",\"content\":"
-		out.RawString(prefix)
-		out.String(string(in.Content))
-	}
-	if in.Draft != nil {
-		const prefix string = ",\"draft\":"
-		out.RawString(prefix)
-		(*in.Draft).MarshalEasyJSON(out)
-	}
-	if in.RetriedAfterConflict {
-		const prefix string = ",\"retriedAfterConflict\":"
-		out.RawString(prefix)
-		out.Bool(bool(in.RetriedAfterConflict))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DispatchRecord) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(out *jsonw.Writer, in DiscoveryReport) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"discovered\":"
-		out.RawString(prefix[1:])
-		out.Int(int(in.Discovered))
-	}
-	{
-		const prefix string = ",\"pages\":"
-		out.RawString(prefix)
-		out.Int(int(in.Pages))
-	}
-	{
-		const prefix string = ",\"routed\":"
-		out.RawString(prefix)
-		if in.Routed == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v41, v42 := range in.Routed {
-				if v41 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v42))
-			}
-			out.RawByte(']')
-		}
-	}
-	{
-		const prefix string = ",\"classification\":"
-		out.RawString(prefix)
-		(in.Classification).MarshalEasyJSON(out)
-	}
-	{
-		const prefix string = ",\"rejected\":"
-		out.RawString(prefix)
-		if in.Rejected == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v43, v44 := range in.Rejected {
-				if v43 > 0 {
-					out.RawByte(',')
-				}
-				(v44).MarshalEasyJSON(out)
-			}
-			out.RawByte(']')
-		}
-	}
-	{
-		const prefix string = ",\"missingRequired\":"
-		out.RawString(prefix)
-		if in.MissingRequired == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v45, v46 := range in.MissingRequired {
-				if v45 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v46))
-			}
-			out.RawByte(']')
-		}
-	}
-	{
-		const prefix string = ",\"diagnostics\":"
-		out.RawString(prefix)
-		if in.Diagnostics == nil && (out.Flags&jsonw.NilSliceAsEmpty) == 0 {
-			out.RawString("null")
-		} else {
-			out.RawByte('[')
-			for v47, v48 := range in.Diagnostics {
-				if v47 > 0 {
-					out.RawByte(',')
-				}
-				out.String(string(v48))
-			}
-			out.RawByte(']')
-		}
-	}
-	if in.ErrorMessage != "" {
-		const prefix string = ",\"errorMessage\":"
-		out.RawString(prefix)
-		out.String(string(in.ErrorMessage))
-	}
-	if in.Degraded {
-		const prefix string = ",\"degraded\":"
-		out.RawString(prefix)
-		out.Bool(bool(in.Degraded))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeDispatchRecord)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DiscoveryReport) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire13(w, v)
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.Writer, in DiscoveryRejection) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Name))
-	}
-	{
-		const prefix string = ",\"reason\":"
-		out.RawString(prefix)
-		out.String(string(in.Reason))
-	}
-	if in.Classification != nil {
-		const prefix string = ",\"classification\":"
-		out.RawString(prefix)
-		easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire15(out, *in.Classification)
-	}
-	{
-		const prefix string = ",\"detail\":"
-		out.RawString(prefix)
-		out.String(string(in.Detail))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeDiscoveryReport)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DiscoveryRejection) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire14(w, v)
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire15(out *jsonw.Writer, in StudioClassification) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.Family != "" {
-		const prefix string = ",\"family\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.Family))
-	}
-	if in.View != "" {
-		const prefix string = ",\"view\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.View))
-	}
-	if (in.Revision).IsDefined() {
-		const prefix string = ",\"revision\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Raw((in.Revision).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
-func easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.Writer, in DiscoveryClassCounts) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"families\":"
-		out.RawString(prefix[1:])
-		if in.Families == nil && (out.Flags&jsonw.NilMapAsEmpty) == 0 {
-			out.RawString(`null`)
-		} else {
-			out.RawByte('{')
-			v52First := true
-			for v52Name, v52Value := range in.Families {
-				if v52First {
-					v52First = false
-				} else {
-					out.RawByte(',')
-				}
-				out.String(string(v52Name))
-				out.RawByte(':')
-				out.Int(int(v52Value))
-			}
-			out.RawByte('}')
-		}
-	}
-	{
-		const prefix string = ",\"views\":"
-		out.RawString(prefix)
-		if in.Views == nil && (out.Flags&jsonw.NilMapAsEmpty) == 0 {
-			out.RawString(`null`)
-		} else {
-			out.RawByte('{')
-			v53First := true
-			for v53Name, v53Value := range in.Views {
-				if v53First {
-					v53First = false
-				} else {
-					out.RawByte(',')
-				}
-				out.String(string(v53Name))
-				out.RawByte(':')
-				out.Int(int(v53Value))
-			}
-			out.RawByte('}')
-		}
-	}
-	{
-		const prefix string = ",\"revisions\":"
-		out.RawString(prefix)
-		if in.Revisions == nil && (out.Flags&jsonw.NilMapAsEmpty) == 0 {
-			out.RawString(`null`)
-		} else {
-			out.RawByte('{')
-			v54First := true
-			for v54Name, v54Value := range in.Revisions {
-				if v54First {
-					v54First = false
-				} else {
-					out.RawByte(',')
-				}
-				out.String(string(v54Name))
-				out.RawByte(':')
-				out.Int(int(v54Value))
-			}
-			out.RawByte('}')
-		}
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeDiscoveryRejection)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v DiscoveryClassCounts) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson36cb9bedEncodeGithubComAgentwasmAgentwasmInternalWire16(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeDiscoveryClassCounts)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -839,4 +210,124 @@ var decodeCommand = []jsonr.Field{
 	{Key: "keys", Offset: unsafe.Offsetof(Command{}.Keys), Kind: jsonr.Strings},
 	{Key: "label", Offset: unsafe.Offsetof(Command{}.Label), Kind: jsonr.String},
 	{Key: "instance", Offset: unsafe.Offsetof(Command{}.Instance), Kind: jsonr.String},
+}
+
+// encodeUsage is Usage's fields, as MarshalEasyJSON writes them.
+var encodeUsage = []jsonw.Field{
+	{Prefix: ",\"inputTokens\":", Offset: unsafe.Offsetof(Usage{}.InputTokens), Kind: jsonw.Int64},
+	{Prefix: ",\"outputTokens\":", Offset: unsafe.Offsetof(Usage{}.OutputTokens), Kind: jsonw.Int64},
+}
+
+// encodeTurn is Turn's fields, as MarshalEasyJSON writes them.
+var encodeTurn = []jsonw.Field{
+	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(Turn{}.Status), Kind: jsonw.String},
+	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Turn{}.Text), Kind: jsonw.String},
+	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Turn{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
+	{Prefix: ",\"events\":", Offset: unsafe.Offsetof(Turn{}.Events), Kind: jsonw.StructSlice, Fields: encodeStreamEvent, Size: unsafe.Sizeof(StreamEvent{})},
+	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Turn{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(Turn{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"errorCode\":", Offset: unsafe.Offsetof(Turn{}.ErrorCode), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"rounds\":", Offset: unsafe.Offsetof(Turn{}.Rounds), Kind: jsonw.Int},
+	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Turn{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
+	{Prefix: ",\"pendingApprovals\":", Offset: unsafe.Offsetof(Turn{}.PendingApprovals), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodePendingApproval, Size: unsafe.Sizeof(PendingApproval{})},
+}
+
+// encodeStep is Step's fields, as MarshalEasyJSON writes them.
+var encodeStep = []jsonw.Field{
+	{Prefix: ",\"round\":", Offset: unsafe.Offsetof(Step{}.Round), Kind: jsonw.Int},
+	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Step{}.Text), Kind: jsonw.String},
+	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Step{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
+	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Step{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Step{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
+}
+
+// encodeSessionEvent is SessionEvent's fields, as MarshalEasyJSON writes them.
+var encodeSessionEvent = []jsonw.Field{
+	{Prefix: ",\"type\":", Offset: unsafe.Offsetof(SessionEvent{}.Type), Kind: jsonw.String},
+	{Prefix: ",\"event\":", Offset: unsafe.Offsetof(SessionEvent{}.Event), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeStreamEvent},
+	{Prefix: ",\"result\":", Offset: unsafe.Offsetof(SessionEvent{}.Result), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDispatchRecord},
+	{Prefix: ",\"step\":", Offset: unsafe.Offsetof(SessionEvent{}.Step), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeStep},
+	{Prefix: ",\"report\":", Offset: unsafe.Offsetof(SessionEvent{}.Report), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDiscoveryReport},
+	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(SessionEvent{}.Status), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"detail\":", Offset: unsafe.Offsetof(SessionEvent{}.Detail), Kind: jsonw.String, OmitEmpty: true},
+}
+
+// encodeReply is Reply's fields, as MarshalEasyJSON writes them.
+var encodeReply = []jsonw.Field{
+	{Prefix: ",\"ok\":", Offset: unsafe.Offsetof(Reply{}.OK), Kind: jsonw.Bool},
+	{Prefix: ",\"version\":", Offset: unsafe.Offsetof(Reply{}.Version), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"abi\":", Offset: unsafe.Offsetof(Reply{}.ABI), Kind: jsonw.Int, OmitEmpty: true},
+	{Prefix: ",\"goVersion\":", Offset: unsafe.Offsetof(Reply{}.GoVersion), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"serve\":", Offset: unsafe.Offsetof(Reply{}.Serve), Kind: jsonw.Bool, OmitEmpty: true},
+	{Prefix: ",\"session\":", Offset: unsafe.Offsetof(Reply{}.Session), Kind: jsonw.Int, OmitEmpty: true},
+	{Prefix: ",\"turn\":", Offset: unsafe.Offsetof(Reply{}.Turn), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeTurn},
+	{Prefix: ",\"messages\":", Offset: unsafe.Offsetof(Reply{}.Messages), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeChatMessage, Size: unsafe.Sizeof(ChatMessage{})},
+	{Prefix: ",\"report\":", Offset: unsafe.Offsetof(Reply{}.Report), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDiscoveryReport},
+	{Prefix: ",\"draft\":", Offset: unsafe.Offsetof(Reply{}.Draft), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDraft},
+	{Prefix: ",\"tools\":", Offset: unsafe.Offsetof(Reply{}.Tools), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeToolSpec, Size: unsafe.Sizeof(ToolSpec{})},
+	{Prefix: ",\"port\":", Offset: unsafe.Offsetof(Reply{}.Port), Kind: jsonw.Int, OmitEmpty: true},
+	{Prefix: ",\"value\":", Offset: unsafe.Offsetof(Reply{}.Value), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"error\":", Offset: unsafe.Offsetof(Reply{}.Error), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeErrorBody},
+}
+
+// encodePendingApproval is PendingApproval's fields, as MarshalEasyJSON writes them.
+var encodePendingApproval = []jsonw.Field{
+	{Prefix: ",\"askId\":", Offset: unsafe.Offsetof(PendingApproval{}.AskID), Kind: jsonw.String},
+	{Prefix: ",\"toolCallId\":", Offset: unsafe.Offsetof(PendingApproval{}.ToolCallID), Kind: jsonw.String},
+	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(PendingApproval{}.ToolName), Kind: jsonw.String},
+	{Prefix: ",\"action\":", Offset: unsafe.Offsetof(PendingApproval{}.Action), Kind: jsonw.String},
+	{Prefix: ",\"detail\":", Offset: unsafe.Offsetof(PendingApproval{}.Detail), Kind: jsonw.Raw},
+}
+
+// encodeErrorBody is ErrorBody's fields, as MarshalEasyJSON writes them.
+var encodeErrorBody = []jsonw.Field{
+	{Prefix: ",\"code\":", Offset: unsafe.Offsetof(ErrorBody{}.Code), Kind: jsonw.String},
+	{Prefix: ",\"message\":", Offset: unsafe.Offsetof(ErrorBody{}.Message), Kind: jsonw.String},
+}
+
+// encodeDraft is Draft's fields, as MarshalEasyJSON writes them.
+var encodeDraft = []jsonw.Field{
+	{Prefix: ",\"draftId\":", Offset: unsafe.Offsetof(Draft{}.DraftID), Kind: jsonw.String},
+	{Prefix: ",\"generation\":", Offset: unsafe.Offsetof(Draft{}.Generation), Kind: jsonw.Int64},
+}
+
+// encodeDispatchRecord is DispatchRecord's fields, as MarshalEasyJSON writes them.
+var encodeDispatchRecord = []jsonw.Field{
+	{Prefix: ",\"toolCallId\":", Offset: unsafe.Offsetof(DispatchRecord{}.ToolCallID), Kind: jsonw.String},
+	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(DispatchRecord{}.ToolName), Kind: jsonw.String},
+	{Prefix: ",\"plane\":", Offset: unsafe.Offsetof(DispatchRecord{}.Plane), Kind: jsonw.String},
+	{Prefix: ",\"ok\":", Offset: unsafe.Offsetof(DispatchRecord{}.OK), Kind: jsonw.Bool},
+	{Prefix: ",\"errorCode\":", Offset: unsafe.Offsetof(DispatchRecord{}.ErrorCode), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(DispatchRecord{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"content\":", Offset: unsafe.Offsetof(DispatchRecord{}.Content), Kind: jsonw.String},
+	{Prefix: ",\"draft\":", Offset: unsafe.Offsetof(DispatchRecord{}.Draft), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDraft},
+	{Prefix: ",\"retriedAfterConflict\":", Offset: unsafe.Offsetof(DispatchRecord{}.RetriedAfterConflict), Kind: jsonw.Bool, OmitEmpty: true},
+}
+
+// encodeDiscoveryReport is DiscoveryReport's fields, as MarshalEasyJSON writes them.
+var encodeDiscoveryReport = []jsonw.Field{
+	{Prefix: ",\"discovered\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Discovered), Kind: jsonw.Int},
+	{Prefix: ",\"pages\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Pages), Kind: jsonw.Int},
+	{Prefix: ",\"routed\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Routed), Kind: jsonw.Strings},
+	{Prefix: ",\"classification\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Classification), Kind: jsonw.Struct, Fields: encodeDiscoveryClassCounts},
+	{Prefix: ",\"rejected\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Rejected), Kind: jsonw.StructSlice, Fields: encodeDiscoveryRejection, Size: unsafe.Sizeof(DiscoveryRejection{})},
+	{Prefix: ",\"missingRequired\":", Offset: unsafe.Offsetof(DiscoveryReport{}.MissingRequired), Kind: jsonw.Strings},
+	{Prefix: ",\"diagnostics\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Diagnostics), Kind: jsonw.Strings},
+	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(DiscoveryReport{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"degraded\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Degraded), Kind: jsonw.Bool, OmitEmpty: true},
+}
+
+// encodeDiscoveryRejection is DiscoveryRejection's fields, as MarshalEasyJSON writes them.
+var encodeDiscoveryRejection = []jsonw.Field{
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"reason\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Reason), Kind: jsonw.String},
+	{Prefix: ",\"classification\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Classification), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeStudioClassification},
+	{Prefix: ",\"detail\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Detail), Kind: jsonw.String},
+}
+
+// encodeDiscoveryClassCounts is DiscoveryClassCounts's fields, as MarshalEasyJSON writes them.
+var encodeDiscoveryClassCounts = []jsonw.Field{
+	{Prefix: ",\"families\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Families), Kind: jsonw.IntMap},
+	{Prefix: ",\"views\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Views), Kind: jsonw.IntMap},
+	{Prefix: ",\"revisions\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Revisions), Kind: jsonw.IntMap},
 }

@@ -8,10 +8,11 @@
 //
 // The *_easyjson.go files are generated: run `make generate` after changing a
 // type marked //easyjson:json. They avoid encoding/json's reflection, which
-// keeps the wasm modules small and fast. The encoders are easyjson's; each
-// struct's decoder is a table of its fields ([]jsonr.Field, written by
-// tables.go after easyjson) that one function, jsonr's Lexer.Object, reads:
-// a generated function per struct cost kilobytes of wasm each.
+// keeps the wasm modules small and fast. easyjson writes them; tables.go then
+// turns each struct's codecs into two tables of its fields — decodeT, a
+// []jsonr.Field that jsonr's Lexer.Object reads, and encodeT, a []jsonw.Field
+// that jsonw's Writer.Struct writes — since a generated function per struct
+// and direction cost kilobytes of wasm each.
 package wire
 
 //go:generate sh generate.sh

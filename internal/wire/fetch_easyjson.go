@@ -19,49 +19,20 @@ func (v *FetchResponse) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeFetchResponse)
 }
 
-func easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in FetchRequest) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"method\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Method))
-	}
-	{
-		const prefix string = ",\"url\":"
-		out.RawString(prefix)
-		out.String(string(in.URL))
-	}
-	if len(in.Headers) != 0 {
-		const prefix string = ",\"headers\":"
-		out.RawString(prefix)
-		{
-			out.RawByte('{')
-			v4First := true
-			for v4Name, v4Value := range in.Headers {
-				if v4First {
-					v4First = false
-				} else {
-					out.RawByte(',')
-				}
-				out.String(string(v4Name))
-				out.RawByte(':')
-				out.String(string(v4Value))
-			}
-			out.RawByte('}')
-		}
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v FetchRequest) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjson7f94e70aEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeFetchRequest)
 }
 
 // decodeFetchResponse is FetchResponse's fields, as UnmarshalEasyJSON reads them.
 var decodeFetchResponse = []jsonr.Field{
 	{Key: "status", Offset: unsafe.Offsetof(FetchResponse{}.Status), Kind: jsonr.Int},
 	{Key: "headers", Offset: unsafe.Offsetof(FetchResponse{}.Headers), Kind: jsonr.StringMap},
+}
+
+// encodeFetchRequest is FetchRequest's fields, as MarshalEasyJSON writes them.
+var encodeFetchRequest = []jsonw.Field{
+	{Prefix: ",\"method\":", Offset: unsafe.Offsetof(FetchRequest{}.Method), Kind: jsonw.String},
+	{Prefix: ",\"url\":", Offset: unsafe.Offsetof(FetchRequest{}.URL), Kind: jsonw.String},
+	{Prefix: ",\"headers\":", Offset: unsafe.Offsetof(FetchRequest{}.Headers), Kind: jsonw.StringMap, OmitEmpty: true},
 }

@@ -26,4 +26,6 @@ go run trim.go
 # Decoders of struct types become tables of their fields read by one function,
 # jsonr.Lexer.Object (tables.go): a generated function per struct costs kilobytes of wasm.
 go run tables.go
+# Generated functions nothing calls any more (copies easyjson wrote for a nested type) go too.
+go run trim.go
 gofmt -w *_easyjson.go

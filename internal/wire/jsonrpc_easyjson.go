@@ -154,89 +154,24 @@ func (v *MCPToolDescriptor) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeMCPToolDescriptor)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire7(out *jsonw.Writer, in MCPRequestMeta) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"io.modelcontextprotocol/protocolVersion\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.ProtocolVersion))
-	}
-	if in.ClientInfo != nil {
-		const prefix string = ",\"io.modelcontextprotocol/clientInfo\":"
-		out.RawString(prefix)
-		(*in.ClientInfo).MarshalEasyJSON(out)
-	}
-	{
-		const prefix string = ",\"io.modelcontextprotocol/clientCapabilities\":"
-		out.RawString(prefix)
-		out.Raw((in.ClientCapabilities).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPRequestMeta) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire7(w, v)
-}
-
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire8(out *jsonw.Writer, in MCPMetaParams) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if (in.Meta).IsDefined() {
-		const prefix string = ",\"_meta\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.Raw((in.Meta).MarshalJSON())
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeMCPRequestMeta)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPMetaParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire8(w, v)
-}
-
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(out *jsonw.Writer, in MCPListenParams) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"notifications\":"
-		out.RawString(prefix[1:])
-		(in.Notifications).MarshalEasyJSON(out)
-	}
-	if (in.Meta).IsDefined() {
-		const prefix string = ",\"_meta\":"
-		out.RawString(prefix)
-		out.Raw((in.Meta).MarshalJSON())
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeMCPMetaParams)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPListenParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire9(w, v)
-}
-
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(out *jsonw.Writer, in MCPListenFilter) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.ToolsListChanged {
-		const prefix string = ",\"toolsListChanged\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.Bool(bool(in.ToolsListChanged))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeMCPListenParams)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPListenFilter) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire10(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeMCPListenFilter)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -244,32 +179,9 @@ func (v *MCPListToolsResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeMCPListToolsResult)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(out *jsonw.Writer, in MCPListToolsParams) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.Cursor != "" {
-		const prefix string = ",\"cursor\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.Cursor))
-	}
-	if (in.Meta).IsDefined() {
-		const prefix string = ",\"_meta\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Raw((in.Meta).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPListToolsParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire12(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeMCPListToolsParams)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -277,76 +189,19 @@ func (v *MCPInitializeResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeMCPInitializeResult)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(out *jsonw.Writer, in MCPInitializeParams) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"protocolVersion\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.ProtocolVersion))
-	}
-	{
-		const prefix string = ",\"capabilities\":"
-		out.RawString(prefix)
-		out.Raw((in.Capabilities).MarshalJSON())
-	}
-	{
-		const prefix string = ",\"clientInfo\":"
-		out.RawString(prefix)
-		(in.ClientInfo).MarshalEasyJSON(out)
-	}
-	if (in.Meta).IsDefined() {
-		const prefix string = ",\"_meta\":"
-		out.RawString(prefix)
-		out.Raw((in.Meta).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPInitializeParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire14(w, v)
-}
-
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire15(out *jsonw.Writer, in MCPInitializeMeta) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.WorkflowView != "" {
-		const prefix string = ",\"honua.io/workflow-view\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.WorkflowView))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeMCPInitializeParams)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPInitializeMeta) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire15(w, v)
-}
-
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(out *jsonw.Writer, in MCPImplementation) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Name))
-	}
-	{
-		const prefix string = ",\"version\":"
-		out.RawString(prefix)
-		out.String(string(in.Version))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeMCPInitializeMeta)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPImplementation) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire16(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeMCPImplementation)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -406,31 +261,9 @@ func (v *MCPCallToolResult) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeMCPCallToolResult)
 }
 
-func easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(out *jsonw.Writer, in MCPCallToolParams) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Name))
-	}
-	if (in.Arguments).IsDefined() {
-		const prefix string = ",\"arguments\":"
-		out.RawString(prefix)
-		out.Raw((in.Arguments).MarshalJSON())
-	}
-	if (in.Meta).IsDefined() {
-		const prefix string = ",\"_meta\":"
-		out.RawString(prefix)
-		out.Raw((in.Meta).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v MCPCallToolParams) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonE7d0658dEncodeGithubComAgentwasmAgentwasmInternalWire21(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeMCPCallToolParams)
 }
 
 // decodeRPCMessage is RPCMessage's fields, as UnmarshalEasyJSON reads them.
@@ -519,4 +352,59 @@ var decodeMCPCallToolResult = []jsonr.Field{
 	{Key: "content", Offset: unsafe.Offsetof(MCPCallToolResult{}.Content), Kind: jsonr.Raw},
 	{Key: "structuredContent", Offset: unsafe.Offsetof(MCPCallToolResult{}.StructuredContent), Kind: jsonr.Raw},
 	{Key: "isError", Offset: unsafe.Offsetof(MCPCallToolResult{}.IsError), Kind: jsonr.Bool},
+}
+
+// encodeMCPRequestMeta is MCPRequestMeta's fields, as MarshalEasyJSON writes them.
+var encodeMCPRequestMeta = []jsonw.Field{
+	{Prefix: ",\"io.modelcontextprotocol/protocolVersion\":", Offset: unsafe.Offsetof(MCPRequestMeta{}.ProtocolVersion), Kind: jsonw.String},
+	{Prefix: ",\"io.modelcontextprotocol/clientInfo\":", Offset: unsafe.Offsetof(MCPRequestMeta{}.ClientInfo), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeMCPImplementation},
+	{Prefix: ",\"io.modelcontextprotocol/clientCapabilities\":", Offset: unsafe.Offsetof(MCPRequestMeta{}.ClientCapabilities), Kind: jsonw.Raw},
+}
+
+// encodeMCPMetaParams is MCPMetaParams's fields, as MarshalEasyJSON writes them.
+var encodeMCPMetaParams = []jsonw.Field{
+	{Prefix: ",\"_meta\":", Offset: unsafe.Offsetof(MCPMetaParams{}.Meta), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
+// encodeMCPListenParams is MCPListenParams's fields, as MarshalEasyJSON writes them.
+var encodeMCPListenParams = []jsonw.Field{
+	{Prefix: ",\"notifications\":", Offset: unsafe.Offsetof(MCPListenParams{}.Notifications), Kind: jsonw.Struct, Fields: encodeMCPListenFilter},
+	{Prefix: ",\"_meta\":", Offset: unsafe.Offsetof(MCPListenParams{}.Meta), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
+// encodeMCPListenFilter is MCPListenFilter's fields, as MarshalEasyJSON writes them.
+var encodeMCPListenFilter = []jsonw.Field{
+	{Prefix: ",\"toolsListChanged\":", Offset: unsafe.Offsetof(MCPListenFilter{}.ToolsListChanged), Kind: jsonw.Bool, OmitEmpty: true},
+}
+
+// encodeMCPListToolsParams is MCPListToolsParams's fields, as MarshalEasyJSON writes them.
+var encodeMCPListToolsParams = []jsonw.Field{
+	{Prefix: ",\"cursor\":", Offset: unsafe.Offsetof(MCPListToolsParams{}.Cursor), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"_meta\":", Offset: unsafe.Offsetof(MCPListToolsParams{}.Meta), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
+// encodeMCPInitializeParams is MCPInitializeParams's fields, as MarshalEasyJSON writes them.
+var encodeMCPInitializeParams = []jsonw.Field{
+	{Prefix: ",\"protocolVersion\":", Offset: unsafe.Offsetof(MCPInitializeParams{}.ProtocolVersion), Kind: jsonw.String},
+	{Prefix: ",\"capabilities\":", Offset: unsafe.Offsetof(MCPInitializeParams{}.Capabilities), Kind: jsonw.Raw},
+	{Prefix: ",\"clientInfo\":", Offset: unsafe.Offsetof(MCPInitializeParams{}.ClientInfo), Kind: jsonw.Struct, Fields: encodeMCPImplementation},
+	{Prefix: ",\"_meta\":", Offset: unsafe.Offsetof(MCPInitializeParams{}.Meta), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
+// encodeMCPInitializeMeta is MCPInitializeMeta's fields, as MarshalEasyJSON writes them.
+var encodeMCPInitializeMeta = []jsonw.Field{
+	{Prefix: ",\"honua.io/workflow-view\":", Offset: unsafe.Offsetof(MCPInitializeMeta{}.WorkflowView), Kind: jsonw.String, OmitEmpty: true},
+}
+
+// encodeMCPImplementation is MCPImplementation's fields, as MarshalEasyJSON writes them.
+var encodeMCPImplementation = []jsonw.Field{
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(MCPImplementation{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"version\":", Offset: unsafe.Offsetof(MCPImplementation{}.Version), Kind: jsonw.String},
+}
+
+// encodeMCPCallToolParams is MCPCallToolParams's fields, as MarshalEasyJSON writes them.
+var encodeMCPCallToolParams = []jsonw.Field{
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(MCPCallToolParams{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"arguments\":", Offset: unsafe.Offsetof(MCPCallToolParams{}.Arguments), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"_meta\":", Offset: unsafe.Offsetof(MCPCallToolParams{}.Meta), Kind: jsonw.Raw, OmitEmpty: true},
 }

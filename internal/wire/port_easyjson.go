@@ -14,31 +14,9 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in PortWarning) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"code\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Code))
-	}
-	{
-		const prefix string = ",\"message\":"
-		out.RawString(prefix)
-		out.String(string(in.Message))
-	}
-	if in.Action != "" {
-		const prefix string = ",\"action\":"
-		out.RawString(prefix)
-		out.String(string(in.Action))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v PortWarning) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
+	w.Struct(unsafe.Pointer(&v), encodePortWarning)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -46,68 +24,14 @@ func (v *PortOptions) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodePortOptions)
 }
 
-func easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in PortEvent) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"type\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Type))
-	}
-	if in.Warning != nil {
-		const prefix string = ",\"warning\":"
-		out.RawString(prefix)
-		(*in.Warning).MarshalEasyJSON(out)
-	}
-	if in.Version != nil {
-		const prefix string = ",\"version\":"
-		out.RawString(prefix)
-		out.Int64(int64(*in.Version))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v PortEvent) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
-}
-
-func easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in HookHandler) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"action\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Action))
-	}
-	if (in.Input).IsDefined() {
-		const prefix string = ",\"input\":"
-		out.RawString(prefix)
-		out.Raw((in.Input).MarshalJSON())
-	}
-	{
-		const prefix string = ",\"source\":"
-		out.RawString(prefix)
-		out.String(string(in.Source))
-	}
-	{
-		const prefix string = ",\"transitionId\":"
-		out.RawString(prefix)
-		out.String(string(in.TransitionID))
-	}
-	if in.Instance != "" {
-		const prefix string = ",\"instance\":"
-		out.RawString(prefix)
-		out.String(string(in.Instance))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodePortEvent)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v HookHandler) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonA82f429EncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeHookHandler)
 }
 
 // decodePortOptions is PortOptions's fields, as UnmarshalEasyJSON reads them.
@@ -124,4 +48,27 @@ var decodePortOptions = []jsonr.Field{
 	{Key: "version", Offset: unsafe.Offsetof(PortOptions{}.Version), Kind: jsonr.String},
 	{Key: "settleWithinMs", Offset: unsafe.Offsetof(PortOptions{}.SettleWithinMs), Kind: jsonr.PtrInt64},
 	{Key: "offerLedgerSize", Offset: unsafe.Offsetof(PortOptions{}.OfferLedgerSize), Kind: jsonr.Int},
+}
+
+// encodePortWarning is PortWarning's fields, as MarshalEasyJSON writes them.
+var encodePortWarning = []jsonw.Field{
+	{Prefix: ",\"code\":", Offset: unsafe.Offsetof(PortWarning{}.Code), Kind: jsonw.String},
+	{Prefix: ",\"message\":", Offset: unsafe.Offsetof(PortWarning{}.Message), Kind: jsonw.String},
+	{Prefix: ",\"action\":", Offset: unsafe.Offsetof(PortWarning{}.Action), Kind: jsonw.String, OmitEmpty: true},
+}
+
+// encodePortEvent is PortEvent's fields, as MarshalEasyJSON writes them.
+var encodePortEvent = []jsonw.Field{
+	{Prefix: ",\"type\":", Offset: unsafe.Offsetof(PortEvent{}.Type), Kind: jsonw.String},
+	{Prefix: ",\"warning\":", Offset: unsafe.Offsetof(PortEvent{}.Warning), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodePortWarning},
+	{Prefix: ",\"version\":", Offset: unsafe.Offsetof(PortEvent{}.Version), Kind: jsonw.PtrInt64, OmitEmpty: true},
+}
+
+// encodeHookHandler is HookHandler's fields, as MarshalEasyJSON writes them.
+var encodeHookHandler = []jsonw.Field{
+	{Prefix: ",\"action\":", Offset: unsafe.Offsetof(HookHandler{}.Action), Kind: jsonw.String},
+	{Prefix: ",\"input\":", Offset: unsafe.Offsetof(HookHandler{}.Input), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"source\":", Offset: unsafe.Offsetof(HookHandler{}.Source), Kind: jsonw.String},
+	{Prefix: ",\"transitionId\":", Offset: unsafe.Offsetof(HookHandler{}.TransitionID), Kind: jsonw.String},
+	{Prefix: ",\"instance\":", Offset: unsafe.Offsetof(HookHandler{}.Instance), Kind: jsonw.String, OmitEmpty: true},
 }

@@ -19,42 +19,9 @@ func (v *StudioMeta) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeStudioMeta)
 }
 
-func easyjsonC395a796EncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in StudioClassification) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	if in.Family != "" {
-		const prefix string = ",\"family\":"
-		first = false
-		out.RawString(prefix[1:])
-		out.String(string(in.Family))
-	}
-	if in.View != "" {
-		const prefix string = ",\"view\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.String(string(in.View))
-	}
-	if (in.Revision).IsDefined() {
-		const prefix string = ",\"revision\":"
-		if first {
-			first = false
-			out.RawString(prefix[1:])
-		} else {
-			out.RawString(prefix)
-		}
-		out.Raw((in.Revision).MarshalJSON())
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v StudioClassification) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonC395a796EncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeStudioClassification)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -86,4 +53,11 @@ var decodeDraftCarrier = []jsonr.Field{
 	{Key: "draftId", Offset: unsafe.Offsetof(DraftCarrier{}.DraftID), Kind: jsonr.String},
 	{Key: "generation", Offset: unsafe.Offsetof(DraftCarrier{}.Generation), Kind: jsonr.PtrInt64},
 	{Key: "draft", Offset: unsafe.Offsetof(DraftCarrier{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
+}
+
+// encodeStudioClassification is StudioClassification's fields, as MarshalEasyJSON writes them.
+var encodeStudioClassification = []jsonw.Field{
+	{Prefix: ",\"family\":", Offset: unsafe.Offsetof(StudioClassification{}.Family), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"view\":", Offset: unsafe.Offsetof(StudioClassification{}.View), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"revision\":", Offset: unsafe.Offsetof(StudioClassification{}.Revision), Kind: jsonw.Raw, OmitEmpty: true},
 }

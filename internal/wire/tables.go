@@ -1,14 +1,16 @@
 //go:build ignore
 
-// tables.go rewrites the generated decoders (run by generate.sh after trim.go: go run tables.go).
-// easyjson writes one function per struct with a case per member; in WebAssembly each of those
-// functions costs kilobytes. For every decoder of a struct type, tables.go writes the struct's
-// fields once, as a []jsonr.Field table (key, unsafe.Offsetof, kind), drops the function, and
-// has the type's UnmarshalEasyJSON call jsonr's Lexer.Object, which reads any table. Decoders
-// of other types (named slices) stay as easyjson wrote them.
+// tables.go rewrites the generated codecs (run by generate.sh after trim.go: go run tables.go).
+// easyjson writes one function per struct and direction, with code per member; in WebAssembly
+// each of those functions costs kilobytes. For every struct type, tables.go writes the struct's
+// fields once per direction, as a table (key, unsafe.Offsetof, kind):
 //
+//   - decodeT, a []jsonr.Field that jsonr's Lexer.Object reads: T's UnmarshalEasyJSON calls it;
+//   - encodeT, a []jsonw.Field that jsonw's Writer.Struct writes: T's MarshalEasyJSON calls it.
+//
+// The generated functions go. Codecs of other types (named slices) stay as easyjson wrote them.
 // It knows the field types the wire structs use; a struct with any other field type keeps its
-// generated decoder, and tables.go says so on stderr.
+// generated codec, and tables.go says so on stderr.
 package main
 
 import (
@@ -33,6 +35,13 @@ var scalarKinds = map[string]string{
 	"RawMessage": "Raw", "[]string": "Strings", "map[string]string": "StringMap",
 }
 
+// encodeKinds maps a field's Go type to the jsonw kind that writes it.
+var encodeKinds = map[string]string{
+	"string": "String", "bool": "Bool", "int": "Int", "int64": "Int64", "float64": "Float64",
+	"*int64": "PtrInt64", "*float64": "PtrFloat64", "RawMessage": "Raw", "[]string": "Strings",
+	"map[string]int": "IntMap", "map[string]string": "StringMap",
+}
+
 func main() {
 	fset := token.NewFileSet()
 	structs := map[string]*ast.StructType{}
@@ -55,6 +64,7 @@ func main() {
 	generated, _ := filepath.Glob("*_easyjson.go")
 	sort.Strings(generated)
 	decoded := map[string]bool{} // types whose pointer has UnmarshalEasyJSON
+	encoded := map[string]bool{} // struct types whose value has MarshalEasyJSON
 	files := map[string]*ast.File{}
 	for _, f := range generated {
 		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
@@ -64,8 +74,14 @@ func main() {
 			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "UnmarshalEasyJSON" {
 				decoded[recvType(fn)] = true
 			}
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "MarshalEasyJSON" {
+				if _, ptr := fn.Recv.List[0].Type.(*ast.StarExpr); !ptr && structs[recvType(fn)] != nil {
+					encoded[recvType(fn)] = true
+				}
+			}
 		}
 	}
+	encodable := encodableTypes(structs, encoded)
 	for _, f := range generated {
 		src, err := os.ReadFile(f)
 		check(err)
@@ -92,17 +108,43 @@ func main() {
 				continue
 			}
 			// The decoder goes; its one caller, the type's UnmarshalEasyJSON, reads the table.
-			edits = append(edits, edit{from: fset.Position(fn.Pos()).Offset, to: fset.Position(fn.End()).Offset})
 			method := unmarshalMethod(file, typ)
 			if method == nil {
-				check(fmt.Errorf("%s has a decoder but no UnmarshalEasyJSON", typ))
+				continue // a copy easyjson wrote for another type's decoder in this file
 			}
+			edits = append(edits, edit{from: fset.Position(fn.Pos()).Offset, to: fset.Position(fn.End()).Offset})
 			edits = append(edits, edit{
 				from: fset.Position(method.Body.Pos()).Offset,
 				to:   fset.Position(method.Body.End()).Offset,
 				text: "{\n\tl.Object(unsafe.Pointer(v), decode" + typ + ")\n}",
 			})
 			fmt.Fprintf(&tables, "\n// decode%s is %s's fields, as UnmarshalEasyJSON reads them.\nvar decode%s = []jsonr.Field{\n%s}\n",
+				typ, typ, typ, entries)
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "easyjson") || !strings.Contains(fn.Name.Name, "Encode") {
+				continue
+			}
+			typ := encodedType(fn)
+			entries, ok := encodable[typ]
+			if !ok {
+				if structs[typ] != nil {
+					fmt.Fprintf(os.Stderr, "tables: %s keeps its generated encoder\n", typ)
+				}
+				continue
+			}
+			method := marshalMethod(file, typ)
+			if method == nil {
+				continue // a copy easyjson wrote for another type's encoder in this file
+			}
+			edits = append(edits, edit{from: fset.Position(fn.Pos()).Offset, to: fset.Position(fn.End()).Offset})
+			edits = append(edits, edit{
+				from: fset.Position(method.Body.Pos()).Offset,
+				to:   fset.Position(method.Body.End()).Offset,
+				text: "{\n\tw.Struct(unsafe.Pointer(&v), encode" + typ + ")\n}",
+			})
+			fmt.Fprintf(&tables, "\n// encode%s is %s's fields, as MarshalEasyJSON writes them.\nvar encode%s = []jsonw.Field{\n%s}\n",
 				typ, typ, typ, entries)
 		}
 		sort.Slice(edits, func(i, j int) bool { return edits[i].from < edits[j].from })
@@ -171,6 +213,140 @@ func fieldTable(typ string, st *ast.StructType, decoded map[string]bool) (string
 		}
 	}
 	return b.String(), nil
+}
+
+// encodableTypes returns the []jsonw.Field entries of every struct type with a generated
+// encoder whose fields tables.go can write: scalars, and structs (values, pointers, slices) that
+// are themselves encodable. A type that reaches itself keeps its generated encoder: its table
+// would refer to itself.
+func encodableTypes(structs map[string]*ast.StructType, encoded map[string]bool) map[string]string {
+	out := map[string]string{}
+	state := map[string]int{} // 1: in progress, 2: done
+	var visit func(typ string) bool
+	visit = func(typ string) bool {
+		switch state[typ] {
+		case 1:
+			return false
+		case 2:
+			_, ok := out[typ]
+			return ok
+		}
+		state[typ] = 1
+		entries, err := encodeTable(typ, structs[typ], func(elem string) bool { return encoded[elem] && visit(elem) })
+		state[typ] = 2
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tables: %s keeps its generated encoder: %v\n", typ, err)
+			return false
+		}
+		out[typ] = entries
+		return true
+	}
+	names := make([]string, 0, len(encoded))
+	for typ := range encoded {
+		names = append(names, typ)
+	}
+	sort.Strings(names)
+	for _, typ := range names {
+		visit(typ)
+	}
+	return out
+}
+
+// encodeTable writes the []jsonw.Field entries of struct typ, in declaration order; nested
+// says whether a struct type can be written from its own table.
+func encodeTable(typ string, st *ast.StructType, nested func(string) bool) (string, error) {
+	var b strings.Builder
+	for _, field := range st.Fields.List {
+		if len(field.Names) == 0 {
+			return "", fmt.Errorf("embedded field %s", typeString(field.Type))
+		}
+		key, opts, skip, err := jsonTag(field)
+		if err != nil || skip {
+			if err != nil {
+				return "", err
+			}
+			continue
+		}
+		omit := strings.Contains(","+opts+",", ",omitempty,")
+		t := typeString(field.Type)
+		for _, name := range field.Names {
+			if !name.IsExported() {
+				continue
+			}
+			k := key
+			if k == "" {
+				k = name.Name
+			}
+			if strings.ContainsAny(k, "\"\\") || strings.ContainsFunc(k, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+				return "", fmt.Errorf("the key %q needs escaping", k)
+			}
+			prefix := strconv.Quote(`,"` + k + `":`)
+			offset := "unsafe.Offsetof(" + typ + "{}." + name.Name + ")"
+			omitField := ""
+			if omit {
+				omitField = ", OmitEmpty: true"
+			}
+			if kind, ok := encodeKinds[t]; ok {
+				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.%s%s},\n", prefix, offset, kind, omitField)
+				continue
+			}
+			switch {
+			case strings.HasPrefix(t, "*") && nested(t[1:]):
+				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.PtrStruct%s, Fields: encode%s},\n", prefix, offset, omitField, t[1:])
+			case strings.HasPrefix(t, "[]") && nested(t[2:]):
+				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.StructSlice%s, Fields: encode%s, Size: unsafe.Sizeof(%s{})},\n",
+					prefix, offset, omitField, t[2:], t[2:])
+			case !omit && nested(t):
+				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.Struct, Fields: encode%s},\n", prefix, offset, t)
+			default:
+				return "", fmt.Errorf("field %s of type %s", name.Name, t)
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+// jsonTag reads a field's json tag: its key (empty: the field's name), its options, and
+// whether the field is left out ("-").
+func jsonTag(field *ast.Field) (key, opts string, skip bool, err error) {
+	tag := ""
+	if field.Tag != nil {
+		s, err := strconv.Unquote(field.Tag.Value)
+		if err != nil {
+			return "", "", false, err
+		}
+		tag = reflect.StructTag(s).Get("json")
+	}
+	key, opts, _ = strings.Cut(tag, ",")
+	if key == "-" && opts == "" {
+		return "", "", true, nil
+	}
+	if strings.Contains(","+opts+",", ",string,") {
+		return "", "", false, fmt.Errorf("the ,string option on %s", field.Names[0].Name)
+	}
+	return key, opts, false, nil
+}
+
+// marshalMethod returns the MarshalEasyJSON method of typ (a value receiver) in file, or nil.
+func marshalMethod(file *ast.File, typ string) *ast.FuncDecl {
+	for _, d := range file.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "MarshalEasyJSON" && recvType(fn) == typ {
+			return fn
+		}
+	}
+	return nil
+}
+
+// encodedType returns the type a generated encoder writes: its parameter in T.
+func encodedType(fn *ast.FuncDecl) string {
+	params := fn.Type.Params.List
+	if len(params) != 2 {
+		return ""
+	}
+	if id, ok := params[1].Type.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
 
 // unmarshalMethod returns the UnmarshalEasyJSON method of *typ in file, or nil.

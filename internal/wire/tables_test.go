@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/jsonw"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/stretchr/testify/require"
 )
@@ -104,6 +105,38 @@ func TestFieldTablesMatchTheStructs(t *testing.T) {
 			}
 			require.NoError(t, wire.Unmarshal(doc, dec))
 			require.Equal(t, want.Interface(), reflect.ValueOf(got).Elem().Interface(), "decoding %s", doc)
+		})
+	}
+}
+
+// TestEncodeTablesMatchTheStructs encodes, for every wire struct whose encoder is a field
+// table, a value with every field set and the zero value, and requires what encoding/json
+// writes for the same value (as JSON values: member order and number spelling aside): a table
+// entry with a wrong key, offset, kind or omitempty fails here.
+func TestEncodeTablesMatchTheStructs(t *testing.T) {
+	values := []any{
+		wire.ToolSpec{}, wire.ToolChoice{}, wire.ToolCall{}, wire.StreamEvent{}, wire.ChatRequest{}, wire.ChatMessage{},
+		wire.Usage{}, wire.Turn{}, wire.Step{}, wire.SessionEvent{}, wire.Reply{}, wire.PendingApproval{}, wire.ErrorBody{},
+		wire.Draft{}, wire.DispatchRecord{}, wire.DiscoveryReport{}, wire.DiscoveryRejection{}, wire.StudioClassification{},
+		wire.DiscoveryClassCounts{}, wire.FetchRequest{}, wire.MCPRequestMeta{}, wire.MCPMetaParams{}, wire.MCPListenParams{},
+		wire.MCPListenFilter{}, wire.MCPListToolsParams{}, wire.MCPInitializeParams{}, wire.MCPInitializeMeta{},
+		wire.MCPImplementation{}, wire.MCPCallToolParams{}, wire.PortWarning{}, wire.PortEvent{}, wire.HookHandler{},
+		wire.ToolContent{}, wire.Rejection{}, wire.HookToolCall{}, wire.HookRequest{}, wire.HookAuth{},
+	}
+	for _, zero := range values {
+		typ := reflect.TypeOf(zero)
+		t.Run(typ.Name(), func(t *testing.T) {
+			for _, v := range []reflect.Value{(&sampler{}).sample(typ, 0), reflect.Zero(typ)} {
+				m, ok := v.Interface().(wire.Marshaler)
+				require.True(t, ok)
+				var w jsonw.Writer
+				m.MarshalEasyJSON(&w)
+				got, err := w.BuildBytes()
+				require.NoError(t, err)
+				want, err := json.Marshal(v.Interface())
+				require.NoError(t, err)
+				require.JSONEq(t, string(want), string(got))
+			}
 		})
 	}
 }

@@ -14,31 +14,9 @@ var (
 	_ *jsonw.Writer
 )
 
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(out *jsonw.Writer, in ToolContent) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"status\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Status))
-	}
-	if (in.Data).IsDefined() {
-		const prefix string = ",\"data\":"
-		out.RawString(prefix)
-		out.Raw((in.Data).MarshalJSON())
-	}
-	if in.DeniedReason != "" {
-		const prefix string = ",\"deniedReason\":"
-		out.RawString(prefix)
-		out.String(string(in.DeniedReason))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ToolContent) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeToolContent)
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
@@ -46,102 +24,24 @@ func (v *ToolContent) UnmarshalEasyJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeToolContent)
 }
 
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(out *jsonw.Writer, in Rejection) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"status\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Status))
-	}
-	if in.Code != "" {
-		const prefix string = ",\"code\":"
-		out.RawString(prefix)
-		out.String(string(in.Code))
-	}
-	{
-		const prefix string = ",\"message\":"
-		out.RawString(prefix)
-		out.String(string(in.Message))
-	}
-	out.RawByte('}')
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Rejection) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire1(w, v)
-}
-
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(out *jsonw.Writer, in HookToolCall) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"toolCallId\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.ToolCallID))
-	}
-	{
-		const prefix string = ",\"name\":"
-		out.RawString(prefix)
-		out.String(string(in.Name))
-	}
-	{
-		const prefix string = ",\"args\":"
-		out.RawString(prefix)
-		out.Raw((in.Args).MarshalJSON())
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeRejection)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v HookToolCall) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire2(w, v)
-}
-
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(out *jsonw.Writer, in HookRequest) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"hook\":"
-		out.RawString(prefix[1:])
-		out.String(string(in.Hook))
-	}
-	{
-		const prefix string = ",\"session\":"
-		out.RawString(prefix)
-		out.Int(int(in.Session))
-	}
-	{
-		const prefix string = ",\"payload\":"
-		out.RawString(prefix)
-		out.Raw((in.Payload).MarshalJSON())
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeHookToolCall)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v HookRequest) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire3(w, v)
-}
-
-func easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(out *jsonw.Writer, in HookAuth) {
-	out.RawByte('{')
-	first := true
-	_ = first
-	{
-		const prefix string = ",\"forceRefresh\":"
-		out.RawString(prefix[1:])
-		out.Bool(bool(in.ForceRefresh))
-	}
-	out.RawByte('}')
+	w.Struct(unsafe.Pointer(&v), encodeHookRequest)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v HookAuth) MarshalEasyJSON(w *jsonw.Writer) {
-	easyjsonF3eb9dcaEncodeGithubComAgentwasmAgentwasmInternalWire4(w, v)
+	w.Struct(unsafe.Pointer(&v), encodeHookAuth)
 }
 
 // decodeToolContent is ToolContent's fields, as UnmarshalEasyJSON reads them.
@@ -149,4 +49,37 @@ var decodeToolContent = []jsonr.Field{
 	{Key: "status", Offset: unsafe.Offsetof(ToolContent{}.Status), Kind: jsonr.String},
 	{Key: "data", Offset: unsafe.Offsetof(ToolContent{}.Data), Kind: jsonr.Raw},
 	{Key: "deniedReason", Offset: unsafe.Offsetof(ToolContent{}.DeniedReason), Kind: jsonr.String},
+}
+
+// encodeToolContent is ToolContent's fields, as MarshalEasyJSON writes them.
+var encodeToolContent = []jsonw.Field{
+	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(ToolContent{}.Status), Kind: jsonw.String},
+	{Prefix: ",\"data\":", Offset: unsafe.Offsetof(ToolContent{}.Data), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"deniedReason\":", Offset: unsafe.Offsetof(ToolContent{}.DeniedReason), Kind: jsonw.String, OmitEmpty: true},
+}
+
+// encodeRejection is Rejection's fields, as MarshalEasyJSON writes them.
+var encodeRejection = []jsonw.Field{
+	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(Rejection{}.Status), Kind: jsonw.String},
+	{Prefix: ",\"code\":", Offset: unsafe.Offsetof(Rejection{}.Code), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"message\":", Offset: unsafe.Offsetof(Rejection{}.Message), Kind: jsonw.String},
+}
+
+// encodeHookToolCall is HookToolCall's fields, as MarshalEasyJSON writes them.
+var encodeHookToolCall = []jsonw.Field{
+	{Prefix: ",\"toolCallId\":", Offset: unsafe.Offsetof(HookToolCall{}.ToolCallID), Kind: jsonw.String},
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(HookToolCall{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"args\":", Offset: unsafe.Offsetof(HookToolCall{}.Args), Kind: jsonw.Raw},
+}
+
+// encodeHookRequest is HookRequest's fields, as MarshalEasyJSON writes them.
+var encodeHookRequest = []jsonw.Field{
+	{Prefix: ",\"hook\":", Offset: unsafe.Offsetof(HookRequest{}.Hook), Kind: jsonw.String},
+	{Prefix: ",\"session\":", Offset: unsafe.Offsetof(HookRequest{}.Session), Kind: jsonw.Int},
+	{Prefix: ",\"payload\":", Offset: unsafe.Offsetof(HookRequest{}.Payload), Kind: jsonw.Raw},
+}
+
+// encodeHookAuth is HookAuth's fields, as MarshalEasyJSON writes them.
+var encodeHookAuth = []jsonw.Field{
+	{Prefix: ",\"forceRefresh\":", Offset: unsafe.Offsetof(HookAuth{}.ForceRefresh), Kind: jsonw.Bool},
 }
