@@ -11,20 +11,20 @@ type Kind uint8
 
 // The kinds of field Struct writes, each with what omitempty leaves out.
 const (
-	String     Kind = iota + 1 // string; omitempty: ""
-	Bool                       // bool; omitempty: false
-	Int                        // int; omitempty: 0
-	Int64                      // int64; omitempty: 0
-	Float64                    // float64; omitempty: 0
-	PtrInt64                   // *int64, nil writes null; omitempty: nil
-	PtrFloat64                 // *float64, nil writes null; omitempty: nil
-	Raw                        // []byte holding a JSON value, written as is, empty writes null; omitempty: empty
-	Strings                    // []string, nil writes null (or [] with NilSliceAsEmpty); omitempty: empty
-	IntMap                     // map[string]int, nil writes null (or {} with NilMapAsEmpty); omitempty: empty
-	StringMap                  // map[string]string, as IntMap
-	Struct                     // a struct, written from Field.Fields; never left out
-	PtrStruct                  // a pointer to a struct, as Struct, nil writes null; omitempty: nil
-	StructSlice                // a slice of structs of Field.Size bytes each, as Strings; omitempty: empty
+	String      Kind = iota + 1 // string; omitempty: ""
+	Bool                        // bool; omitempty: false
+	Int                         // int; omitempty: 0
+	Int64                       // int64; omitempty: 0
+	Float64                     // float64; omitempty: 0
+	PtrInt64                    // *int64, nil writes null; omitempty: nil
+	PtrFloat64                  // *float64, nil writes null; omitempty: nil
+	Raw                         // []byte holding a JSON value, written as is, empty writes null; omitempty: empty
+	Strings                     // []string, nil writes null (or [] with NilSliceAsEmpty); omitempty: empty
+	IntMap                      // map[string]int, nil writes null (or {} with NilMapAsEmpty); omitempty: empty
+	StringMap                   // map[string]string, as IntMap
+	Struct                      // a struct, written from Field.Fields; never left out
+	PtrStruct                   // a pointer to a struct, as Struct, nil writes null; omitempty: nil
+	StructSlice                 // a slice of structs of Field.Size bytes each, as Strings; omitempty: empty
 )
 
 // Field is one member of the JSON object Struct writes for a struct.
