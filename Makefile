@@ -55,12 +55,10 @@ build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.was
 # They do not go through wasm-opt: -Os and -Oz make the Go module's brotli download larger, though
 # the raw bytes smaller, and -O2 changes it by little either way (`make size-opt` measures each
 # level on this revision and writes the table into README.md, Size). GCFLAGS_JS: inlining off (-l) except
-# in the packages on the per-event path (the runtime, syscall/js, bridge, jsonr, jsonw): most of
-# what -l saves in brotli bytes, without the slower events that turning it off in the runtime
-# costs (README.md, Size; that table has both ends, Go's default and -l everywhere).
-MOD        := github.com/agentwasm/agentwasm
-GCFLAGS_JS ?= -gcflags=all=-l -gcflags=runtime= -gcflags=syscall/js= -gcflags=$(MOD)/bridge= \
-	-gcflags=$(MOD)/internal/jsonr= -gcflags=$(MOD)/internal/jsonw=
+# in the runtime and syscall/js: most of what -l saves in brotli bytes, without the slower events
+# that turning it off in the runtime costs (README.md, Size; that table has both ends, Go's default
+# and -l everywhere).
+GCFLAGS_JS ?= -gcflags=all=-l -gcflags=runtime= -gcflags=syscall/js=
 GOFLAGS_JS := $(GOFLAGS_W) $(GCFLAGS_JS)
 
 # After the linker, cmd/wasmpack rewrites each js module for a smaller brotli download: one data

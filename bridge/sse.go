@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // DefaultMaxFrameBytes is the frame bound used when NewSSEReader gets
@@ -91,6 +92,8 @@ type SSEReader struct {
 
 	retry   int
 	retryOK bool
+
+	view bool // the call is NextView's: Data may share the reader's buffers
 }
 
 // NewSSEReader returns a reader that parses server-sent events from r.
@@ -114,6 +117,21 @@ func NewSSEReader(r io.Reader, maxFrameBytes int) *SSEReader {
 // events completed by the bytes read before it. Once Next has returned an
 // error it returns that same error on every later call without reading more.
 func (r *SSEReader) Next() (SSEEvent, error) {
+	r.view = false
+	return r.next()
+}
+
+// NextView is Next for a caller that is done with each event's Data before
+// it calls Next or NextView again: Data may then share the reader's
+// buffers, which the next call overwrites, so that an event costs no copy
+// of its data. The event type and ID are strings of their own, as Next's.
+func (r *SSEReader) NextView() (SSEEvent, error) {
+	r.view = true
+	return r.next()
+}
+
+// next is Next, giving views of the buffers when r.view is set.
+func (r *SSEReader) next() (SSEEvent, error) {
 	if r.err != nil {
 		return SSEEvent{}, r.err
 	}
@@ -141,6 +159,11 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 				if r.buf[r.pos] == '\n' {
 					r.pos++
 					continue
+				}
+			}
+			if len(r.line) == 0 && r.frameLen == 0 {
+				if ev, ok := r.simpleFrame(); ok {
+					return ev, nil
 				}
 			}
 			eol := r.nextEOL()
@@ -188,6 +211,67 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 			return SSEEvent{}, r.fail(readFailure(err))
 		}
 	}
+}
+
+// simpleFrame dispatches the frame at pos, at the start of a frame, when
+// the buffer holds all of it and it has the form nearly every frame takes:
+// "event:" and "data:" lines and an empty line, each ending in a lone LF,
+// within the frame bound. It gives what the line by line path would give
+// for those bytes (sse_test.go), and leaves everything as it was when
+// ok is false.
+func (r *SSEReader) simpleFrame() (_ SSEEvent, ok bool) {
+	const eventField, dataField = "event:", "data:"
+	b := r.buf[r.pos:r.end]
+	if len(b) < len(eventField)+len(dataField)+3 || string(b[:len(eventField)]) != eventField {
+		return SSEEvent{}, false
+	}
+	e1 := bytes.IndexByte(b, '\n')
+	if e1 < 0 || len(b)-e1-1 < len(dataField) || string(b[e1+1:e1+1+len(dataField)]) != dataField {
+		return SSEEvent{}, false
+	}
+	e2 := bytes.IndexByte(b[e1+1:], '\n')
+	if e2 < 0 {
+		return SSEEvent{}, false
+	}
+	e2 += e1 + 1
+	// The frame's bytes, line ends not counted, are e2-1.
+	if e2+1 >= len(b) || b[e2+1] != '\n' || e2-1 > r.max {
+		return SSEEvent{}, false
+	}
+	// No CR in the frame: crAt is the next one at or after pos.
+	if r.crAt < r.pos {
+		r.crAt = indexFrom(r.buf[:r.end], r.pos, '\r')
+	}
+	if r.crAt-r.pos <= e2+1 {
+		return SSEEvent{}, false
+	}
+	name, data := trimSpace1(b[len(eventField):e1]), trimSpace1(b[e1+1+len(dataField):e2])
+	ev := SSEEvent{Data: r.dataString(data), ID: r.idString()}
+	if len(name) > 0 {
+		if string(name) != r.lastEvent {
+			r.lastEvent = string(name)
+		}
+		ev.Event = r.lastEvent
+	}
+	r.pos += e2 + 2
+	return ev, true
+}
+
+// dataString returns an event's data as a string: a view of b, which
+// the next call overwrites, for NextView; else a copy.
+func (r *SSEReader) dataString(b []byte) string {
+	if r.view && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
+}
+
+// trimSpace1 drops one leading space from a field's value.
+func trimSpace1(v []byte) []byte {
+	if len(v) > 0 && v[0] == ' ' {
+		return v[1:]
+	}
+	return v
 }
 
 // LastEventID returns the last event ID buffer: the value of the last valid
@@ -323,7 +407,7 @@ func (r *SSEReader) dispatch() (SSEEvent, bool) {
 	}
 	ev := SSEEvent{
 		Event: r.eventString(),
-		Data:  string(r.data[:len(r.data)-1]),
+		Data:  r.dataString(r.data[:len(r.data)-1]),
 		ID:    r.idString(),
 	}
 	r.event = r.event[:0]

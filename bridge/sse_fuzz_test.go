@@ -178,6 +178,9 @@ func FuzzSSEReader(f *testing.F) {
 		if got := fuzzRun(t, splitReader(s, at/2, at), max); !reflect.DeepEqual(got, want) {
 			t.Fatalf("split at %d and %d:\n\tgot  %#v\n\twant %#v", at/2, at, got, want)
 		}
+		if got := viewRun(t, splitReader(s, at), max); !reflect.DeepEqual(got, want.events) {
+			t.Fatalf("NextView, split at %d:\n\tgot  %#v\n\twant %#v", at, got, want.events)
+		}
 		if len(s) <= 4096 {
 			if got := fuzzRun(t, iotest.OneByteReader(strings.NewReader(s)), max); !reflect.DeepEqual(got, want) {
 				t.Fatalf("one byte reads:\n\tgot  %#v\n\twant %#v", got, want)

@@ -5,6 +5,7 @@ package session
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -20,8 +21,10 @@ type pendingCall struct {
 
 // round assembles one answer.
 type round struct {
-	s     *Session
-	text  strings.Builder
+	s *Session
+	// text is the answer's text. It only grows (as a strings.Builder does):
+	// the strings textString made of it stay as they are.
+	text  []byte
 	calls []*pendingCall // in the order they started
 	byID  map[string]*pendingCall
 	last  *pendingCall
@@ -30,13 +33,16 @@ type round struct {
 	usage      *Usage
 }
 
+// textString returns the answer's text so far, without copying it.
+func (r *round) textString() string { return unsafe.String(unsafe.SliceData(r.text), len(r.text)) }
+
 func newRound(s *Session) *round { return &round{s: s, byID: map[string]*pendingCall{}} }
 
 // add applies one event.
-func (r *round) add(ev StreamEvent) {
+func (r *round) add(ev *StreamEvent) {
 	switch ev.Type {
 	case EventTextDelta:
-		r.text.WriteString(ev.Text)
+		r.text = append(r.text, ev.Text...)
 	case EventToolCallStart:
 		id := ev.ToolCallID
 		if id == "" {

@@ -35,7 +35,7 @@ var truncatedOutcome = &outcome{status: StatusError, code: ErrorCodeStreamTrunca
 
 // eventBytes is what ev counts against the turn's text bound: the bytes of
 // all its strings.
-func eventBytes(ev StreamEvent) int {
+func eventBytes(ev *StreamEvent) int {
 	return len(ev.Model) + len(ev.Text) + len(ev.ToolCallID) + len(ev.ToolName) +
 		len(ev.ToolArgumentsDelta) + len(ev.ToolArguments) + len(ev.StopReason) + len(ev.ErrorMessage) + len(ev.ErrorCode)
 }
@@ -43,7 +43,7 @@ func eventBytes(ev StreamEvent) int {
 // admit checks ev against the turn's bounds before it is recorded, and
 // counts it. A text delta that continues a run of text deltas is folded
 // into the run's event, so it adds no event.
-func (t *turnState) admit(ev StreamEvent) *outcome {
+func (t *turnState) admit(ev *StreamEvent) *outcome {
 	o := &t.s.opts
 	n := eventBytes(ev)
 	what, bound := "", 0

@@ -7,8 +7,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
 )
@@ -53,7 +53,7 @@ var busyTurn = Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
 func (s *Session) runTurn(ctx context.Context, co ChatOptions, open func(context.Context) *outcome) Turn {
 	t := &turnState{s: s}
 	t.run(ctx, open, co)
-	t.turn.Text = t.text.String()
+	t.turn.Text = t.textString()
 	t.turn.PendingApprovals = s.PendingApprovals()
 	s.secrets.turn(&t.turn)
 	return t.turn
@@ -63,13 +63,20 @@ func (s *Session) runTurn(ctx context.Context, co ChatOptions, open func(context
 type turnState struct {
 	s    *Session
 	turn Turn
-	text strings.Builder // the text of every round
+	// text is the text of every round. It only grows (as a strings.Builder
+	// does): the strings textString made of it stay as they are.
+	text []byte
 	// bytes is what the turn took in so far, against MaxTurnTextBytes.
 	bytes int
 	// inRun: the last recorded event is a textDelta whose text is
 	// text.String()[runStart:], and the next delta extends it.
 	inRun    bool
 	runStart int
+}
+
+// textString returns the turn's text so far, without copying it.
+func (t *turnState) textString() string {
+	return unsafe.String(unsafe.SliceData(t.text), len(t.text))
 }
 
 // outcome is how a step ended a turn; nil means go on.
@@ -150,7 +157,7 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 			return
 		}
 		calls := r.ready()
-		s.appendHistory(Message{Role: "assistant", Content: r.text.String(), ToolCalls: calls})
+		s.appendHistory(Message{Role: "assistant", Content: r.textString(), ToolCalls: calls})
 		first, asked := len(t.turn.ToolCalls), false
 		for i, call := range calls {
 			if ctx.Err() != nil {
@@ -229,11 +236,14 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 			}
 			return nil, t.transportFailure(ctx, err)
 		}
-		if o := t.admit(ev); o != nil {
+		if t.continueRun(r, &ev) {
+			continue
+		}
+		if o := t.admit(&ev); o != nil {
 			return nil, o
 		}
-		t.record(ev)
-		r.add(ev)
+		t.record(&ev)
+		r.add(&ev)
 		switch ev.Type {
 		case EventMessageStop:
 			stopped = true
@@ -302,23 +312,60 @@ func (t *turnState) transportFailure(ctx context.Context, err error) *outcome {
 // that follows a text delta extends that event's text instead of adding
 // one: the record holds one textDelta per run, while the observer sees
 // every delta as it streams.
-func (t *turnState) record(ev StreamEvent) {
+func (t *turnState) record(ev *StreamEvent) {
 	if ev.Type == EventTextDelta {
+		n := len(t.text)
+		t.text = append(t.text, ev.Text...)
+		// textString does not copy: every event of a run shares the turn's
+		// text, and so does ev from here on (the delta the stream gave may
+		// share its reader's buffer: sseStream).
+		all := t.textString()
+		ev.Text = all[n:]
 		if !t.inRun {
-			t.inRun, t.runStart = true, t.text.Len()
-			t.turn.Events = append(t.turn.Events, ev)
+			t.inRun, t.runStart = true, n
+			t.turn.Events = append(t.turn.Events, *ev)
 		}
-		t.text.WriteString(ev.Text)
-		// String does not copy: every event of a run shares the turn's text.
-		t.turn.Events[len(t.turn.Events)-1].Text = t.text.String()[t.runStart:]
+		t.turn.Events[len(t.turn.Events)-1].Text = all[t.runStart:]
 	} else {
 		t.inRun = false
-		t.turn.Events = append(t.turn.Events, ev)
+		t.turn.Events = append(t.turn.Events, *ev)
 	}
-	if t.s.opts.OnEvent != nil {
-		observed := ev // the observer gets its own copy
+	switch o := &t.s.opts; {
+	case o.OnEvent == nil:
+	case o.OnTextDelta != nil && ev.plainDelta():
+		t.s.emitText(ev.Text)
+	default:
+		observed := *ev // the observer gets its own copy
 		t.s.emit(Event{Type: EventTypeChat, Chat: &observed})
 	}
+}
+
+// continueRun takes ev when it is a text delta that continues the run of
+// text deltas, carries a text and nothing else, and fits the turn's bound
+// of text: it does for it what admit, record and round.add would, in one
+// call and with no copy of the event — the path of nearly every delta. It
+// says false, having done nothing, for any other event.
+func (t *turnState) continueRun(r *round, ev *StreamEvent) bool {
+	o := &t.s.opts
+	if !t.inRun || t.bytes+len(ev.Text) > o.MaxTurnTextBytes || !ev.plainDelta() {
+		return false
+	}
+	t.bytes += len(ev.Text)
+	n := len(t.text)
+	t.text = append(t.text, ev.Text...)
+	all := t.textString()
+	text := all[n:] // the turn's own: ev's may share the stream's buffer
+	t.turn.Events[len(t.turn.Events)-1].Text = all[t.runStart:]
+	switch {
+	case o.OnEvent == nil:
+	case o.OnTextDelta != nil:
+		t.s.emitText(text)
+	default:
+		observed := StreamEvent{Type: EventTextDelta, Text: text} // the observer's own
+		t.s.emit(Event{Type: EventTypeChat, Chat: &observed})
+	}
+	r.text = append(r.text, text...)
+	return true
 }
 
 // systemPrompt resolves the system prompt once for a turn.

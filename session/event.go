@@ -34,6 +34,14 @@ type StreamEvent struct {
 	ErrorCode          string  // error
 }
 
+// plainDelta says whether ev is a text delta with a text and nothing else:
+// the event Options.OnTextDelta observes.
+func (ev *StreamEvent) plainDelta() bool {
+	return ev.Type == EventTextDelta && ev.Text != "" && ev.Model == "" && ev.ToolCallID == "" && ev.ToolName == "" &&
+		ev.ToolArgumentsDelta == "" && len(ev.ToolArguments) == 0 && ev.StopReason == "" && ev.PromptTokens == 0 &&
+		ev.CompletionTokens == 0 && ev.LatencyMs == 0 && ev.ErrorMessage == "" && ev.ErrorCode == ""
+}
+
 // EventType names what an Event carries.
 type EventType string
 

@@ -112,6 +112,16 @@ type Options struct {
 	// fails a turn.
 	OnEvent func(Event)
 
+	// OnTextDelta, when set with OnEvent, observes the plain text deltas
+	// in OnEvent's place: each text delta that carries a text and nothing
+	// else, as its text alone, with every token of Auth redacted, on the
+	// same goroutine and in the same order among OnEvent's events. It is
+	// the cheap path of an observer that serializes every event (the
+	// module's: wasm/command): no Event is built and no copy of the
+	// delta made. Without OnEvent it is not called. A panic in it is
+	// recovered and ignored, as OnEvent's is.
+	OnTextDelta func(text string)
+
 	// StudioTools is the policy for tools discovered on the MCP server.
 	// Nil means the defaults (DefaultToolFamilies, every view, no
 	// allowlist, DefaultRequiredTools).

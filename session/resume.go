@@ -5,11 +5,11 @@ package session
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/jsonw"
 )
 
 // Resolution is a person's answers to pending asks: the ids to approve and
@@ -113,7 +113,7 @@ func (s *Session) orderAnswers(answers map[string]bool) ([]PendingApproval, stri
 			unknown = append(unknown, strconv.Quote(id))
 		}
 	}
-	slices.Sort(unknown)
+	jsonw.SortStrings(unknown)
 	which := "none is pending"
 	if len(pending) > 0 {
 		which = "the pending ones are " + strings.Join(pending, ", ")

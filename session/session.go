@@ -146,6 +146,13 @@ func (s *Session) emit(ev Event) {
 	s.opts.OnEvent(s.secrets.event(ev))
 }
 
+// emitText hands the text of a plain text delta to Options.OnTextDelta,
+// with every known token redacted, recovering from any panic in it.
+func (s *Session) emitText(text string) {
+	defer func() { _ = recover() }()
+	s.opts.OnTextDelta(s.secrets.scrub(text))
+}
+
 // runtimeTools merges the Kit's tools and Options.Tools, first name wins.
 func (s *Session) runtimeTools() (tools []ToolDefinition) {
 	seen := map[string]bool{}

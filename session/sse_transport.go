@@ -175,7 +175,11 @@ func (st *sseStream) Next() (StreamEvent, error) {
 		return StreamEvent{}, io.EOF
 	}
 	for {
-		frame, err := st.r.Next()
+		// A view: the event's text (a plain delta's) shares the reader's
+		// buffer until the next call, and streamRound's record makes it
+		// the turn's own before anything keeps it (nothing else reads an
+		// sseStream). Other events are decoded into strings of their own.
+		frame, err := st.r.NextView()
 		if err != nil {
 			if st.ctx.Err() == nil && st.guard.timedOut() != notFired {
 				return StreamEvent{}, st.timeout(st.guard)
@@ -187,6 +191,12 @@ func (st *sseStream) Next() (StreamEvent, error) {
 				return StreamEvent{}, err
 			}
 			return StreamEvent{}, &errTransport{msg: "The Studio AI proxy's stream failed: " + err.Error()}
+		}
+		if frame.Event == "text_delta" {
+			// decodeEvent's first case, written out: nearly every frame.
+			if text, ok := plainText(frame.Data); ok {
+				return StreamEvent{Type: EventTextDelta, Text: text}, nil
+			}
 		}
 		typ, known := sseEventType(frame.Event)
 		if !known {
@@ -225,26 +235,31 @@ func decodeEvent(typ, data string) (StreamEvent, bool) {
 // with nothing decoded or allocated; DecodeStreamEvent would give the same
 // event (sse_transport_test.go).
 func plainText(data string) (string, bool) {
-	const typeHead, head, tail = `{"type":"`, `"text":"`, `"}`
-	rest, ok := strings.CutPrefix(data, typeHead)
-	if ok {
-		i := 0
-		for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] >= 'A' && rest[i] <= 'Z' || rest[i] == '_') {
+	// Written out, not with strings.CutPrefix and the like: this runs once
+	// per delta, and in the module each call costs more than the checks.
+	const typeHead, head, tail = `{"type":"`, `{"text":"`, `"}`
+	var text string
+	switch {
+	case len(data) >= len(head)+len(tail) && data[:len(head)] == head:
+		text = data[len(head):]
+	case len(data) >= len(typeHead) && data[:len(typeHead)] == typeHead:
+		i := len(typeHead)
+		for i < len(data) && (data[i] >= 'a' && data[i] <= 'z' || data[i] >= 'A' && data[i] <= 'Z' || data[i] == '_') {
 			i++
 		}
-		if rest, ok = strings.CutPrefix(rest[i:], `",`); !ok {
+		// `",` then the rest of head after its `{`.
+		if rest := data[i:]; len(rest) >= 2+len(head)-1+len(tail) && rest[:2] == `",` && rest[2:len(head)+1] == head[1:] {
+			text = rest[len(head)+1:]
+		} else {
 			return "", false
 		}
-	} else if rest, ok = strings.CutPrefix(data, "{"); !ok {
+	default:
 		return "", false
 	}
-	if rest, ok = strings.CutPrefix(rest, head); !ok {
+	if len(text) < len(tail) || text[len(text)-2] != '"' || text[len(text)-1] != '}' {
 		return "", false
 	}
-	text, ok := strings.CutSuffix(rest, tail)
-	if !ok {
-		return "", false
-	}
+	text = text[:len(text)-len(tail)]
 	ascii := true
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {

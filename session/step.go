@@ -42,7 +42,7 @@ func (t *turnState) finishStep(r *round, records []DispatchRecord) {
 	}
 	st := &Step{
 		Round:      t.turn.Rounds,
-		Text:       r.text.String(),
+		Text:       r.textString(),
 		ToolCalls:  append([]DispatchRecord(nil), records...), // the observer's own copy
 		StopReason: r.stopReason,
 	}

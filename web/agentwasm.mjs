@@ -606,8 +606,9 @@ export async function load(options = {}) {
     const legacy = globalThis.agentwasm;
     // Set right before the run: main reads it synchronously inside go.run,
     // so two loads at once each hand their own to their own module. readBody
-    // is the body pump the module reads response bodies through.
-    const boot = { register: name, testHooks: Boolean(testHooks), readBody };
+    // is the body pump the module reads response bodies through; textDeltas
+    // says a session's plain text delta may come as its text alone (Session.dispatch).
+    const boot = { register: name, testHooks: Boolean(testHooks), readBody, textDeltas: true };
     globalThis.__agentwasmBoot = boot;
     let running;
     try {
@@ -994,6 +995,16 @@ function observeQuietly(fn, ...args) {
   }
 }
 
+/** observeQuietly for an observer of one event (no rest parameters: it runs once per text delta). */
+function observe(fn, event) {
+  try {
+    const result = fn(event);
+    if (result && typeof result.then === 'function') result.then(undefined, () => {});
+  } catch {
+    // ignored
+  }
+}
+
 /** A tool definition as the module takes it (its own execute stays here). */
 function toolJSON(tool, where) {
   if (!isObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
@@ -1369,11 +1380,14 @@ export class Session {
   /**
    * @internal Hands the module's events to the observers, each event alone
    * and in order: the module's event hook receives them in batches, a JSON
-   * array of the events of one network read, say (wasm/js/events.go).
+   * array of the events of one network read, say (wasm/js/events.go), where
+   * a plain text delta comes as its text alone (the boot setting
+   * textDeltas) and becomes its event here.
    * Nothing the observers do can break the turn.
    */
   dispatch(text) {
-    if (!this.#onEvent && !this.#onWatchStatus && !this.#onStepFinish && this.#sinks.size === 0) return;
+    const onEvent = this.#onEvent;
+    if (!onEvent && !this.#onWatchStatus && !this.#onStepFinish && this.#sinks.size === 0) return;
     let events;
     try {
       events = JSON.parse(text);
@@ -1382,12 +1396,17 @@ export class Session {
     }
     if (!Array.isArray(events)) events = [events];
     for (let i = 0; i < events.length; i++) {
-      const event = events[i];
-      if (!isObject(event)) continue;
-      for (const sink of this.#sinks) sink(event);
-      if (this.#onWatchStatus && event.type === 'toolWatch') observeQuietly(this.#onWatchStatus, event.status, event.detail);
-      if (this.#onStepFinish && event.type === 'stepFinish') observeQuietly(this.#onStepFinish, event.step);
-      if (this.#onEvent) observeQuietly(this.#onEvent, event);
+      let event = events[i];
+      if (typeof event === 'string') {
+        event = { type: 'chat', event: { type: 'textDelta', text: event } };
+        if (this.#sinks.size !== 0) for (const sink of this.#sinks) sink(event);
+      } else {
+        if (!isObject(event)) continue;
+        for (const sink of this.#sinks) sink(event);
+        if (this.#onWatchStatus && event.type === 'toolWatch') observeQuietly(this.#onWatchStatus, event.status, event.detail);
+        if (this.#onStepFinish && event.type === 'stepFinish') observeQuietly(this.#onStepFinish, event.step);
+      }
+      if (onEvent) observe(onEvent, event);
     }
   }
 

@@ -6,7 +6,6 @@ package jsonw
 import (
 	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"math"
-	"sort"
 	"strconv"
 )
 
@@ -182,8 +181,39 @@ func SortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	SortStrings(keys)
 	return keys
+}
+
+// SortStrings sorts s in increasing byte order, in place: a heapsort, written out for strings
+// so that the wasm modules link no generic sort (sort.Strings is slices.Sort, an instantiation
+// of several kilobytes for one element type).
+func SortStrings(s []string) {
+	for i := len(s)/2 - 1; i >= 0; i-- {
+		siftDown(s, i, len(s))
+	}
+	for end := len(s) - 1; end > 0; end-- {
+		s[0], s[end] = s[end], s[0]
+		siftDown(s, 0, end)
+	}
+}
+
+// siftDown restores the max-heap order of s[:n] below the element at i.
+func siftDown(s []string, i, n int) {
+	for {
+		child := 2*i + 1
+		if child >= n {
+			return
+		}
+		if child+1 < n && s[child] < s[child+1] {
+			child++
+		}
+		if s[i] >= s[child] {
+			return
+		}
+		s[i], s[child] = s[child], s[i]
+		i = child
+	}
 }
 
 // appendFloat writes f as JavaScript's Number#toString does, except that

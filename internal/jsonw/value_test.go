@@ -6,6 +6,9 @@ package jsonw_test
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,4 +99,24 @@ func TestAppendValueDepthBound(t *testing.T) {
 func TestSortedKeys(t *testing.T) {
 	assert.Equal(t, []string{"", "A", "a", "b"}, jsonw.SortedKeys(map[string]int{"b": 1, "a": 2, "A": 3, "": 4}))
 	assert.Empty(t, jsonw.SortedKeys(map[string]any(nil)))
+}
+
+func TestSortStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 200; n++ {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = strconv.Itoa(rng.IntN(n/2 + 1)) // duplicates too
+		}
+		if n%7 == 0 {
+			slices.Sort(s) // already sorted
+		}
+		want := slices.Clone(s)
+		slices.Sort(want)
+		jsonw.SortStrings(s)
+		assert.Equal(t, want, s, "n=%d", n)
+	}
+	s := []string{"é", "z", "", "Z", "a\x00", "a"}
+	jsonw.SortStrings(s)
+	assert.Equal(t, []string{"", "Z", "a", "a\x00", "z", "é"}, s, "byte order")
 }

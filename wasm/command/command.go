@@ -51,6 +51,12 @@ type Hooks struct {
 	// OnEvent receives each event as the JSON of a wire.SessionEvent (a
 	// session's) or a wire.PortEvent (a port's). It may be nil.
 	OnEvent func(session int, event []byte)
+	// OnTextDelta, when set with OnEvent, receives a session's plain text
+	// deltas (a text and nothing else) in OnEvent's place, as their text
+	// alone, in order among its events: the event whose JSON would be
+	// {"type":"chat","event":{"type":"textDelta","text":…}}, without
+	// encoding it apart (session.Options.OnTextDelta).
+	OnTextDelta func(session int, text string)
 	// Call invokes one of the host's callbacks ("auth", "execute",
 	// "kit.execute", "kit.systemPrompt", "system", "transport",
 	// "mcp.listTools", "mcp.callTool", "mcp.close", "studioTools.approve",

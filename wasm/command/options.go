@@ -134,6 +134,9 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 	}
 	if hooks.OnEvent != nil {
 		opts.OnEvent = func(ev session.Event) { hooks.OnEvent(id, eventJSON(ev)) }
+		if hooks.OnTextDelta != nil {
+			opts.OnTextDelta = func(text string) { hooks.OnTextDelta(id, text) }
+		}
 	}
 	return opts, nil
 }

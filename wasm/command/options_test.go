@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )
 
@@ -66,5 +67,59 @@ func TestEventJSONTextDeltaAllocs(t *testing.T) {
 	ev := session.Event{Type: session.EventTypeChat, Chat: &c}
 	if n := testing.AllocsPerRun(100, func() { _ = eventJSON(ev) }); n != 1 {
 		t.Errorf("encoding a text delta allocates %v times, want 1", n)
+	}
+}
+
+// TestSessionOptionsTextDelta checks the wiring of Hooks.OnTextDelta: set
+// only with OnEvent, it hands the session's id and the text on, and the
+// JSON it stands for is eventJSON's for that delta.
+func TestSessionOptionsTextDelta(t *testing.T) {
+	cases := []struct {
+		name            string
+		onEvent, onText bool
+		wantOnTextDelta bool
+	}{
+		{name: "both", onEvent: true, onText: true, wantOnTextDelta: true},
+		{name: "OnEvent only", onEvent: true},
+		{name: "OnTextDelta only", onText: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			var h Hooks
+			if tc.onEvent {
+				h.OnEvent = func(int, []byte) {}
+			}
+			if tc.onText {
+				h.OnTextDelta = func(id int, text string) {
+					if id != 7 {
+						t.Errorf("session id %d, want 7", id)
+					}
+					got = append(got, text)
+				}
+			}
+			opts, err := sessionOptions(&wire.SessionOptions{}, 7, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (opts.OnTextDelta != nil) != tc.wantOnTextDelta {
+				t.Fatalf("OnTextDelta set: %v, want %v", opts.OnTextDelta != nil, tc.wantOnTextDelta)
+			}
+			if !tc.wantOnTextDelta {
+				return
+			}
+			opts.OnTextDelta("h\u00e9 \"q\"")
+			if len(got) != 1 || got[0] != "h\u00e9 \"q\"" {
+				t.Fatalf("got %q", got)
+			}
+			c := session.StreamEvent{Type: session.EventTextDelta, Text: got[0]}
+			want := eventJSON(session.Event{Type: session.EventTypeChat, Chat: &c})
+			var text string
+			if err := json.Unmarshal(want, &struct {
+				Event *struct{ Text *string } `json:"event"`
+			}{Event: &struct{ Text *string }{Text: &text}}); err != nil || text != got[0] {
+				t.Fatalf("eventJSON %s does not carry the text %q", want, got[0])
+			}
+		})
 	}
 }

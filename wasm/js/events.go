@@ -28,7 +28,11 @@
 //
 // So the events of one network read cross together, and the page's
 // observers still get each event alone and in order (web/agentwasm.mjs
-// unpacks the array).
+// unpacks the array). When the loader says it takes them (the boot setting
+// textDeltas), a session's plain text delta — a text and nothing else, the
+// event an answer streams most — is in the array as the JSON string of its
+// text alone (enqueueText), which the loader makes the same event object:
+// neither side builds or parses the rest of it.
 
 package main
 
@@ -38,6 +42,7 @@ import (
 	"unsafe"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/jsonw"
 )
 
 // eventSink is the event hook of one session or port.
@@ -76,21 +81,45 @@ func init() {
 
 // enqueue buffers one event (its JSON) for sink's hook under id.
 func (s *eventSink) enqueue(id int, event []byte) {
+	first := s.open(id)
+	queue.data = append(queue.data, event...)
+	s.close(first)
+}
+
+// enqueueText buffers one plain text delta for sink's hook under id, as
+// the JSON string of its text: the loader makes it the event
+// {type: 'chat', event: {type: 'textDelta', text}} (boot setting
+// textDeltas, wasm/README.md).
+func (s *eventSink) enqueueText(id int, text string) {
+	first := s.open(id)
+	queue.data = jsonw.AppendString(queue.data, text)
+	s.close(first)
+}
+
+// open locks the queue and starts an event of sink under id: a comma in
+// the last run when it is sink's and id's, else a new run. It says whether
+// the queue was empty.
+func (s *eventSink) open(id int) (first bool) {
 	q := &queue
 	q.mu.Lock()
 	n := len(q.runs)
 	if n > 0 && q.runs[n-1].sink == s && q.runs[n-1].id == id {
 		q.data = append(q.data, ',')
-	} else {
-		if n > 0 {
-			q.data = append(q.data, ']')
-		}
-		q.runs = append(q.runs, eventRun{sink: s, id: id, start: len(q.data)})
-		q.data = append(q.data, '[')
+		return false
 	}
-	q.data = append(q.data, event...)
-	q.mu.Unlock()
-	if n == 0 {
+	if n > 0 {
+		q.data = append(q.data, ']')
+	}
+	q.runs = append(q.runs, eventRun{sink: s, id: id, start: len(q.data)})
+	q.data = append(q.data, '[')
+	return n == 0
+}
+
+// close unlocks the queue after an event, and wakes the flushing goroutine
+// when the event was the first one buffered.
+func (s *eventSink) close(first bool) {
+	queue.mu.Unlock()
+	if first {
 		select {
 		case idle <- struct{}{}:
 		default:

@@ -10,7 +10,8 @@
 //	callSync(command: string, hooks?: {fetch?, event?, call?}): string
 //
 // The event hook receives a session's or port's events in batches, as
-// event(id, eventsJSON) with a JSON array of them (events.go says when).
+// event(id, eventsJSON) with a JSON array of them (events.go says when and
+// in what form).
 //
 // Both take a JSON command and answer a JSON reply (wasm/README.md).
 //
@@ -47,6 +48,9 @@ type bootSettings struct {
 	// readBody is the loader's body pump function (bridge.SetReadBody), or
 	// undefined: response bodies are then read from Go.
 	readBody js.Value
+	// textDeltas: the loader's event hook takes a plain text delta as the
+	// JSON string of its text (events.go, enqueueText).
+	textDeltas bool
 }
 
 // The collector's GOGC is not a boot setting: the runtime reads it from the
@@ -82,6 +86,9 @@ func readBoot() bootSettings {
 	}
 	if h := b.Get("testHooks"); h.Type() == js.TypeBoolean {
 		s.testHooks = h.Bool()
+	}
+	if d := b.Get("textDeltas"); d.Type() == js.TypeBoolean {
+		s.textDeltas = d.Bool()
 	}
 	return s
 }
@@ -134,7 +141,11 @@ func hooksFrom(v js.Value) command.Hooks {
 	}
 	if eventFn.Type() == js.TypeFunction {
 		// Buffered, and delivered in batches (events.go).
-		h.OnEvent = (&eventSink{fn: eventFn}).enqueue
+		sink := &eventSink{fn: eventFn}
+		h.OnEvent = sink.enqueue
+		if boot.textDeltas {
+			h.OnTextDelta = sink.enqueueText
+		}
 	}
 	return h
 }
