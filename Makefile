@@ -197,8 +197,9 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
 # The js modules' budgets (README.md, Size, says why and what each raise or cut was):
-# the full build 5.7 MB raw and 825,000 B brotli, the session-only build 4.65 MB raw and 685,000 B.
-SIZE_BUDGETS := --budget dist/agentwasm.wasm:5700000:825000 --budget dist/agentwasm-session.wasm:4650000:685000
+# the full build 5.6 MB raw and 800,000 B brotli, the session-only build 4.55 MB raw and 650,000 B:
+# the brotli figures are the download goals.
+SIZE_BUDGETS := --budget dist/agentwasm.wasm:5600000:800000 --budget dist/agentwasm-session.wasm:4550000:650000
 SIZE_MODULES := dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm
 
 size: $(SIZE_MODULES) dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm

@@ -275,7 +275,7 @@ const blocks = {
       ['loading the js module in Node (instantiate + start the runtime)', duration(node.loadMs * 1e6), duration(nodeTiny.loadMs * 1e6), node.loadMs, nodeTiny.loadMs],
       ['one text turn in Node (50 deltas)', duration(node.turnUs * 1e3), duration(nodeTiny.turnUs * 1e3), node.turnUs, nodeTiny.turnUs],
       ...['256 B', '64 KiB'].map((size) => [
-        `deltas per second through \`onEvent\` in Node (one turn of 10,000 deltas, ${size} chunks), with the plain-JS baseline on the same bytes and how many times faster it is`,
+        `deltas per second through \`onEvent\` in Node (an answer of 10,000 deltas, a session's second turn, ${size} chunks), with the plain-JS baseline on the same bytes and how many times faster it is`,
         deltaFigure(g.deltas[size]), deltaFigure(t.deltas[size]), g.deltas[size].module, t.deltas[size].module]),
       ['a full scripted turn in Node (a page tool call, its result, the answer)', duration(g.fullUs * 1e3), duration(t.fullUs * 1e3), g.fullUs, t.fullUs],
       ['one call from JavaScript into the module (`runtime.version()`)', duration(node.crossingUs * 1e3), duration(nodeTiny.crossingUs * 1e3), node.crossingUs, nodeTiny.crossingUs],
