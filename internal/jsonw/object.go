@@ -137,39 +137,9 @@ func (w *Writer) field(f *Field, p unsafe.Pointer) {
 		}
 		w.buf = append(w.buf, ']')
 	case IntMap:
-		m := *(*map[string]int)(p)
-		if m == nil && w.Flags&NilMapAsEmpty == 0 {
-			w.buf = append(w.buf, "null"...)
-			return
-		}
-		w.buf = append(w.buf, '{')
-		first := true
-		for k, v := range m {
-			if !first {
-				w.buf = append(w.buf, ',')
-			}
-			first = false
-			w.buf = append(AppendString(w.buf, k), ':')
-			w.Int(v)
-		}
-		w.buf = append(w.buf, '}')
+		writeMap(w, *(*map[string]int)(p), (*Writer).Int)
 	case StringMap:
-		m := *(*map[string]string)(p)
-		if m == nil && w.Flags&NilMapAsEmpty == 0 {
-			w.buf = append(w.buf, "null"...)
-			return
-		}
-		w.buf = append(w.buf, '{')
-		first := true
-		for k, v := range m {
-			if !first {
-				w.buf = append(w.buf, ',')
-			}
-			first = false
-			w.buf = append(AppendString(w.buf, k), ':')
-			w.buf = AppendString(w.buf, v)
-		}
-		w.buf = append(w.buf, '}')
+		writeMap(w, *(*map[string]string)(p), (*Writer).String)
 	case Struct:
 		w.Struct(p, f.Fields)
 	case PtrStruct:
@@ -193,4 +163,24 @@ func (w *Writer) field(f *Field, p unsafe.Pointer) {
 		}
 		w.buf = append(w.buf, ']')
 	}
+}
+
+// writeMap writes m as a JSON object, each value by value, in the map's iteration order; nil
+// writes null (or {} with NilMapAsEmpty).
+func writeMap[V any](w *Writer, m map[string]V, value func(*Writer, V)) {
+	if m == nil && w.Flags&NilMapAsEmpty == 0 {
+		w.buf = append(w.buf, "null"...)
+		return
+	}
+	w.buf = append(w.buf, '{')
+	first := true
+	for k, v := range m {
+		if !first {
+			w.buf = append(w.buf, ',')
+		}
+		first = false
+		w.buf = append(AppendString(w.buf, k), ':')
+		value(w, v)
+	}
+	w.buf = append(w.buf, '}')
 }

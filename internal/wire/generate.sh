@@ -21,11 +21,9 @@ for f in *_easyjson.go; do
 done
 # Types marked //agentwasm:decode-only lose their encoder, types marked
 # //agentwasm:encode-only their decoder (trim.go): the module only ever moves
-# them one way, and every method left costs wasm bytes.
-go run trim.go
-# Decoders of struct types become tables of their fields read by one function,
-# jsonr.Lexer.Object (tables.go): a generated function per struct costs kilobytes of wasm.
-go run tables.go
-# Generated functions nothing calls any more (copies easyjson wrote for a nested type) go too.
-go run trim.go
+# them one way, and every method left costs wasm bytes. Then each struct's
+# codecs become tables of its fields, read by jsonr.Lexer.Object and written by
+# jsonw.Writer.Struct (tables.go): a generated function per struct and
+# direction costs kilobytes of wasm. Last, the functions left unused go.
+go run trim.go tables.go
 gofmt -w *_easyjson.go

@@ -1,6 +1,7 @@
 //go:build ignore
 
-// tables.go rewrites the generated codecs (run by generate.sh after trim.go: go run tables.go).
+// tables.go rewrites the generated codecs: the second pass of trim.go's program (generate.sh runs
+// go run trim.go tables.go).
 // easyjson writes one function per struct and direction, with code per member; in WebAssembly
 // each of those functions costs kilobytes. For every struct type, tables.go writes the struct's
 // fields once per direction, as a table (key, unsafe.Offsetof, kind):
@@ -42,7 +43,8 @@ var encodeKinds = map[string]string{
 	"map[string]int": "IntMap", "map[string]string": "StringMap",
 }
 
-func main() {
+// tables is the second pass: it rewrites the codecs of every struct type as tables.
+func tables() {
 	fset := token.NewFileSet()
 	structs := map[string]*ast.StructType{}
 	sources, _ := filepath.Glob("*.go")
@@ -97,7 +99,7 @@ func main() {
 			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "easyjson") || !strings.Contains(fn.Name.Name, "Decode") {
 				continue
 			}
-			typ := decodedType(fn)
+			typ := paramType(fn)
 			st := structs[typ]
 			if st == nil {
 				continue
@@ -108,14 +110,14 @@ func main() {
 				continue
 			}
 			// The decoder goes; its one caller, the type's UnmarshalEasyJSON, reads the table.
-			method := unmarshalMethod(file, typ)
-			if method == nil {
+			m := method(file, typ, "UnmarshalEasyJSON")
+			if m == nil {
 				continue // a copy easyjson wrote for another type's decoder in this file
 			}
 			edits = append(edits, edit{from: fset.Position(fn.Pos()).Offset, to: fset.Position(fn.End()).Offset})
 			edits = append(edits, edit{
-				from: fset.Position(method.Body.Pos()).Offset,
-				to:   fset.Position(method.Body.End()).Offset,
+				from: fset.Position(m.Body.Pos()).Offset,
+				to:   fset.Position(m.Body.End()).Offset,
 				text: "{\n\tl.Object(unsafe.Pointer(v), decode" + typ + ")\n}",
 			})
 			fmt.Fprintf(&tables, "\n// decode%s is %s's fields, as UnmarshalEasyJSON reads them.\nvar decode%s = []jsonr.Field{\n%s}\n",
@@ -126,7 +128,7 @@ func main() {
 			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "easyjson") || !strings.Contains(fn.Name.Name, "Encode") {
 				continue
 			}
-			typ := encodedType(fn)
+			typ := paramType(fn)
 			entries, ok := encodable[typ]
 			if !ok {
 				if structs[typ] != nil {
@@ -134,14 +136,14 @@ func main() {
 				}
 				continue
 			}
-			method := marshalMethod(file, typ)
-			if method == nil {
+			m := method(file, typ, "MarshalEasyJSON")
+			if m == nil {
 				continue // a copy easyjson wrote for another type's encoder in this file
 			}
 			edits = append(edits, edit{from: fset.Position(fn.Pos()).Offset, to: fset.Position(fn.End()).Offset})
 			edits = append(edits, edit{
-				from: fset.Position(method.Body.Pos()).Offset,
-				to:   fset.Position(method.Body.End()).Offset,
+				from: fset.Position(m.Body.Pos()).Offset,
+				to:   fset.Position(m.Body.End()).Offset,
 				text: "{\n\tw.Struct(unsafe.Pointer(&v), encode" + typ + ")\n}",
 			})
 			fmt.Fprintf(&tables, "\n// encode%s is %s's fields, as MarshalEasyJSON writes them.\nvar encode%s = []jsonw.Field{\n%s}\n",
@@ -327,48 +329,29 @@ func jsonTag(field *ast.Field) (key, opts string, skip bool, err error) {
 	return key, opts, false, nil
 }
 
-// marshalMethod returns the MarshalEasyJSON method of typ (a value receiver) in file, or nil.
-func marshalMethod(file *ast.File, typ string) *ast.FuncDecl {
+// method returns the method name of typ or *typ in file, or nil.
+func method(file *ast.File, typ, name string) *ast.FuncDecl {
 	for _, d := range file.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "MarshalEasyJSON" && recvType(fn) == typ {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == name && recvType(fn) == typ {
 			return fn
 		}
 	}
 	return nil
 }
 
-// encodedType returns the type a generated encoder writes: its parameter in T.
-func encodedType(fn *ast.FuncDecl) string {
+// paramType returns the type a generated codec function takes as its second parameter: T for an
+// encoder (in T), T for a decoder (out *T).
+func paramType(fn *ast.FuncDecl) string {
 	params := fn.Type.Params.List
 	if len(params) != 2 {
 		return ""
 	}
-	if id, ok := params[1].Type.(*ast.Ident); ok {
+	t := params[1].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
 		return id.Name
-	}
-	return ""
-}
-
-// unmarshalMethod returns the UnmarshalEasyJSON method of *typ in file, or nil.
-func unmarshalMethod(file *ast.File, typ string) *ast.FuncDecl {
-	for _, d := range file.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "UnmarshalEasyJSON" && recvType(fn) == typ {
-			return fn
-		}
-	}
-	return nil
-}
-
-// decodedType returns the type a generated decoder writes: its parameter out *T.
-func decodedType(fn *ast.FuncDecl) string {
-	params := fn.Type.Params.List
-	if len(params) != 2 {
-		return ""
-	}
-	if s, ok := params[1].Type.(*ast.StarExpr); ok {
-		if id, ok := s.X.(*ast.Ident); ok {
-			return id.Name
-		}
 	}
 	return ""
 }
@@ -402,11 +385,4 @@ func typeString(e ast.Expr) string {
 		return typeString(t.X) + "." + t.Sel.Name
 	}
 	return fmt.Sprintf("%T", e)
-}
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tables:", err)
-		os.Exit(1)
-	}
 }

@@ -1,12 +1,16 @@
 //go:build ignore
 
-// trim.go drops generated codec methods the module never calls (run by
-// generate.sh: go run trim.go). Types marked //agentwasm:decode-only
-// lose MarshalEasyJSON, types marked //agentwasm:encode-only lose
-// UnmarshalEasyJSON, and then every generated easyjson* function nothing
-// refers to any more is dropped too, until none is left. The linker would
-// otherwise keep them all: every wire type is handed to an interface.
-// It edits every *_easyjson.go file of the current directory.
+// trim.go and tables.go post-process easyjson's output (run by generate.sh:
+// go run trim.go tables.go). It edits every *_easyjson.go file of the
+// current directory, in three passes:
+//
+//  1. trim: types marked //agentwasm:decode-only lose MarshalEasyJSON, types
+//     marked //agentwasm:encode-only lose UnmarshalEasyJSON, and then every
+//     generated easyjson* function nothing refers to any more is dropped too,
+//     until none is left. The linker would otherwise keep them all: every
+//     wire type is handed to an interface.
+//  2. tables (tables.go): each struct's codecs become tables of its fields.
+//  3. trim again: the functions the tables left unused go.
 package main
 
 import (
@@ -22,11 +26,18 @@ import (
 )
 
 func main() {
+	trim()
+	tables()
+	trim()
+}
+
+// trim is the first and third pass.
+func trim() {
 	drop := map[string]bool{} // "Type.Method"
 	sources, _ := filepath.Glob("*.go")
 	fset := token.NewFileSet()
 	for _, f := range sources {
-		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") || f == "trim.go" {
+		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") || f == "trim.go" || f == "tables.go" {
 			continue
 		}
 		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
@@ -53,7 +64,7 @@ func main() {
 		check(err)
 		var kept []ast.Decl
 		for _, d := range file.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && drop[recvName(fn)+"."+fn.Name.Name] {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && drop[recvType(fn)+"."+fn.Name.Name] {
 				continue
 			}
 			kept = append(kept, d)
@@ -110,17 +121,6 @@ func keepComments(file *ast.File, fset *token.FileSet) []*ast.CommentGroup {
 		}
 	}
 	return out
-}
-
-func recvName(fn *ast.FuncDecl) string {
-	t := fn.Recv.List[0].Type
-	if s, ok := t.(*ast.StarExpr); ok {
-		t = s.X
-	}
-	if id, ok := t.(*ast.Ident); ok {
-		return id.Name
-	}
-	return ""
 }
 
 func check(err error) {
