@@ -219,8 +219,13 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 	r := newRound(t.s)
 	t.inRun = false
 	stopped := false // the answer's message_stop arrived
+	// One event variable for the whole stream: the steps below take it by
+	// pointer, and a compiler that cannot prove the pointer stays put (TinyGo)
+	// then moves one variable to the heap, not one per event.
+	var ev StreamEvent
 	for {
-		ev, err := nextEvent(stream)
+		var err error
+		ev, err = nextEvent(stream)
 		if err != nil {
 			var te *errTransport
 			switch {
