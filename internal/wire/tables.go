@@ -2,6 +2,7 @@
 
 // tables.go rewrites the generated codecs: the second pass of trim.go's program (generate.sh runs
 // go run trim.go tables.go).
+//
 // easyjson writes one function per struct and direction, with code per member; in WebAssembly
 // each of those functions costs kilobytes. For every struct type, tables.go writes the struct's
 // fields once per direction, as a table (key, unsafe.Offsetof, kind):
@@ -29,8 +30,8 @@ import (
 	"strings"
 )
 
-// scalarKinds maps a field's Go type to the jsonr kind that reads it.
-var scalarKinds = map[string]string{
+// decodeKinds maps a field's Go type to the jsonr kind that reads it.
+var decodeKinds = map[string]string{
 	"string": "String", "bool": "Bool", "int": "Int", "int64": "Int64", "float64": "Float64",
 	"*int": "PtrInt", "*int64": "PtrInt64", "*float64": "PtrFloat64", "*bool": "PtrBool",
 	"RawMessage": "Raw", "[]string": "Strings", "map[string]string": "StringMap",
@@ -198,7 +199,7 @@ func fieldTable(typ string, st *ast.StructType, decoded map[string]bool) (string
 				k = name.Name
 			}
 			offset := "unsafe.Offsetof(" + typ + "{}." + name.Name + ")"
-			if kind, ok := scalarKinds[t]; ok {
+			if kind, ok := decodeKinds[t]; ok {
 				fmt.Fprintf(&b, "\t{Key: %q, Offset: %s, Kind: jsonr.%s},\n", k, offset, kind)
 				continue
 			}
