@@ -320,24 +320,42 @@ func (t *turnState) transportFailure(ctx context.Context, err error) *outcome {
 func (t *turnState) record(ev *StreamEvent) {
 	if ev.Type == EventTextDelta {
 		n := len(t.text)
-		t.text = append(t.text, ev.Text...)
-		// textString does not copy: every event of a run shares the turn's
-		// text, and so does ev from here on (the delta the stream gave may
-		// share its reader's buffer: sseStream).
-		all := t.textString()
-		ev.Text = all[n:]
+		// From here on ev's text is the turn's own: the delta the stream
+		// gave may share its reader's buffer (sseStream).
+		ev.Text = t.appendText(ev.Text)
 		if !t.inRun {
 			t.inRun, t.runStart = true, n
 			t.turn.Events = append(t.turn.Events, *ev)
 		}
-		t.turn.Events[len(t.turn.Events)-1].Text = all[t.runStart:]
+		t.extendRun()
 	} else {
 		t.inRun = false
 		t.turn.Events = append(t.turn.Events, *ev)
 	}
+	t.observe(ev, false)
+}
+
+// appendText adds text to the turn's text and returns the turn's own copy
+// of it. textString does not copy: every event of a run shares the turn's
+// text.
+func (t *turnState) appendText(text string) string {
+	n := len(t.text)
+	t.text = append(t.text, text...)
+	return t.textString()[n:]
+}
+
+// extendRun makes the run's event (the last recorded) hold the run's text so far.
+func (t *turnState) extendRun() {
+	t.turn.Events[len(t.turn.Events)-1].Text = t.textString()[t.runStart:]
+}
+
+// observe hands ev, which holds the turn's own strings, to the observers:
+// a plain text delta to OnTextDelta when it is set, anything else to
+// OnEvent as a copy of its own. plain says ev is known to be a plain delta.
+func (t *turnState) observe(ev *StreamEvent, plain bool) {
 	switch o := &t.s.opts; {
 	case o.OnEvent == nil:
-	case o.OnTextDelta != nil && ev.plainDelta():
+	case o.OnTextDelta != nil && (plain || ev.plainDelta()):
 		t.s.emitText(ev.Text)
 	default:
 		observed := *ev // the observer gets its own copy
@@ -351,25 +369,14 @@ func (t *turnState) record(ev *StreamEvent) {
 // call and with no copy of the event — the path of nearly every delta. It
 // says false, having done nothing, for any other event.
 func (t *turnState) continueRun(r *round, ev *StreamEvent) bool {
-	o := &t.s.opts
-	if !t.inRun || t.bytes+len(ev.Text) > o.MaxTurnTextBytes || !ev.plainDelta() {
+	if !t.inRun || t.bytes+len(ev.Text) > t.s.opts.MaxTurnTextBytes || !ev.plainDelta() {
 		return false
 	}
 	t.bytes += len(ev.Text)
-	n := len(t.text)
-	t.text = append(t.text, ev.Text...)
-	all := t.textString()
-	text := all[n:] // the turn's own: ev's may share the stream's buffer
-	t.turn.Events[len(t.turn.Events)-1].Text = all[t.runStart:]
-	switch {
-	case o.OnEvent == nil:
-	case o.OnTextDelta != nil:
-		t.s.emitText(text)
-	default:
-		observed := StreamEvent{Type: EventTextDelta, Text: text} // the observer's own
-		t.s.emit(Event{Type: EventTypeChat, Chat: &observed})
-	}
-	r.text = append(r.text, text...)
+	ev.Text = t.appendText(ev.Text) // the turn's own: ev's may share the stream's buffer
+	t.extendRun()
+	t.observe(ev, true)
+	r.text = append(r.text, ev.Text...)
 	return true
 }
 

@@ -68,10 +68,32 @@ var decodeToolSpec = []jsonr.Field{
 	{Key: "outputSchema", Offset: unsafe.Offsetof(ToolSpec{}.OutputSchema), Kind: jsonr.Raw},
 }
 
+// encodeToolSpec is ToolSpec's fields, as MarshalEasyJSON writes them.
+var encodeToolSpec = []jsonw.Field{
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(ToolSpec{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"description\":", Offset: unsafe.Offsetof(ToolSpec{}.Description), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"inputSchema\":", Offset: unsafe.Offsetof(ToolSpec{}.InputSchema), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"annotations\":", Offset: unsafe.Offsetof(ToolSpec{}.Annotations), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"outputSchema\":", Offset: unsafe.Offsetof(ToolSpec{}.OutputSchema), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
 // decodeToolChoice is ToolChoice's fields, as UnmarshalEasyJSON reads them.
 var decodeToolChoice = []jsonr.Field{
 	{Key: "mode", Offset: unsafe.Offsetof(ToolChoice{}.Mode), Kind: jsonr.String},
 	{Key: "toolName", Offset: unsafe.Offsetof(ToolChoice{}.ToolName), Kind: jsonr.String},
+}
+
+// encodeToolChoice is ToolChoice's fields, as MarshalEasyJSON writes them.
+var encodeToolChoice = []jsonw.Field{
+	{Prefix: ",\"mode\":", Offset: unsafe.Offsetof(ToolChoice{}.Mode), Kind: jsonw.String},
+	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(ToolChoice{}.ToolName), Kind: jsonw.String, OmitEmpty: true},
+}
+
+// encodeToolCall is ToolCall's fields, as MarshalEasyJSON writes them.
+var encodeToolCall = []jsonw.Field{
+	{Prefix: ",\"id\":", Offset: unsafe.Offsetof(ToolCall{}.ID), Kind: jsonw.String},
+	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(ToolCall{}.Name), Kind: jsonw.String},
+	{Prefix: ",\"arguments\":", Offset: unsafe.Offsetof(ToolCall{}.Arguments), Kind: jsonw.Raw},
 }
 
 // decodeStreamEvent is StreamEvent's fields, as UnmarshalEasyJSON reads them.
@@ -89,28 +111,6 @@ var decodeStreamEvent = []jsonr.Field{
 	{Key: "latencyMs", Offset: unsafe.Offsetof(StreamEvent{}.LatencyMs), Kind: jsonr.Float64},
 	{Key: "errorMessage", Offset: unsafe.Offsetof(StreamEvent{}.ErrorMessage), Kind: jsonr.String},
 	{Key: "errorCode", Offset: unsafe.Offsetof(StreamEvent{}.ErrorCode), Kind: jsonr.String},
-}
-
-// encodeToolSpec is ToolSpec's fields, as MarshalEasyJSON writes them.
-var encodeToolSpec = []jsonw.Field{
-	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(ToolSpec{}.Name), Kind: jsonw.String},
-	{Prefix: ",\"description\":", Offset: unsafe.Offsetof(ToolSpec{}.Description), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"inputSchema\":", Offset: unsafe.Offsetof(ToolSpec{}.InputSchema), Kind: jsonw.Raw, OmitEmpty: true},
-	{Prefix: ",\"annotations\":", Offset: unsafe.Offsetof(ToolSpec{}.Annotations), Kind: jsonw.Raw, OmitEmpty: true},
-	{Prefix: ",\"outputSchema\":", Offset: unsafe.Offsetof(ToolSpec{}.OutputSchema), Kind: jsonw.Raw, OmitEmpty: true},
-}
-
-// encodeToolChoice is ToolChoice's fields, as MarshalEasyJSON writes them.
-var encodeToolChoice = []jsonw.Field{
-	{Prefix: ",\"mode\":", Offset: unsafe.Offsetof(ToolChoice{}.Mode), Kind: jsonw.String},
-	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(ToolChoice{}.ToolName), Kind: jsonw.String, OmitEmpty: true},
-}
-
-// encodeToolCall is ToolCall's fields, as MarshalEasyJSON writes them.
-var encodeToolCall = []jsonw.Field{
-	{Prefix: ",\"id\":", Offset: unsafe.Offsetof(ToolCall{}.ID), Kind: jsonw.String},
-	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(ToolCall{}.Name), Kind: jsonw.String},
-	{Prefix: ",\"arguments\":", Offset: unsafe.Offsetof(ToolCall{}.Arguments), Kind: jsonw.Raw},
 }
 
 // encodeStreamEvent is StreamEvent's fields, as MarshalEasyJSON writes them.

@@ -113,6 +113,26 @@ var decodeWatchOptions = []jsonr.Field{
 	{Key: "stableStreamMs", Offset: unsafe.Offsetof(WatchOptions{}.StableStreamMs), Kind: jsonr.Int64},
 }
 
+// encodeUsage is Usage's fields, as MarshalEasyJSON writes them.
+var encodeUsage = []jsonw.Field{
+	{Prefix: ",\"inputTokens\":", Offset: unsafe.Offsetof(Usage{}.InputTokens), Kind: jsonw.Int64},
+	{Prefix: ",\"outputTokens\":", Offset: unsafe.Offsetof(Usage{}.OutputTokens), Kind: jsonw.Int64},
+}
+
+// encodeTurn is Turn's fields, as MarshalEasyJSON writes them.
+var encodeTurn = []jsonw.Field{
+	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(Turn{}.Status), Kind: jsonw.String},
+	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Turn{}.Text), Kind: jsonw.String},
+	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Turn{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
+	{Prefix: ",\"events\":", Offset: unsafe.Offsetof(Turn{}.Events), Kind: jsonw.StructSlice, Fields: encodeStreamEvent, Size: unsafe.Sizeof(StreamEvent{})},
+	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Turn{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(Turn{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"errorCode\":", Offset: unsafe.Offsetof(Turn{}.ErrorCode), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"rounds\":", Offset: unsafe.Offsetof(Turn{}.Rounds), Kind: jsonw.Int},
+	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Turn{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
+	{Prefix: ",\"pendingApprovals\":", Offset: unsafe.Offsetof(Turn{}.PendingApprovals), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodePendingApproval, Size: unsafe.Sizeof(PendingApproval{})},
+}
+
 // decodeToolPolicy is ToolPolicy's fields, as UnmarshalEasyJSON reads them.
 var decodeToolPolicy = []jsonr.Field{
 	{Key: "families", Offset: unsafe.Offsetof(ToolPolicy{}.Families), Kind: jsonr.Strings},
@@ -120,6 +140,15 @@ var decodeToolPolicy = []jsonr.Field{
 	{Key: "allowlist", Offset: unsafe.Offsetof(ToolPolicy{}.Allowlist), Kind: jsonr.Strings},
 	{Key: "required", Offset: unsafe.Offsetof(ToolPolicy{}.Required), Kind: jsonr.Strings},
 	{Key: "approve", Offset: unsafe.Offsetof(ToolPolicy{}.Approve), Kind: jsonr.Bool},
+}
+
+// encodeStep is Step's fields, as MarshalEasyJSON writes them.
+var encodeStep = []jsonw.Field{
+	{Prefix: ",\"round\":", Offset: unsafe.Offsetof(Step{}.Round), Kind: jsonw.Int},
+	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Step{}.Text), Kind: jsonw.String},
+	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Step{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
+	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Step{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Step{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
 }
 
 // decodeSessionOptions is SessionOptions's fields, as UnmarshalEasyJSON reads them.
@@ -163,84 +192,6 @@ var decodeSessionOptions = []jsonr.Field{
 	{Key: "capabilitiesTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.CapabilitiesTimeoutMs), Kind: jsonr.PtrInt64},
 }
 
-// decodeKit is Kit's fields, as UnmarshalEasyJSON reads them.
-var decodeKit = []jsonr.Field{
-	{Key: "tools", Offset: unsafe.Offsetof(Kit{}.Tools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
-		jsonr.Slice(l, (*[]ToolSpec)(p), (*ToolSpec).UnmarshalEasyJSON)
-	}},
-	{Key: "execute", Offset: unsafe.Offsetof(Kit{}.Execute), Kind: jsonr.Bool},
-	{Key: "systemPrompt", Offset: unsafe.Offsetof(Kit{}.SystemPrompt), Kind: jsonr.Bool},
-}
-
-// decodeDraft is Draft's fields, as UnmarshalEasyJSON reads them.
-var decodeDraft = []jsonr.Field{
-	{Key: "draftId", Offset: unsafe.Offsetof(Draft{}.DraftID), Kind: jsonr.String},
-	{Key: "generation", Offset: unsafe.Offsetof(Draft{}.Generation), Kind: jsonr.Int64},
-}
-
-// decodeCommand is Command's fields, as UnmarshalEasyJSON reads them.
-var decodeCommand = []jsonr.Field{
-	{Key: "op", Offset: unsafe.Offsetof(Command{}.Op), Kind: jsonr.String},
-	{Key: "session", Offset: unsafe.Offsetof(Command{}.Session), Kind: jsonr.Int},
-	{Key: "text", Offset: unsafe.Offsetof(Command{}.Text), Kind: jsonr.String},
-	{Key: "options", Offset: unsafe.Offsetof(Command{}.Options), Kind: jsonr.Raw},
-	{Key: "draft", Offset: unsafe.Offsetof(Command{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
-	{Key: "toolChoice", Offset: unsafe.Offsetof(Command{}.ToolChoice), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
-		jsonr.Ptr(l, (**ToolChoice)(p), (*ToolChoice).UnmarshalEasyJSON)
-	}},
-	{Key: "timeoutMs", Offset: unsafe.Offsetof(Command{}.TimeoutMs), Kind: jsonr.Int64},
-	{Key: "approve", Offset: unsafe.Offsetof(Command{}.Approve), Kind: jsonr.Strings},
-	{Key: "decline", Offset: unsafe.Offsetof(Command{}.Decline), Kind: jsonr.Strings},
-	{Key: "port", Offset: unsafe.Offsetof(Command{}.Port), Kind: jsonr.Int},
-	{Key: "graph", Offset: unsafe.Offsetof(Command{}.Graph), Kind: jsonr.Raw},
-	{Key: "name", Offset: unsafe.Offsetof(Command{}.Name), Kind: jsonr.String},
-	{Key: "args", Offset: unsafe.Offsetof(Command{}.Args), Kind: jsonr.Raw},
-	{Key: "askId", Offset: unsafe.Offsetof(Command{}.AskID), Kind: jsonr.String},
-	{Key: "by", Offset: unsafe.Offsetof(Command{}.By), Kind: jsonr.String},
-	{Key: "action", Offset: unsafe.Offsetof(Command{}.Action), Kind: jsonr.String},
-	{Key: "expiresInMs", Offset: unsafe.Offsetof(Command{}.ExpiresInMs), Kind: jsonr.Int64},
-	{Key: "page", Offset: unsafe.Offsetof(Command{}.Page), Kind: jsonr.String},
-	{Key: "state", Offset: unsafe.Offsetof(Command{}.State), Kind: jsonr.Raw},
-	{Key: "input", Offset: unsafe.Offsetof(Command{}.Input), Kind: jsonr.Raw},
-	{Key: "data", Offset: unsafe.Offsetof(Command{}.Data), Kind: jsonr.Raw},
-	{Key: "id", Offset: unsafe.Offsetof(Command{}.ID), Kind: jsonr.String},
-	{Key: "message", Offset: unsafe.Offsetof(Command{}.Message), Kind: jsonr.Raw},
-	{Key: "settleWithinMs", Offset: unsafe.Offsetof(Command{}.SettleWithinMs), Kind: jsonr.Int64},
-	{Key: "area", Offset: unsafe.Offsetof(Command{}.Area), Kind: jsonr.String},
-	{Key: "keys", Offset: unsafe.Offsetof(Command{}.Keys), Kind: jsonr.Strings},
-	{Key: "label", Offset: unsafe.Offsetof(Command{}.Label), Kind: jsonr.String},
-	{Key: "instance", Offset: unsafe.Offsetof(Command{}.Instance), Kind: jsonr.String},
-}
-
-// encodeUsage is Usage's fields, as MarshalEasyJSON writes them.
-var encodeUsage = []jsonw.Field{
-	{Prefix: ",\"inputTokens\":", Offset: unsafe.Offsetof(Usage{}.InputTokens), Kind: jsonw.Int64},
-	{Prefix: ",\"outputTokens\":", Offset: unsafe.Offsetof(Usage{}.OutputTokens), Kind: jsonw.Int64},
-}
-
-// encodeTurn is Turn's fields, as MarshalEasyJSON writes them.
-var encodeTurn = []jsonw.Field{
-	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(Turn{}.Status), Kind: jsonw.String},
-	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Turn{}.Text), Kind: jsonw.String},
-	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Turn{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
-	{Prefix: ",\"events\":", Offset: unsafe.Offsetof(Turn{}.Events), Kind: jsonw.StructSlice, Fields: encodeStreamEvent, Size: unsafe.Sizeof(StreamEvent{})},
-	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Turn{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(Turn{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"errorCode\":", Offset: unsafe.Offsetof(Turn{}.ErrorCode), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"rounds\":", Offset: unsafe.Offsetof(Turn{}.Rounds), Kind: jsonw.Int},
-	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Turn{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
-	{Prefix: ",\"pendingApprovals\":", Offset: unsafe.Offsetof(Turn{}.PendingApprovals), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodePendingApproval, Size: unsafe.Sizeof(PendingApproval{})},
-}
-
-// encodeStep is Step's fields, as MarshalEasyJSON writes them.
-var encodeStep = []jsonw.Field{
-	{Prefix: ",\"round\":", Offset: unsafe.Offsetof(Step{}.Round), Kind: jsonw.Int},
-	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Step{}.Text), Kind: jsonw.String},
-	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Step{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
-	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Step{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Step{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
-}
-
 // encodeSessionEvent is SessionEvent's fields, as MarshalEasyJSON writes them.
 var encodeSessionEvent = []jsonw.Field{
 	{Prefix: ",\"type\":", Offset: unsafe.Offsetof(SessionEvent{}.Type), Kind: jsonw.String},
@@ -279,10 +230,25 @@ var encodePendingApproval = []jsonw.Field{
 	{Prefix: ",\"detail\":", Offset: unsafe.Offsetof(PendingApproval{}.Detail), Kind: jsonw.Raw},
 }
 
+// decodeKit is Kit's fields, as UnmarshalEasyJSON reads them.
+var decodeKit = []jsonr.Field{
+	{Key: "tools", Offset: unsafe.Offsetof(Kit{}.Tools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Slice(l, (*[]ToolSpec)(p), (*ToolSpec).UnmarshalEasyJSON)
+	}},
+	{Key: "execute", Offset: unsafe.Offsetof(Kit{}.Execute), Kind: jsonr.Bool},
+	{Key: "systemPrompt", Offset: unsafe.Offsetof(Kit{}.SystemPrompt), Kind: jsonr.Bool},
+}
+
 // encodeErrorBody is ErrorBody's fields, as MarshalEasyJSON writes them.
 var encodeErrorBody = []jsonw.Field{
 	{Prefix: ",\"code\":", Offset: unsafe.Offsetof(ErrorBody{}.Code), Kind: jsonw.String},
 	{Prefix: ",\"message\":", Offset: unsafe.Offsetof(ErrorBody{}.Message), Kind: jsonw.String},
+}
+
+// decodeDraft is Draft's fields, as UnmarshalEasyJSON reads them.
+var decodeDraft = []jsonr.Field{
+	{Key: "draftId", Offset: unsafe.Offsetof(Draft{}.DraftID), Kind: jsonr.String},
+	{Key: "generation", Offset: unsafe.Offsetof(Draft{}.Generation), Kind: jsonr.Int64},
 }
 
 // encodeDraft is Draft's fields, as MarshalEasyJSON writes them.
@@ -330,4 +296,38 @@ var encodeDiscoveryClassCounts = []jsonw.Field{
 	{Prefix: ",\"families\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Families), Kind: jsonw.IntMap},
 	{Prefix: ",\"views\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Views), Kind: jsonw.IntMap},
 	{Prefix: ",\"revisions\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Revisions), Kind: jsonw.IntMap},
+}
+
+// decodeCommand is Command's fields, as UnmarshalEasyJSON reads them.
+var decodeCommand = []jsonr.Field{
+	{Key: "op", Offset: unsafe.Offsetof(Command{}.Op), Kind: jsonr.String},
+	{Key: "session", Offset: unsafe.Offsetof(Command{}.Session), Kind: jsonr.Int},
+	{Key: "text", Offset: unsafe.Offsetof(Command{}.Text), Kind: jsonr.String},
+	{Key: "options", Offset: unsafe.Offsetof(Command{}.Options), Kind: jsonr.Raw},
+	{Key: "draft", Offset: unsafe.Offsetof(Command{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
+	{Key: "toolChoice", Offset: unsafe.Offsetof(Command{}.ToolChoice), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**ToolChoice)(p), (*ToolChoice).UnmarshalEasyJSON)
+	}},
+	{Key: "timeoutMs", Offset: unsafe.Offsetof(Command{}.TimeoutMs), Kind: jsonr.Int64},
+	{Key: "approve", Offset: unsafe.Offsetof(Command{}.Approve), Kind: jsonr.Strings},
+	{Key: "decline", Offset: unsafe.Offsetof(Command{}.Decline), Kind: jsonr.Strings},
+	{Key: "port", Offset: unsafe.Offsetof(Command{}.Port), Kind: jsonr.Int},
+	{Key: "graph", Offset: unsafe.Offsetof(Command{}.Graph), Kind: jsonr.Raw},
+	{Key: "name", Offset: unsafe.Offsetof(Command{}.Name), Kind: jsonr.String},
+	{Key: "args", Offset: unsafe.Offsetof(Command{}.Args), Kind: jsonr.Raw},
+	{Key: "askId", Offset: unsafe.Offsetof(Command{}.AskID), Kind: jsonr.String},
+	{Key: "by", Offset: unsafe.Offsetof(Command{}.By), Kind: jsonr.String},
+	{Key: "action", Offset: unsafe.Offsetof(Command{}.Action), Kind: jsonr.String},
+	{Key: "expiresInMs", Offset: unsafe.Offsetof(Command{}.ExpiresInMs), Kind: jsonr.Int64},
+	{Key: "page", Offset: unsafe.Offsetof(Command{}.Page), Kind: jsonr.String},
+	{Key: "state", Offset: unsafe.Offsetof(Command{}.State), Kind: jsonr.Raw},
+	{Key: "input", Offset: unsafe.Offsetof(Command{}.Input), Kind: jsonr.Raw},
+	{Key: "data", Offset: unsafe.Offsetof(Command{}.Data), Kind: jsonr.Raw},
+	{Key: "id", Offset: unsafe.Offsetof(Command{}.ID), Kind: jsonr.String},
+	{Key: "message", Offset: unsafe.Offsetof(Command{}.Message), Kind: jsonr.Raw},
+	{Key: "settleWithinMs", Offset: unsafe.Offsetof(Command{}.SettleWithinMs), Kind: jsonr.Int64},
+	{Key: "area", Offset: unsafe.Offsetof(Command{}.Area), Kind: jsonr.String},
+	{Key: "keys", Offset: unsafe.Offsetof(Command{}.Keys), Kind: jsonr.Strings},
+	{Key: "label", Offset: unsafe.Offsetof(Command{}.Label), Kind: jsonr.String},
+	{Key: "instance", Offset: unsafe.Offsetof(Command{}.Instance), Kind: jsonr.String},
 }

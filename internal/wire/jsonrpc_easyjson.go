@@ -306,54 +306,6 @@ var decodeMCPToolDescriptor = []jsonr.Field{
 	{Key: "_meta", Offset: unsafe.Offsetof(MCPToolDescriptor{}.Meta), Kind: jsonr.Raw},
 }
 
-// decodeMCPListToolsResult is MCPListToolsResult's fields, as UnmarshalEasyJSON reads them.
-var decodeMCPListToolsResult = []jsonr.Field{
-	{Key: "resultType", Offset: unsafe.Offsetof(MCPListToolsResult{}.ResultType), Kind: jsonr.String},
-	{Key: "tools", Offset: unsafe.Offsetof(MCPListToolsResult{}.Tools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
-		jsonr.Slice(l, (*[]MCPToolDescriptor)(p), (*MCPToolDescriptor).UnmarshalEasyJSON)
-	}},
-	{Key: "nextCursor", Offset: unsafe.Offsetof(MCPListToolsResult{}.NextCursor), Kind: jsonr.String},
-}
-
-// decodeMCPInitializeResult is MCPInitializeResult's fields, as UnmarshalEasyJSON reads them.
-var decodeMCPInitializeResult = []jsonr.Field{
-	{Key: "protocolVersion", Offset: unsafe.Offsetof(MCPInitializeResult{}.ProtocolVersion), Kind: jsonr.String},
-	{Key: "capabilities", Offset: unsafe.Offsetof(MCPInitializeResult{}.Capabilities), Kind: jsonr.Raw},
-	{Key: "serverInfo", Offset: unsafe.Offsetof(MCPInitializeResult{}.ServerInfo), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
-		jsonr.Ptr(l, (**MCPImplementation)(p), (*MCPImplementation).UnmarshalEasyJSON)
-	}},
-	{Key: "instructions", Offset: unsafe.Offsetof(MCPInitializeResult{}.Instructions), Kind: jsonr.String},
-}
-
-// decodeMCPImplementation is MCPImplementation's fields, as UnmarshalEasyJSON reads them.
-var decodeMCPImplementation = []jsonr.Field{
-	{Key: "name", Offset: unsafe.Offsetof(MCPImplementation{}.Name), Kind: jsonr.String},
-	{Key: "version", Offset: unsafe.Offsetof(MCPImplementation{}.Version), Kind: jsonr.String},
-}
-
-// decodeMCPDiscoverResult is MCPDiscoverResult's fields, as UnmarshalEasyJSON reads them.
-var decodeMCPDiscoverResult = []jsonr.Field{
-	{Key: "resultType", Offset: unsafe.Offsetof(MCPDiscoverResult{}.ResultType), Kind: jsonr.String},
-	{Key: "supportedVersions", Offset: unsafe.Offsetof(MCPDiscoverResult{}.SupportedVersions), Kind: jsonr.Strings},
-	{Key: "capabilities", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Capabilities), Kind: jsonr.Raw},
-	{Key: "instructions", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Instructions), Kind: jsonr.String},
-	{Key: "_meta", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Meta), Kind: jsonr.Raw},
-}
-
-// decodeMCPContentBlock is MCPContentBlock's fields, as UnmarshalEasyJSON reads them.
-var decodeMCPContentBlock = []jsonr.Field{
-	{Key: "type", Offset: unsafe.Offsetof(MCPContentBlock{}.Type), Kind: jsonr.String},
-	{Key: "text", Offset: unsafe.Offsetof(MCPContentBlock{}.Text), Kind: jsonr.String},
-}
-
-// decodeMCPCallToolResult is MCPCallToolResult's fields, as UnmarshalEasyJSON reads them.
-var decodeMCPCallToolResult = []jsonr.Field{
-	{Key: "resultType", Offset: unsafe.Offsetof(MCPCallToolResult{}.ResultType), Kind: jsonr.String},
-	{Key: "content", Offset: unsafe.Offsetof(MCPCallToolResult{}.Content), Kind: jsonr.Raw},
-	{Key: "structuredContent", Offset: unsafe.Offsetof(MCPCallToolResult{}.StructuredContent), Kind: jsonr.Raw},
-	{Key: "isError", Offset: unsafe.Offsetof(MCPCallToolResult{}.IsError), Kind: jsonr.Bool},
-}
-
 // encodeMCPRequestMeta is MCPRequestMeta's fields, as MarshalEasyJSON writes them.
 var encodeMCPRequestMeta = []jsonw.Field{
 	{Prefix: ",\"io.modelcontextprotocol/protocolVersion\":", Offset: unsafe.Offsetof(MCPRequestMeta{}.ProtocolVersion), Kind: jsonw.String},
@@ -377,10 +329,29 @@ var encodeMCPListenFilter = []jsonw.Field{
 	{Prefix: ",\"toolsListChanged\":", Offset: unsafe.Offsetof(MCPListenFilter{}.ToolsListChanged), Kind: jsonw.Bool, OmitEmpty: true},
 }
 
+// decodeMCPListToolsResult is MCPListToolsResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPListToolsResult = []jsonr.Field{
+	{Key: "resultType", Offset: unsafe.Offsetof(MCPListToolsResult{}.ResultType), Kind: jsonr.String},
+	{Key: "tools", Offset: unsafe.Offsetof(MCPListToolsResult{}.Tools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Slice(l, (*[]MCPToolDescriptor)(p), (*MCPToolDescriptor).UnmarshalEasyJSON)
+	}},
+	{Key: "nextCursor", Offset: unsafe.Offsetof(MCPListToolsResult{}.NextCursor), Kind: jsonr.String},
+}
+
 // encodeMCPListToolsParams is MCPListToolsParams's fields, as MarshalEasyJSON writes them.
 var encodeMCPListToolsParams = []jsonw.Field{
 	{Prefix: ",\"cursor\":", Offset: unsafe.Offsetof(MCPListToolsParams{}.Cursor), Kind: jsonw.String, OmitEmpty: true},
 	{Prefix: ",\"_meta\":", Offset: unsafe.Offsetof(MCPListToolsParams{}.Meta), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
+// decodeMCPInitializeResult is MCPInitializeResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPInitializeResult = []jsonr.Field{
+	{Key: "protocolVersion", Offset: unsafe.Offsetof(MCPInitializeResult{}.ProtocolVersion), Kind: jsonr.String},
+	{Key: "capabilities", Offset: unsafe.Offsetof(MCPInitializeResult{}.Capabilities), Kind: jsonr.Raw},
+	{Key: "serverInfo", Offset: unsafe.Offsetof(MCPInitializeResult{}.ServerInfo), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**MCPImplementation)(p), (*MCPImplementation).UnmarshalEasyJSON)
+	}},
+	{Key: "instructions", Offset: unsafe.Offsetof(MCPInitializeResult{}.Instructions), Kind: jsonr.String},
 }
 
 // encodeMCPInitializeParams is MCPInitializeParams's fields, as MarshalEasyJSON writes them.
@@ -396,10 +367,39 @@ var encodeMCPInitializeMeta = []jsonw.Field{
 	{Prefix: ",\"honua.io/workflow-view\":", Offset: unsafe.Offsetof(MCPInitializeMeta{}.WorkflowView), Kind: jsonw.String, OmitEmpty: true},
 }
 
+// decodeMCPImplementation is MCPImplementation's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPImplementation = []jsonr.Field{
+	{Key: "name", Offset: unsafe.Offsetof(MCPImplementation{}.Name), Kind: jsonr.String},
+	{Key: "version", Offset: unsafe.Offsetof(MCPImplementation{}.Version), Kind: jsonr.String},
+}
+
 // encodeMCPImplementation is MCPImplementation's fields, as MarshalEasyJSON writes them.
 var encodeMCPImplementation = []jsonw.Field{
 	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(MCPImplementation{}.Name), Kind: jsonw.String},
 	{Prefix: ",\"version\":", Offset: unsafe.Offsetof(MCPImplementation{}.Version), Kind: jsonw.String},
+}
+
+// decodeMCPDiscoverResult is MCPDiscoverResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPDiscoverResult = []jsonr.Field{
+	{Key: "resultType", Offset: unsafe.Offsetof(MCPDiscoverResult{}.ResultType), Kind: jsonr.String},
+	{Key: "supportedVersions", Offset: unsafe.Offsetof(MCPDiscoverResult{}.SupportedVersions), Kind: jsonr.Strings},
+	{Key: "capabilities", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Capabilities), Kind: jsonr.Raw},
+	{Key: "instructions", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Instructions), Kind: jsonr.String},
+	{Key: "_meta", Offset: unsafe.Offsetof(MCPDiscoverResult{}.Meta), Kind: jsonr.Raw},
+}
+
+// decodeMCPContentBlock is MCPContentBlock's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPContentBlock = []jsonr.Field{
+	{Key: "type", Offset: unsafe.Offsetof(MCPContentBlock{}.Type), Kind: jsonr.String},
+	{Key: "text", Offset: unsafe.Offsetof(MCPContentBlock{}.Text), Kind: jsonr.String},
+}
+
+// decodeMCPCallToolResult is MCPCallToolResult's fields, as UnmarshalEasyJSON reads them.
+var decodeMCPCallToolResult = []jsonr.Field{
+	{Key: "resultType", Offset: unsafe.Offsetof(MCPCallToolResult{}.ResultType), Kind: jsonr.String},
+	{Key: "content", Offset: unsafe.Offsetof(MCPCallToolResult{}.Content), Kind: jsonr.Raw},
+	{Key: "structuredContent", Offset: unsafe.Offsetof(MCPCallToolResult{}.StructuredContent), Kind: jsonr.Raw},
+	{Key: "isError", Offset: unsafe.Offsetof(MCPCallToolResult{}.IsError), Kind: jsonr.Bool},
 }
 
 // encodeMCPCallToolParams is MCPCallToolParams's fields, as MarshalEasyJSON writes them.

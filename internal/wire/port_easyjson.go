@@ -34,6 +34,13 @@ func (v HookHandler) MarshalEasyJSON(w *jsonw.Writer) {
 	w.Struct(unsafe.Pointer(&v), encodeHookHandler)
 }
 
+// encodePortWarning is PortWarning's fields, as MarshalEasyJSON writes them.
+var encodePortWarning = []jsonw.Field{
+	{Prefix: ",\"code\":", Offset: unsafe.Offsetof(PortWarning{}.Code), Kind: jsonw.String},
+	{Prefix: ",\"message\":", Offset: unsafe.Offsetof(PortWarning{}.Message), Kind: jsonw.String},
+	{Prefix: ",\"action\":", Offset: unsafe.Offsetof(PortWarning{}.Action), Kind: jsonw.String, OmitEmpty: true},
+}
+
 // decodePortOptions is PortOptions's fields, as UnmarshalEasyJSON reads them.
 var decodePortOptions = []jsonr.Field{
 	{Key: "confirmHighEffect", Offset: unsafe.Offsetof(PortOptions{}.ConfirmHighEffect), Kind: jsonr.PtrBool},
@@ -48,13 +55,6 @@ var decodePortOptions = []jsonr.Field{
 	{Key: "version", Offset: unsafe.Offsetof(PortOptions{}.Version), Kind: jsonr.String},
 	{Key: "settleWithinMs", Offset: unsafe.Offsetof(PortOptions{}.SettleWithinMs), Kind: jsonr.PtrInt64},
 	{Key: "offerLedgerSize", Offset: unsafe.Offsetof(PortOptions{}.OfferLedgerSize), Kind: jsonr.Int},
-}
-
-// encodePortWarning is PortWarning's fields, as MarshalEasyJSON writes them.
-var encodePortWarning = []jsonw.Field{
-	{Prefix: ",\"code\":", Offset: unsafe.Offsetof(PortWarning{}.Code), Kind: jsonw.String},
-	{Prefix: ",\"message\":", Offset: unsafe.Offsetof(PortWarning{}.Message), Kind: jsonw.String},
-	{Prefix: ",\"action\":", Offset: unsafe.Offsetof(PortWarning{}.Action), Kind: jsonw.String, OmitEmpty: true},
 }
 
 // encodePortEvent is PortEvent's fields, as MarshalEasyJSON writes them.

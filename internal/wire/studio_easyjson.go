@@ -48,16 +48,16 @@ var decodeStudioClassification = []jsonr.Field{
 	{Key: "revision", Offset: unsafe.Offsetof(StudioClassification{}.Revision), Kind: jsonr.Raw},
 }
 
-// decodeDraftCarrier is DraftCarrier's fields, as UnmarshalEasyJSON reads them.
-var decodeDraftCarrier = []jsonr.Field{
-	{Key: "draftId", Offset: unsafe.Offsetof(DraftCarrier{}.DraftID), Kind: jsonr.String},
-	{Key: "generation", Offset: unsafe.Offsetof(DraftCarrier{}.Generation), Kind: jsonr.PtrInt64},
-	{Key: "draft", Offset: unsafe.Offsetof(DraftCarrier{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
-}
-
 // encodeStudioClassification is StudioClassification's fields, as MarshalEasyJSON writes them.
 var encodeStudioClassification = []jsonw.Field{
 	{Prefix: ",\"family\":", Offset: unsafe.Offsetof(StudioClassification{}.Family), Kind: jsonw.String, OmitEmpty: true},
 	{Prefix: ",\"view\":", Offset: unsafe.Offsetof(StudioClassification{}.View), Kind: jsonw.String, OmitEmpty: true},
 	{Prefix: ",\"revision\":", Offset: unsafe.Offsetof(StudioClassification{}.Revision), Kind: jsonw.Raw, OmitEmpty: true},
+}
+
+// decodeDraftCarrier is DraftCarrier's fields, as UnmarshalEasyJSON reads them.
+var decodeDraftCarrier = []jsonr.Field{
+	{Key: "draftId", Offset: unsafe.Offsetof(DraftCarrier{}.DraftID), Kind: jsonr.String},
+	{Key: "generation", Offset: unsafe.Offsetof(DraftCarrier{}.Generation), Kind: jsonr.PtrInt64},
+	{Key: "draft", Offset: unsafe.Offsetof(DraftCarrier{}.Draft), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**Draft)(p), (*Draft).UnmarshalEasyJSON) }},
 }

@@ -44,6 +44,20 @@ var encodeKinds = map[string]string{
 	"map[string]int": "IntMap", "map[string]string": "StringMap",
 }
 
+// pass is one direction of the codecs tables.go rewrites.
+type pass struct {
+	prefix string // of the table's name: decodeT, encodeT
+	method string // the method that reads or writes the table
+	verb   string // what the method does with it, for the table's doc comment
+	field  string // the table's element type
+	call   string // the method's new body, with %s for the table's name
+}
+
+var (
+	decodePass = pass{"decode", "UnmarshalEasyJSON", "reads", "jsonr.Field", "l.Object(unsafe.Pointer(v), %s)"}
+	encodePass = pass{"encode", "MarshalEasyJSON", "writes", "jsonw.Field", "w.Struct(unsafe.Pointer(&v), %s)"}
+)
+
 // tables is the second pass: it rewrites the codecs of every struct type as tables.
 func tables() {
 	fset := token.NewFileSet()
@@ -97,58 +111,45 @@ func tables() {
 		var tables bytes.Buffer
 		for _, d := range file.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "easyjson") || !strings.Contains(fn.Name.Name, "Decode") {
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "easyjson") {
 				continue
 			}
 			typ := paramType(fn)
-			st := structs[typ]
-			if st == nil {
-				continue
-			}
-			entries, err := fieldTable(typ, st, decoded)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "tables: %s keeps its generated decoder: %v\n", typ, err)
-				continue
-			}
-			// The decoder goes; its one caller, the type's UnmarshalEasyJSON, reads the table.
-			m := method(file, typ, "UnmarshalEasyJSON")
-			if m == nil {
-				continue // a copy easyjson wrote for another type's decoder in this file
-			}
-			edits = append(edits, edit{from: fset.Position(fn.Pos()).Offset, to: fset.Position(fn.End()).Offset})
-			edits = append(edits, edit{
-				from: fset.Position(m.Body.Pos()).Offset,
-				to:   fset.Position(m.Body.End()).Offset,
-				text: "{\n\tl.Object(unsafe.Pointer(v), decode" + typ + ")\n}",
-			})
-			fmt.Fprintf(&tables, "\n// decode%s is %s's fields, as UnmarshalEasyJSON reads them.\nvar decode%s = []jsonr.Field{\n%s}\n",
-				typ, typ, typ, entries)
-		}
-		for _, d := range file.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "easyjson") || !strings.Contains(fn.Name.Name, "Encode") {
-				continue
-			}
-			typ := paramType(fn)
-			entries, ok := encodable[typ]
-			if !ok {
-				if structs[typ] != nil {
-					fmt.Fprintf(os.Stderr, "tables: %s keeps its generated encoder\n", typ)
+			var p pass
+			var entries string
+			switch {
+			case strings.Contains(fn.Name.Name, "Decode") && structs[typ] != nil:
+				e, err := fieldTable(typ, structs[typ], decoded)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "tables: %s keeps its generated decoder: %v\n", typ, err)
+					continue
 				}
+				p, entries = decodePass, e
+			case strings.Contains(fn.Name.Name, "Encode"):
+				e, ok := encodable[typ]
+				if !ok {
+					if structs[typ] != nil {
+						fmt.Fprintf(os.Stderr, "tables: %s keeps its generated encoder\n", typ)
+					}
+					continue
+				}
+				p, entries = encodePass, e
+			default:
 				continue
 			}
-			m := method(file, typ, "MarshalEasyJSON")
+			// The codec function goes; its one caller, the type's method, reads the table.
+			m := method(file, typ, p.method)
 			if m == nil {
-				continue // a copy easyjson wrote for another type's encoder in this file
+				continue // a copy easyjson wrote for another type's codec in this file
 			}
 			edits = append(edits, edit{from: fset.Position(fn.Pos()).Offset, to: fset.Position(fn.End()).Offset})
 			edits = append(edits, edit{
 				from: fset.Position(m.Body.Pos()).Offset,
 				to:   fset.Position(m.Body.End()).Offset,
-				text: "{\n\tw.Struct(unsafe.Pointer(&v), encode" + typ + ")\n}",
+				text: "{\n\t" + fmt.Sprintf(p.call, p.prefix+typ) + "\n}",
 			})
-			fmt.Fprintf(&tables, "\n// encode%s is %s's fields, as MarshalEasyJSON writes them.\nvar encode%s = []jsonw.Field{\n%s}\n",
-				typ, typ, typ, entries)
+			fmt.Fprintf(&tables, "\n// %s%s is %s's fields, as %s %s them.\nvar %s%s = []%s{\n%s}\n",
+				p.prefix, typ, typ, p.method, p.verb, p.prefix, typ, p.field, entries)
 		}
 		sort.Slice(edits, func(i, j int) bool { return edits[i].from < edits[j].from })
 		if len(edits) == 0 {
