@@ -61,12 +61,13 @@ build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.was
 GCFLAGS_JS ?= -gcflags=all=-l -gcflags=runtime= -gcflags=syscall/js=
 GOFLAGS_JS := $(GOFLAGS_W) $(GCFLAGS_JS)
 
-# After the linker, cmd/wasmpack rewrites each js module for a smaller brotli download: one data
-# segment where the linker wrote tens of thousands, and (PACK_FLAGS's -drop-lines) no file and line
-# tables, so a stack trace names functions but prints ?:0 for their places. `make build
-# PACK_FLAGS=` keeps the line tables. The linker's own output stays beside it as *.linked.wasm
-# (README.md, Size, has both).
-PACK_FLAGS ?= -drop-lines
+# After the linker, cmd/wasmpack rewrites each js module: one data segment where the linker wrote
+# tens of thousands (a smaller brotli download); with PACK_FLAGS's -drop-lines, no file and line
+# tables, so a stack trace names functions but prints ?:0 for their places; with
+# -compute-findfunctab, a start function builds the runtime's pc lookup table at instantiation
+# in place of the megabyte of table in the data. `make build PACK_FLAGS=` does the merge alone.
+# The linker's own output stays beside it as *.linked.wasm (README.md, Size, has each step).
+PACK_FLAGS ?= -drop-lines -compute-findfunctab
 
 dist/agentwasm.wasm: $(GO_SRC) dist/wasmpack
 	@mkdir -p dist
@@ -197,9 +198,9 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
 # The js modules' budgets (README.md, Size, says why and what each raise or cut was):
-# the full build 5.6 MB raw and 800,000 B brotli, the session-only build 4.55 MB raw and 650,000 B:
+# the full build 4.5 MB raw and 800,000 B brotli, the session-only build 3.6 MB raw and 650,000 B:
 # the brotli figures are the download goals.
-SIZE_BUDGETS := --budget dist/agentwasm.wasm:5600000:800000 --budget dist/agentwasm-session.wasm:4550000:650000
+SIZE_BUDGETS := --budget dist/agentwasm.wasm:4500000:800000 --budget dist/agentwasm-session.wasm:3600000:650000
 SIZE_MODULES := dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm
 
 size: $(SIZE_MODULES) dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
@@ -217,9 +218,11 @@ size-opt: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm.tiny.wa
 	dist/wasmpack $(PACK_FLAGS) -o dist/agentwasm.inline.wasm dist/agentwasm.inline.linked.wasm
 	dist/wasmpack $(PACK_FLAGS) -o dist/agentwasm.noinline.wasm dist/agentwasm.noinline.linked.wasm
 	dist/wasmpack -o dist/agentwasm.lines.wasm dist/agentwasm.linked.wasm
+	dist/wasmpack -drop-lines -o dist/agentwasm.findfunc.wasm dist/agentwasm.linked.wasm
 	@$(NODE) scripts/wasmopt.mjs --readme README.md 'Go, full (as `make build`)=dist/agentwasm.wasm' \
 		'Go, full, as the linker wrote it (no `wasmpack`)=dist/agentwasm.linked.wasm' \
-		'Go, full, `wasmpack` keeping the line tables=dist/agentwasm.lines.wasm' \
+		'Go, full, `wasmpack` merging segments only=dist/agentwasm.lines.wasm' \
+		'Go, full, `wasmpack -drop-lines` only=dist/agentwasm.findfunc.wasm' \
 		'Go, full, inlining everywhere=dist/agentwasm.inline.wasm' \
 		'Go, full, inlining off everywhere=dist/agentwasm.noinline.wasm' \
 		'Go, session-only=dist/agentwasm-session.wasm' \

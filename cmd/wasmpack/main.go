@@ -2,7 +2,7 @@
 // download is smaller (package internal/wasmpack says how and what it costs). The Makefile runs
 // it on the js modules after the Go linker:
 //
-//	wasmpack [-max-gap N] [-drop-lines] -o OUT IN
+//	wasmpack [-max-gap N] [-drop-lines] [-compute-findfunctab] -o OUT IN
 package main
 
 import (
@@ -16,8 +16,9 @@ func main() {
 	out := flag.String("o", "", "the packed module's path (required)")
 	maxGap := flag.Int("max-gap", wasmpack.DefaultMaxGap, "the longest run of zero bytes filled in to merge two data segments; negative: none")
 	dropLines := flag.Bool("drop-lines", false, "drop the functions' file and line tables (stack traces print ?:0 for places)")
+	findFunc := flag.Bool("compute-findfunctab", false, "take the runtime's pc lookup table out of the data; a start function builds it")
 	flag.Usage = func() {
-		os.Stderr.WriteString("usage: wasmpack [-max-gap N] [-drop-lines] -o OUT IN\n")
+		os.Stderr.WriteString("usage: wasmpack [-max-gap N] [-drop-lines] [-compute-findfunctab] -o OUT IN\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -25,7 +26,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *out, wasmpack.Options{MaxGap: *maxGap, DropLineTables: *dropLines}); err != nil {
+	if err := run(flag.Arg(0), *out, wasmpack.Options{MaxGap: *maxGap, DropLineTables: *dropLines, ComputeFindFuncTable: *findFunc}); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(1)
 	}
