@@ -88,9 +88,12 @@ dist/wasmpack: $(GO_SRC)
 WASM_OPT  ?= $(shell command -v wasm-opt 2>/dev/null)
 WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int
 
-dist/agentwasm-wasip1.wasm: $(GO_SRC)
+# The wasip1 module keeps its line tables (tests and `agentwasm chat --wasm` print file:line in a
+# stack trace); wasmpack builds its pc lookup table at start and merges its data segments.
+dist/agentwasm-wasip1.wasm: $(GO_SRC) dist/wasmpack
 	@mkdir -p dist
-	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared $(GOFLAGS_W) -o $@ ./wasm/wasip1
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared $(GOFLAGS_W) -o dist/agentwasm-wasip1.linked.wasm ./wasm/wasip1
+	dist/wasmpack -compute-findfunctab -o $@ dist/agentwasm-wasip1.linked.wasm
 
 dist/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	@mkdir -p dist
