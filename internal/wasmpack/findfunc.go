@@ -98,8 +98,8 @@ func locateFindFuncTab(img []byte, base uint32) (findFuncTab, error) {
 	return f, nil
 }
 
-// entry returns the place in the table's pc space where function k (0 ≤ k ≤ nfunc) starts;
-// for k = nfunc, the end of the last function's index.
+// entry returns the place in the table's pc space where function k starts (0 ≤ k < nfunc), or
+// for k = nfunc, where the function table's end entry puts the end.
 func (f findFuncTab) entry(functab []byte, k int) int64 {
 	return int64(binary.LittleEndian.Uint32(functab[k*functabEntry:]))<<f.shift + f.off
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// FuzzPack: any bytes either pack or are refused; a module that packs starts with the same
-// memory, keeps its other sections, and packs again to itself.
+// FuzzPack: any bytes either pack or are refused, under every combination of the options; a
+// module that packs packs again to itself, and with neither option starts with the same memory.
 func FuzzPack(f *testing.F) {
 	f.Add(testModule([]seg{{100, "ab"}, {110, "cd"}}), int8(0))
 	f.Add(testModule([]seg{{8, "a\x00\x00b"}, {0, "xy"}}), int8(-1))
