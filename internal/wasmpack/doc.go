@@ -20,9 +20,11 @@
 //   - The pc lookup table. The runtime finds the function that holds a pc (for every stack
 //     walk: the collector's, a stack's growth, a panic's) through a table of 20-byte buckets,
 //     one per 4096 units of pc. On wasm a pc is a function's index shifted left by 16 bits, so
-//     the table has 16 buckets for every function: about 320 bytes each, more than a fifth of
-//     the raw module, and almost all zeros or a count that rises by one. Everything in it
-//     follows from the function table's entries. With [Options.ComputeFindFuncTable], Pack
+//     the table has 16 buckets for every function: about 320 bytes each, almost all zeros or a
+//     count that rises by one. The linker leaves its zeros out but pays a segment header for
+//     nearly every bucket; once the segments are merged, it is a fifth of the raw module.
+//     Everything in it follows from the function table's entries. With
+//     [Options.ComputeFindFuncTable], Pack
 //     checks that the table is the one it computes from them as the linker does, takes it out
 //     of the data, and adds a start function that writes it when the module is instantiated:
 //     the WebAssembly start function runs after the data segments are in memory and before any
