@@ -226,7 +226,7 @@ func TestComputeFindFuncTableRefusesWhatItCannotRebuild(t *testing.T) {
 	pcln, err := findPclntab(img.bytes)
 	require.NoError(t, err)
 	hdr := uint64(img.base) + uint64(pcln.at)
-	spoiltBase := img.base
+	base := img.base // the image's address, for the 8-byte alignment of the module data
 
 	tests := []struct {
 		name  string
@@ -235,7 +235,7 @@ func TestComputeFindFuncTableRefusesWhatItCannotRebuild(t *testing.T) {
 	}{
 		{"a table the linker did not write", func(img []byte) { img[f.at+40*bucketBytes+4+3]++ }, "differs from the one computed"},
 		{"no module data", func(img []byte) {
-			for at := int((8 - spoiltBase%8) % 8); at+8 <= len(img); at += 8 {
+			for at := int((8 - base%8) % 8); at+8 <= len(img); at += 8 {
 				if binary.LittleEndian.Uint64(img[at:]) == hdr {
 					img[at]++
 				}
