@@ -171,52 +171,25 @@ func tables() {
 // fieldTable writes the []jsonr.Field entries of struct typ, in declaration order.
 func fieldTable(typ string, st *ast.StructType, decoded map[string]bool) (string, error) {
 	var b strings.Builder
-	for _, field := range st.Fields.List {
-		if len(field.Names) == 0 {
-			return "", fmt.Errorf("embedded field %s", typeString(field.Type))
+	err := eachField(st, func(name, key, _, t string) error {
+		offset := "unsafe.Offsetof(" + typ + "{}." + name + ")"
+		if kind, ok := decodeKinds[t]; ok {
+			fmt.Fprintf(&b, "\t{Key: %q, Offset: %s, Kind: jsonr.%s},\n", key, offset, kind)
+			return nil
 		}
-		tag := ""
-		if field.Tag != nil {
-			s, err := strconv.Unquote(field.Tag.Value)
-			if err != nil {
-				return "", err
-			}
-			tag = reflect.StructTag(s).Get("json")
+		var call string
+		switch {
+		case strings.HasPrefix(t, "*") && decoded[t[1:]]:
+			call = "jsonr.Ptr(l, (**" + t[1:] + ")(p), (*" + t[1:] + ").UnmarshalEasyJSON)"
+		case strings.HasPrefix(t, "[]") && decoded[t[2:]]:
+			call = "jsonr.Slice(l, (*[]" + t[2:] + ")(p), (*" + t[2:] + ").UnmarshalEasyJSON)"
+		default:
+			return fmt.Errorf("field %s of type %s", name, t)
 		}
-		key, opts, _ := strings.Cut(tag, ",")
-		if key == "-" && opts == "" {
-			continue
-		}
-		if strings.Contains(","+opts+",", ",string,") {
-			return "", fmt.Errorf("the ,string option on %s", field.Names[0].Name)
-		}
-		t := typeString(field.Type)
-		for _, name := range field.Names {
-			if !name.IsExported() {
-				continue
-			}
-			k := key
-			if k == "" {
-				k = name.Name
-			}
-			offset := "unsafe.Offsetof(" + typ + "{}." + name.Name + ")"
-			if kind, ok := decodeKinds[t]; ok {
-				fmt.Fprintf(&b, "\t{Key: %q, Offset: %s, Kind: jsonr.%s},\n", k, offset, kind)
-				continue
-			}
-			var call string
-			switch {
-			case strings.HasPrefix(t, "*") && decoded[t[1:]]:
-				call = "jsonr.Ptr(l, (**" + t[1:] + ")(p), (*" + t[1:] + ").UnmarshalEasyJSON)"
-			case strings.HasPrefix(t, "[]") && decoded[t[2:]]:
-				call = "jsonr.Slice(l, (*[]" + t[2:] + ")(p), (*" + t[2:] + ").UnmarshalEasyJSON)"
-			default:
-				return "", fmt.Errorf("field %s of type %s", name.Name, t)
-			}
-			fmt.Fprintf(&b, "\t{Key: %q, Offset: %s, Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { %s }},\n", k, offset, call)
-		}
-	}
-	return b.String(), nil
+		fmt.Fprintf(&b, "\t{Key: %q, Offset: %s, Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { %s }},\n", key, offset, call)
+		return nil
+	})
+	return b.String(), err
 }
 
 // encodableTypes returns the []jsonw.Field entries of every struct type with a generated
@@ -260,18 +233,53 @@ func encodableTypes(structs map[string]*ast.StructType, encoded map[string]bool)
 // says whether a struct type can be written from its own table.
 func encodeTable(typ string, st *ast.StructType, nested func(string) bool) (string, error) {
 	var b strings.Builder
-	for _, field := range st.Fields.List {
-		if len(field.Names) == 0 {
-			return "", fmt.Errorf("embedded field %s", typeString(field.Type))
-		}
-		key, opts, skip, err := jsonTag(field)
-		if err != nil || skip {
-			if err != nil {
-				return "", err
-			}
-			continue
+	err := eachField(st, func(name, key, opts, t string) error {
+		if strings.ContainsAny(key, "\"\\") || strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+			return fmt.Errorf("the key %q needs escaping", key)
 		}
 		omit := strings.Contains(","+opts+",", ",omitempty,")
+		prefix := strconv.Quote(`,"` + key + `":`)
+		offset := "unsafe.Offsetof(" + typ + "{}." + name + ")"
+		omitField := ""
+		if omit {
+			omitField = ", OmitEmpty: true"
+		}
+		if kind, ok := encodeKinds[t]; ok {
+			fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.%s%s},\n", prefix, offset, kind, omitField)
+			return nil
+		}
+		switch {
+		case strings.HasPrefix(t, "*") && nested(t[1:]):
+			fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.PtrStruct%s, Fields: encode%s},\n", prefix, offset, omitField, t[1:])
+		case strings.HasPrefix(t, "[]") && nested(t[2:]):
+			fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.StructSlice%s, Fields: encode%s, Size: unsafe.Sizeof(%s{})},\n",
+				prefix, offset, omitField, t[2:], t[2:])
+		case !omit && nested(t):
+			fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.Struct, Fields: encode%s},\n", prefix, offset, t)
+		default:
+			return fmt.Errorf("field %s of type %s", name, t)
+		}
+		return nil
+	})
+	return b.String(), err
+}
+
+// eachField calls fn for each exported field of st that its json tag does not leave out, in
+// declaration order, with the field's name, its JSON key (the name when the tag gives none), its
+// tag options and its type as the source spells it; it stops at the first error. Embedded
+// fields are an error: the tables have no way to flatten them.
+func eachField(st *ast.StructType, fn func(name, key, opts, typ string) error) error {
+	for _, field := range st.Fields.List {
+		if len(field.Names) == 0 {
+			return fmt.Errorf("embedded field %s", typeString(field.Type))
+		}
+		key, opts, skip, err := jsonTag(field)
+		if err != nil {
+			return err
+		}
+		if skip {
+			continue
+		}
 		t := typeString(field.Type)
 		for _, name := range field.Names {
 			if !name.IsExported() {
@@ -281,33 +289,12 @@ func encodeTable(typ string, st *ast.StructType, nested func(string) bool) (stri
 			if k == "" {
 				k = name.Name
 			}
-			if strings.ContainsAny(k, "\"\\") || strings.ContainsFunc(k, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
-				return "", fmt.Errorf("the key %q needs escaping", k)
-			}
-			prefix := strconv.Quote(`,"` + k + `":`)
-			offset := "unsafe.Offsetof(" + typ + "{}." + name.Name + ")"
-			omitField := ""
-			if omit {
-				omitField = ", OmitEmpty: true"
-			}
-			if kind, ok := encodeKinds[t]; ok {
-				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.%s%s},\n", prefix, offset, kind, omitField)
-				continue
-			}
-			switch {
-			case strings.HasPrefix(t, "*") && nested(t[1:]):
-				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.PtrStruct%s, Fields: encode%s},\n", prefix, offset, omitField, t[1:])
-			case strings.HasPrefix(t, "[]") && nested(t[2:]):
-				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.StructSlice%s, Fields: encode%s, Size: unsafe.Sizeof(%s{})},\n",
-					prefix, offset, omitField, t[2:], t[2:])
-			case !omit && nested(t):
-				fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.Struct, Fields: encode%s},\n", prefix, offset, t)
-			default:
-				return "", fmt.Errorf("field %s of type %s", name.Name, t)
+			if err := fn(name.Name, k, opts, t); err != nil {
+				return err
 			}
 		}
 	}
-	return b.String(), nil
+	return nil
 }
 
 // jsonTag reads a field's json tag: its key (empty: the field's name), its options, and
