@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -62,6 +63,14 @@ type OpenAIOptions struct {
 	APIKey string
 	// Model names the upstream model when the chat request names none.
 	Model string
+	// Models are the other models a chat request may name; the server, not
+	// the page, decides what the key is spent on. A request's model "" means
+	// Model, and Model itself is always allowed. A request naming a model
+	// that is neither Model nor in Models ends with one error event, code
+	// model_not_allowed, whose message lists the allowed models; nothing is
+	// sent upstream. With Model "" and Models empty, only a request naming
+	// no model is forwarded (the upstream then picks its default).
+	Models []string
 	// Client sends the requests. Nil means a client with no overall timeout
 	// (the bounds below apply either way).
 	Client *http.Client
@@ -85,7 +94,9 @@ type OpenAIOptions struct {
 // HeaderTimeout, or a body silent for StallTimeout), upstream_cut (the stream
 // ended before the answer was complete), upstream_malformed (a chunk that is
 // not the expected JSON, or too large), upstream_error (an error object in
-// the stream) and bad_request (a chat request that cannot be translated).
+// the stream), bad_request (a chat request that cannot be translated) and
+// model_not_allowed (a chat request naming a model outside Model and
+// Models; nothing is sent upstream).
 //
 // Tool names outside ^[a-zA-Z0-9_-]{1,64}$, which many such upstreams
 // reject, are renamed for the upstream and renamed back in the answer: each
@@ -167,6 +178,9 @@ func (m *OpenAI) stream(ctx context.Context, req *ChatRequest, sink Sink, start 
 	if req == nil {
 		return &Error{Code: "bad_request", Message: "there is no chat request to forward"}
 	}
+	if err := m.checkModel(req.Model); err != nil {
+		return err
+	}
 	upReq, names, err := oaBuildRequest(req, m.opts.Model)
 	if err != nil {
 		return err
@@ -224,6 +238,29 @@ func (m *OpenAI) stream(ctx context.Context, req *ChatRequest, sink Sink, start 
 		return &Error{Code: "upstream_rejected", Message: "the upstream at " + m.shown + " answered with an HTML page, not an event stream; check that --upstream names an OpenAI-compatible server"}
 	}
 	return st.read(ctx, wd, m.opts.StallTimeout)
+}
+
+// checkModel refuses a request's model that the server does not allow.
+func (m *OpenAI) checkModel(model string) error {
+	if model == "" || model == m.opts.Model || slices.Contains(m.opts.Models, model) {
+		return nil
+	}
+	var allowed []string
+	if m.opts.Model != "" {
+		allowed = append(allowed, quote(m.opts.Model))
+	}
+	for _, a := range m.opts.Models {
+		if a != "" && a != m.opts.Model && !slices.Contains(allowed, quote(a)) {
+			allowed = append(allowed, quote(a))
+		}
+	}
+	msg := "the chat request names the model " + quote(oaTruncate(model, 100)) + ", which this server does not allow; "
+	if len(allowed) == 0 {
+		msg += "it picks the model itself, so the page may name none"
+	} else {
+		msg += "the page may pick only " + strings.Join(allowed, ", ") + " (or name none for the server's default)"
+	}
+	return &Error{Code: "model_not_allowed", Message: msg}
 }
 
 // finish reports err, the result of stream, as Stream's contract asks.

@@ -272,7 +272,7 @@ func TestOpenAIStreamShapes(t *testing.T) {
 			req := oaStreamReq()
 			req.Model = "requested"
 			rec := &oaRecorder{}
-			require.NoError(t, NewOpenAI(OpenAIOptions{URL: srv.URL}).Stream(context.Background(), req, rec))
+			require.NoError(t, NewOpenAI(OpenAIOptions{URL: srv.URL, Models: []string{"requested"}}).Stream(context.Background(), req, rec))
 			assert.Equal(t, tt.want, rec.got(t))
 			oaCheckGrammar(t, rec.events)
 		})
@@ -342,7 +342,7 @@ func TestOpenAIRequestTranslation(t *testing.T) {
 	defer srv.Close()
 
 	rec := &oaRecorder{}
-	m := NewOpenAI(OpenAIOptions{URL: srv.URL + "/", APIKey: "sk-test-123", Model: "unused-default"})
+	m := NewOpenAI(OpenAIOptions{URL: srv.URL + "/", APIKey: "sk-test-123", Model: "unused-default", Models: []string{"gpt-test"}})
 	require.NoError(t, m.Stream(context.Background(), req, rec))
 
 	assert.JSONEq(t, want, string(gotBody))
@@ -700,4 +700,72 @@ func TestOpenAISinkFailure(t *testing.T) {
 	err = NewOpenAI(OpenAIOptions{URL: srv.URL}).Stream(context.Background(), oaStreamReq(), sink)
 	assert.ErrorIs(t, err, gone)
 	assert.Equal(t, 1, n, "Stream stops at the first failed send")
+}
+
+// TestOpenAIModelPolicy proves the server, not the page, picks the model: a
+// request naming a model outside Model and Models ends with one
+// model_not_allowed error and nothing reaches the upstream, while the
+// allowed ones (and no model at all) are forwarded with the model they mean.
+func TestOpenAIModelPolicy(t *testing.T) {
+	tests := []struct {
+		name      string
+		opts      OpenAIOptions
+		model     string
+		wantSent  string // the model the upstream saw; "-" when it saw no request
+		wantInMsg []string
+	}{
+		{name: "none means Model", opts: OpenAIOptions{Model: "m-default"}, model: "", wantSent: "m-default"},
+		{name: "Model itself", opts: OpenAIOptions{Model: "m-default"}, model: "m-default", wantSent: "m-default"},
+		{name: "one of Models", opts: OpenAIOptions{Model: "m-default", Models: []string{"m-big", "m-small"}}, model: "m-small", wantSent: "m-small"},
+		{name: "no model anywhere", opts: OpenAIOptions{}, model: "", wantSent: ""},
+		{name: "outside Model", opts: OpenAIOptions{Model: "m-default"}, model: "gpt-expensive", wantSent: "-",
+			wantInMsg: []string{`"gpt-expensive"`, `may pick only "m-default"`}},
+		{name: "outside Models", opts: OpenAIOptions{Model: "m-default", Models: []string{"m-big", "m-default"}}, model: "m-huge", wantSent: "-",
+			wantInMsg: []string{`"m-huge"`, `may pick only "m-default", "m-big"`}},
+		{name: "server picks alone", opts: OpenAIOptions{}, model: "gpt-expensive", wantSent: "-",
+			wantInMsg: []string{`"gpt-expensive"`, "may name none"}},
+		{name: "case differs", opts: OpenAIOptions{Model: "m-default"}, model: "M-DEFAULT", wantSent: "-",
+			wantInMsg: []string{`"M-DEFAULT"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var (
+				mu   sync.Mutex
+				sent = "-"
+			)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var body struct {
+					Model string `json:"model"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&body)
+				mu.Lock()
+				sent = body.Model
+				mu.Unlock()
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, `data: {"model":"up","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+			}))
+			defer srv.Close()
+			opts := tt.opts
+			opts.URL, opts.APIKey = srv.URL, "sk-model-policy"
+			req := oaStreamReq()
+			req.Model = tt.model
+			rec := &oaRecorder{}
+			require.NoError(t, NewOpenAI(opts).Stream(context.Background(), req, rec))
+			got := rec.got(t)
+			mu.Lock()
+			assert.Equal(t, tt.wantSent, sent, "the model the upstream saw")
+			mu.Unlock()
+			if tt.wantInMsg == nil {
+				require.NotEmpty(t, got)
+				assert.Equal(t, EventMessageStop, got[len(got)-1].Name)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, EventError, got[0].Name)
+			assert.Equal(t, "model_not_allowed", got[0].Ev.ErrorCode)
+			for _, part := range tt.wantInMsg {
+				assert.Contains(t, got[0].Ev.ErrorMessage, part)
+			}
+		})
+	}
 }
