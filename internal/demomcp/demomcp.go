@@ -15,6 +15,28 @@
 //     so the first edit always meets that conflict;
 //   - honua_studio_preview_draft joins the catalog when the first draft
 //     exists, and listeners are told (notifications/tools/list_changed).
+//
+// # What it keeps
+//
+// The server holds its drafts in memory, and every bound is a [Limits]
+// field (the defaults are the Default* constants):
+//
+//   - a title longer than MaxTitleRunes characters (200), or a colour
+//     longer than MaxColorRunes (64), is refused with an invalid_argument
+//     tool error the model reads (it says the limit; shorten and call
+//     again); nothing of the refused call is kept;
+//   - at most MaxDrafts drafts (50) holding at most MaxBytes bytes (1 MiB)
+//     in all. Creating a draft past either bound drops the draft left
+//     alone longest (the least recently created, read or edited) to make
+//     room, so the demo keeps working however long it runs and the draft a
+//     conversation is working on stays. A later call naming a dropped
+//     draft is answered not_found with a message saying it was dropped and
+//     how to go on (create a new one). An edit that would push the total
+//     past MaxBytes drops other drafts the same way; a single draft that
+//     cannot fit on its own is refused with resource_exhausted.
+//
+// A dropped draft is deleted from the store and its bytes leave the total,
+// so the memory it held is released.
 package demomcp
 
 import (
@@ -23,7 +45,9 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentwasm/agentwasm/serve"
 )
@@ -37,6 +61,59 @@ const (
 // Layers are the layers a draft can hold.
 var Layers = []string{"schools", "parks", "rivers"}
 
+// The default bounds of what the server keeps (see [Limits]).
+const (
+	// DefaultMaxDrafts is how many drafts the server keeps by default.
+	DefaultMaxDrafts = 50
+	// DefaultMaxBytes is how many bytes all drafts may hold by default
+	// (1 MiB), counted as [Limits] says.
+	DefaultMaxBytes = 1 << 20
+	// DefaultMaxTitleRunes is the longest title, in characters (Unicode
+	// code points), a draft is created with by default.
+	DefaultMaxTitleRunes = 200
+	// DefaultMaxColorRunes is the longest layer colour, in characters,
+	// honua_studio_set_layer_style accepts by default.
+	DefaultMaxColorRunes = 64
+)
+
+// draftOverhead is what a draft counts for besides its strings: an
+// estimate of its record, map entry and slices, so that many tiny drafts
+// count too.
+const draftOverhead = 128
+
+// Limits bound what the server keeps in memory. A zero field takes its
+// default (the Default* constants); a negative one is treated as zero too.
+type Limits struct {
+	// MaxDrafts is how many drafts the server keeps; creating one more
+	// drops the draft left alone longest.
+	MaxDrafts int
+	// MaxBytes is how many bytes all drafts may hold together: each
+	// counts the bytes of its strings (id, title, layers, style names and
+	// colours) plus a fixed 128 for its record. Past it the draft left
+	// alone longest is dropped; a draft that cannot fit alone is refused.
+	MaxBytes int
+	// MaxTitleRunes is the longest title, in characters, a draft is
+	// created with; a longer one is refused (invalid_argument).
+	MaxTitleRunes int
+	// MaxColorRunes is the longest colour, in characters, a layer style
+	// takes; a longer one is refused (invalid_argument).
+	MaxColorRunes int
+}
+
+// withDefaults fills the zero fields.
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxDrafts, DefaultMaxDrafts)
+	def(&l.MaxBytes, DefaultMaxBytes)
+	def(&l.MaxTitleRunes, DefaultMaxTitleRunes)
+	def(&l.MaxColorRunes, DefaultMaxColorRunes)
+	return l
+}
+
 // draft is one draft's state.
 type draft struct {
 	DraftID    string            `json:"draftId"`
@@ -44,21 +121,45 @@ type draft struct {
 	Title      string            `json:"title"`
 	Layers     []string          `json:"layers"`
 	Styles     map[string]string `json:"styles,omitempty"`
+
+	used int64 // when it was last created, read or edited (the server's use counter)
+	size int   // what it counts for against MaxBytes (draftSize when last measured)
+}
+
+// draftSize is what d counts for against Limits.MaxBytes.
+func draftSize(d *draft) int {
+	n := draftOverhead + len(d.DraftID) + len(d.Title)
+	for _, l := range d.Layers {
+		n += len(l)
+	}
+	for k, v := range d.Styles {
+		n += len(k) + len(v)
+	}
+	return n
 }
 
 // Server is the demo catalog. Its methods are safe for concurrent use.
 type Server struct {
-	d *serve.MCPDispatcher
+	d      *serve.MCPDispatcher
+	limits Limits
 
-	mu     sync.Mutex
-	drafts map[string]*draft
-	next   int
+	mu       sync.Mutex
+	drafts   map[string]*draft
+	bytes    int   // the sum of the drafts' sizes
+	next     int   // the last draft number handed out
+	uses     int64 // the use counter
+	hadDraft bool  // a draft was created (the preview tool is in the catalog)
 }
 
 // New returns the catalog and its MCP dispatcher (both eras, session ids,
-// list-changed notifications).
+// list-changed notifications), with the default limits.
 func New() *Server {
-	s := &Server{drafts: map[string]*draft{}}
+	return NewWithLimits(Limits{})
+}
+
+// NewWithLimits is [New] with limits (zero fields take their defaults).
+func NewWithLimits(limits Limits) *Server {
+	s := &Server{drafts: map[string]*draft{}, limits: limits.withDefaults()}
 	s.d = serve.NewMCPDispatcher(s, serve.MCPDispatcherOptions{
 		Name:         "agentwasm-dev-studio",
 		Version:      "1.0.0",
@@ -95,8 +196,12 @@ func object(required []string, props map[string]any) map[string]any {
 	return o
 }
 
+// boundedString is a string property of at most n characters.
+func boundedString(n int) map[string]any {
+	return map[string]any{"type": "string", "maxLength": n}
+}
+
 var (
-	strProp  = map[string]any{"type": "string"}
 	genProp  = map[string]any{"type": "integer", "description": "the draft's generation; the session fills it in"}
 	idProp   = map[string]any{"type": "string", "description": "the draft; the session fills it in"}
 	layerArg = map[string]any{"type": "string", "enum": Layers}
@@ -107,17 +212,17 @@ func (s *Server) ListTools() []byte {
 	comp := classified(CompositionFamily)
 	tools := []tool{
 		{Name: "honua_studio_create_draft", Description: "Create a new map draft and bind it to the conversation.",
-			InputSchema: object([]string{"title"}, map[string]any{"title": strProp}), Meta: comp},
+			InputSchema: object([]string{"title"}, map[string]any{"title": boundedString(s.limits.MaxTitleRunes)}), Meta: comp},
 		{Name: "honua_studio_get_draft", Description: "Read a draft: its generation, title and layers.",
 			InputSchema: object(nil, map[string]any{"draftId": idProp}), Meta: comp,
 			Annotations: map[string]any{"readOnlyHint": true}},
 		{Name: "honua_studio_add_layer", Description: "Add a layer (schools, parks or rivers) to the draft.",
 			InputSchema: object([]string{"layer"}, map[string]any{"draftId": idProp, "generation": genProp, "layer": layerArg}), Meta: comp},
 		{Name: "honua_studio_set_layer_style", Description: "Set the colour of one of the draft's layers.",
-			InputSchema: object([]string{"layer", "color"}, map[string]any{"draftId": idProp, "generation": genProp, "layer": layerArg, "color": strProp}), Meta: comp},
+			InputSchema: object([]string{"layer", "color"}, map[string]any{"draftId": idProp, "generation": genProp, "layer": layerArg, "color": boundedString(s.limits.MaxColorRunes)}), Meta: comp},
 	}
 	s.mu.Lock()
-	haveDraft := len(s.drafts) > 0
+	haveDraft := s.hadDraft
 	s.mu.Unlock()
 	if haveDraft {
 		tools = append(tools, tool{Name: "honua_studio_preview_draft", Description: "Describe how the draft will look when published.",
@@ -153,8 +258,9 @@ func (s *Server) CallTool(_ context.Context, name string, args []byte) []byte {
 		defer s.mu.Unlock()
 		d, ok := s.drafts[in.DraftID]
 		if !ok {
-			return toolError("not_found", "no draft "+strconv.Quote(in.DraftID)+"; create one with honua_studio_create_draft")
+			return s.notFound(in.DraftID)
 		}
+		s.touch(d)
 		if name == "honua_studio_preview_draft" {
 			return result(map[string]any{"draft": ref(d), "preview": d.Title + " with " + strconv.Itoa(len(d.Layers)) + " layer(s)"})
 		}
@@ -170,19 +276,40 @@ func (s *Server) CallTool(_ context.Context, name string, args []byte) []byte {
 }
 
 // create makes a draft at generation 1; the collaborator then renames it
-// (generation 2); the first draft adds the preview tool to the catalog.
+// (generation 2); the first draft adds the preview tool to the catalog. A
+// title past MaxTitleRunes is refused before anything is kept; past
+// MaxDrafts or MaxBytes the drafts left alone longest are dropped.
 func (s *Server) create(title string) []byte {
+	if n := utf8.RuneCountInString(title); n > s.limits.MaxTitleRunes {
+		return toolError("invalid_argument", "the title is "+strconv.Itoa(n)+" characters long; this server takes titles of at most "+
+			strconv.Itoa(s.limits.MaxTitleRunes)+" characters: shorten it and call honua_studio_create_draft again")
+	}
 	if title == "" {
 		title = "Untitled map"
 	}
 	s.mu.Lock()
-	s.next++
-	d := &draft{DraftID: "d-" + strconv.Itoa(s.next), Generation: 1, Title: title, Layers: []string{}}
-	s.drafts[d.DraftID] = d
-	first := len(s.drafts) == 1
+	id := "d-" + strconv.Itoa(s.next+1)
+	d := &draft{DraftID: id, Generation: 1, Title: title, Layers: []string{}}
 	answer := result(map[string]any{"draft": ref(d), "title": d.Title, "layers": d.Layers})
 	d.Title += " (renamed by a collaborator)"
 	d.Generation++
+	d.size = draftSize(d)
+	if d.size > s.limits.MaxBytes {
+		s.mu.Unlock()
+		return toolError("resource_exhausted", "the draft would hold "+strconv.Itoa(d.size)+" bytes; this server keeps at most "+
+			strconv.Itoa(s.limits.MaxBytes)+" bytes of drafts: use a shorter title")
+	}
+	for len(s.drafts) >= s.limits.MaxDrafts || s.bytes+d.size > s.limits.MaxBytes {
+		if !s.dropOldest("") {
+			break // nothing left to drop: the store is empty and d fits alone
+		}
+	}
+	s.next++
+	s.drafts[id] = d
+	s.bytes += d.size
+	s.touch(d)
+	first := !s.hadDraft
+	s.hadDraft = true
 	s.mu.Unlock()
 	if first {
 		s.d.ToolsChanged()
@@ -190,14 +317,62 @@ func (s *Server) create(title string) []byte {
 	return answer
 }
 
-// edit applies an edit to a draft at the generation it names.
+// touch marks d used now; call it with the lock.
+func (s *Server) touch(d *draft) {
+	s.uses++
+	d.used = s.uses
+}
+
+// dropOldest deletes the draft left alone longest, other than keep, and
+// reports whether there was one; call it with the lock.
+func (s *Server) dropOldest(keep string) bool {
+	var oldest *draft
+	for id, d := range s.drafts {
+		if id != keep && (oldest == nil || d.used < oldest.used) {
+			oldest = d
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	delete(s.drafts, oldest.DraftID)
+	s.bytes -= oldest.size
+	return true
+}
+
+// notFound answers a call naming no kept draft: one this server dropped
+// (it created it, see Limits), or one it never had.
+func (s *Server) notFound(id string) []byte {
+	if n, err := strconv.Atoi(strings.TrimPrefix(id, "d-")); err == nil && strings.HasPrefix(id, "d-") && n >= 1 && n <= s.next {
+		return toolError("not_found", "draft "+strconv.Quote(id)+" was dropped: this server keeps at most "+strconv.Itoa(s.limits.MaxDrafts)+
+			" drafts ("+strconv.Itoa(s.limits.MaxBytes)+" bytes) and drops the one left alone longest; create a new one with honua_studio_create_draft")
+	}
+	return toolError("not_found", "no draft "+strconv.Quote(id)+"; create one with honua_studio_create_draft")
+}
+
+// stats returns how many drafts the server keeps and the bytes they count
+// for.
+func (s *Server) stats() (drafts, bytes int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.drafts), s.bytes
+}
+
+// edit applies an edit to a draft at the generation it names. A colour
+// past MaxColorRunes is refused; an edit that pushes the total past
+// MaxBytes drops other drafts, and is refused when the draft cannot fit
+// on its own.
 func (s *Server) edit(name, id string, gen *int64, layer, color string) []byte {
+	if n := utf8.RuneCountInString(color); n > s.limits.MaxColorRunes {
+		return toolError("invalid_argument", "the colour is "+strconv.Itoa(n)+" characters long; this server takes colours of at most "+
+			strconv.Itoa(s.limits.MaxColorRunes)+" characters, like \"green\" or \"#2b8a3e\": shorten it and call again")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.drafts[id]
 	switch {
 	case !ok:
-		return toolError("not_found", "no draft "+strconv.Quote(id)+"; create one with honua_studio_create_draft")
+		return s.notFound(id)
 	case gen == nil:
 		return toolError("invalid_argument", "the edit names no generation; read the draft with honua_studio_get_draft")
 	case *gen != d.Generation:
@@ -206,19 +381,35 @@ func (s *Server) edit(name, id string, gen *int64, layer, color string) []byte {
 	case !slices.Contains(Layers, layer):
 		return toolError("invalid_argument", "unknown layer "+strconv.Quote(layer)+"; use schools, parks or rivers")
 	}
+	s.touch(d)
+	if name == "honua_studio_set_layer_style" && !slices.Contains(d.Layers, layer) {
+		return toolError("not_found", "the draft has no "+layer+" layer; add it first")
+	}
+	// The edit on a copy, measured before it is kept.
+	next := *d
 	if name == "honua_studio_add_layer" {
 		if !slices.Contains(d.Layers, layer) {
-			d.Layers = append(d.Layers, layer)
+			next.Layers = append(slices.Clip(d.Layers), layer)
 		}
 	} else {
-		if !slices.Contains(d.Layers, layer) {
-			return toolError("not_found", "the draft has no "+layer+" layer; add it first")
+		next.Styles = make(map[string]string, len(d.Styles)+1)
+		for k, v := range d.Styles {
+			next.Styles[k] = v
 		}
-		if d.Styles == nil {
-			d.Styles = map[string]string{}
-		}
-		d.Styles[layer] = color
+		next.Styles[layer] = color
 	}
+	next.size = draftSize(&next)
+	if next.size > s.limits.MaxBytes {
+		return toolError("resource_exhausted", "the edit would make draft "+id+" hold "+strconv.Itoa(next.size)+
+			" bytes; this server keeps at most "+strconv.Itoa(s.limits.MaxBytes)+" bytes of drafts")
+	}
+	for s.bytes-d.size+next.size > s.limits.MaxBytes {
+		if !s.dropOldest(id) {
+			break // only d is left, and it fits alone
+		}
+	}
+	s.bytes += next.size - d.size
+	*d = next
 	d.Generation++
 	return result(map[string]any{"draft": ref(d), "layers": d.Layers})
 }
