@@ -35,14 +35,42 @@ func approvalOf(r serve.Result) *session.ApprovalRequest {
 	return &session.ApprovalRequest{AskID: askID, Action: action}
 }
 
+// ErrorCodePortClosed is the Turn.ErrorCode of a Session.Resume whose kit's
+// port was closed (serve.Port.Close): the ask was neither approved nor
+// declined, nothing ran, and nothing was added to the history.
+const ErrorCodePortClosed = "port_closed"
+
+// PortClosedError is AnswerAsk's error once the kit's port is closed. It is
+// a session.AskError with code ErrorCodePortClosed.
+type PortClosedError struct {
+	AskID string // the ask that was being answered
+}
+
+// Error says that nothing was approved or performed, and what to do.
+func (e *PortClosedError) Error() string {
+	return "the app's port is closed, so ask " + strconv.Quote(e.AskID) +
+		" was neither approved nor declined and nothing was performed; create a new port (and a session on it) to go on"
+}
+
+// ErrorCode is ErrorCodePortClosed.
+func (e *PortClosedError) ErrorCode() string { return ErrorCodePortClosed }
+
+var _ session.AskError = (*PortClosedError)(nil)
+
 // AnswerAsk is the session's approval door (session.ApprovalDoors): it
 // approves or declines askID through the port's human doors
 // (App.ApproveAsk, App.DeclineAsk) by answeredBy, and returns the note the
 // model reads. An ask the person already answered the same way (approved,
 // or approved and used, for an approval; declined or revoked, for a
 // decline) counts as done. Any other state is an error that says what the
-// ask is; an unknown ask is an error too.
+// ask is; an unknown ask is an error too. Once the port is closed every
+// answer is a *PortClosedError and the app is not touched: an approval
+// could never be used through the closed port, so no note may say it was
+// given.
 func (k *Kit) AnswerAsk(_ context.Context, askID string, approve bool) (string, error) {
+	if k.port.Closed() {
+		return "", &PortClosedError{AskID: askID}
+	}
 	app := k.port.App()
 	var err error
 	if approve {

@@ -285,3 +285,49 @@ func TestKitAnswerAsk(t *testing.T) {
 	require.Error(t, err, "a used approval cannot be declined")
 	assert.Equal(t, []string{"checkout.pay/agent"}, log.actions())
 }
+
+// Resume after the port is closed answers port_closed: the ask is neither
+// approved nor declined in the app, nothing runs, no model request is made
+// and nothing is added to the history — the model is told nothing.
+func TestResumeAfterThePortClosed(t *testing.T) {
+	for _, approve := range []bool{true, false} {
+		name := "decline"
+		if approve {
+			name = "approve"
+		}
+		t.Run(name, func(t *testing.T) {
+			log := &handlerLog{}
+			port := newCheckout(t, log)
+			s, tr, ask := payTurn(t, port, nil, session.ToolCallRound(confirmCall), session.TextRound("Paid."))
+			before := s.Messages()
+			port.Close()
+
+			res := session.Resolution{Decline: []string{ask.AskID}}
+			if approve {
+				res = session.Resolution{Approve: []string{ask.AskID}}
+			}
+			turn := s.Resume(context.Background(), res)
+			assert.Equal(t, session.StatusError, turn.Status)
+			assert.Equal(t, portkit.ErrorCodePortClosed, turn.ErrorCode)
+			assert.Contains(t, turn.ErrorMessage, "port is closed")
+			assert.Contains(t, turn.ErrorMessage, "nothing was performed")
+			assert.Zero(t, turn.Rounds)
+			assert.Len(t, tr.Requests(), 1, "no model request after the refusal")
+			assert.Equal(t, before, s.Messages(), "nothing was added to the history")
+			assert.Empty(t, log.actions(), "nothing ran")
+			info, ok := port.App().Ask(ask.AskID)
+			require.True(t, ok)
+			assert.Equal(t, "pending", info.State, "the app's ask was not answered")
+			assert.Equal(t, []session.PendingApproval{ask}, s.PendingApprovals(), "the ask stays pending")
+		})
+	}
+}
+
+// PortClosedError is a session.AskError with the port_closed code.
+func TestPortClosedErrorIsCoded(t *testing.T) {
+	var err error = &portkit.PortClosedError{AskID: "ask-1"}
+	var coded session.AskError
+	require.ErrorAs(t, err, &coded)
+	assert.Equal(t, "port_closed", coded.ErrorCode())
+	assert.Contains(t, err.Error(), `"ask-1"`)
+}

@@ -39,7 +39,9 @@ type PendingApproval struct {
 // for the model, which Resume adds to the history (the notes of one Resume
 // in one user message), or an error saying why the ask cannot take that
 // answer. An ask the person already answered the same way should count as
-// done, not as an error. The model never reaches AnswerAsk: Resume is host
+// done, not as an error. An error with an ErrorCode() string method (an
+// AskError) gives the Resume's Turn that code in place of
+// ErrorCodeAskRefused. The model never reaches AnswerAsk: Resume is host
 // API only.
 type ApprovalDoors interface {
 	AnswerAsk(ctx context.Context, askID string, approve bool) (note string, err error)
@@ -61,6 +63,14 @@ const (
 	// person declined on the card an ask the host now approves).
 	ErrorCodeAskRefused = "ask_refused"
 )
+
+// AskError is an error of ApprovalDoors.AnswerAsk that carries its own
+// Turn.ErrorCode (portkit's port_closed, say): Resume's Turn has that code
+// instead of ErrorCodeAskRefused, with the error's text in its message.
+type AskError interface {
+	error
+	ErrorCode() string
+}
 
 // PendingApprovals returns the asks that await a person's answer: those of
 // the last turn that stopped on them, less those Resume answered since. A

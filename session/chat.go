@@ -16,12 +16,25 @@ import (
 // Chat sends text as the person's next message and runs the loop: stream the
 // model's answer, run the tool calls it made, feed the results back, and
 // repeat up to MaxToolRounds model requests. It returns when the turn ends;
-// the Turn's Status says how. Cancelling ctx ends the turn with
-// StatusCancelled at whatever step it is in and aborts the request or tool
-// call in flight. A round whose tool results wait for a person ends the
-// turn after its calls are dispatched (see Turn.PendingApprovals and
-// Resume). Chat forgets the asks earlier turns left pending. At most one
-// ChatOptions is used.
+// the Turn's Status says how. Cancelling ctx, or closing the session
+// (Close), ends the turn with StatusCancelled at whatever step it is in and
+// aborts the request or tool call in flight; every call the model made has
+// its answer in the history then (a call that never ran is answered
+// cancelled). A round whose tool results wait for a person ends the turn
+// after its calls are dispatched (see Turn.PendingApprovals and Resume).
+// Chat forgets the asks earlier turns left pending. At most one ChatOptions
+// is used.
+//
+// A turn whose model request is refused before its answer starts — the
+// request would pass Options.MaxRequestBytes (ErrorCodeRequestTooLarge),
+// the transport fails, the proxy answers a non-2xx status (a 413, say) or
+// sends nothing in time, or its stream opens with an error event — ends
+// with StatusError and leaves the history and the pending asks exactly as
+// they were before the turn: the person's message and the rounds of the
+// turn that came before the refused request are dropped (Turn.ToolCalls
+// still lists the calls those rounds ran), so the same message may simply
+// be sent again. A failure after the answer started (a truncated or
+// silent stream, a bound passed) keeps what the turn added.
 func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Turn {
 	if ctx.Err() != nil {
 		return Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."}
@@ -33,12 +46,15 @@ func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Tu
 	if err := co.ToolChoice.validate("ChatOptions.ToolChoice"); err != nil {
 		return Turn{Status: StatusError, ErrorCode: "bad_options", ErrorMessage: err.Error()}
 	}
-	if !s.busy.CompareAndSwap(false, true) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !s.begin(cancel) {
 		return busyTurn
 	}
-	defer s.busy.Store(false)
+	defer s.finish()
+	before := s.snapshot()
 	s.clearPending()
-	return s.runTurn(ctx, co, func(context.Context) *outcome {
+	return s.runTurn(ctx, co, &before, func(context.Context) *outcome {
 		s.appendHistory(Message{Role: "user", Content: text})
 		return nil
 	})
@@ -49,9 +65,11 @@ var busyTurn = Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
 	ErrorMessage: "Another chat (or resume) is still running on this session; wait for it to finish or cancel it."}
 
 // runTurn runs one turn whose opening step (the person's message, or the
-// answers to asks) is open, and returns its record. The caller holds busy.
-func (s *Session) runTurn(ctx context.Context, co ChatOptions, open func(context.Context) *outcome) Turn {
-	t := &turnState{s: s}
+// answers to asks) is open, and returns its record. before is the state a
+// refused request restores (open may set it). The caller holds busy
+// (begin), with ctx the context Close cancels.
+func (s *Session) runTurn(ctx context.Context, co ChatOptions, before *snapshot, open func(context.Context) *outcome) Turn {
+	t := &turnState{s: s, before: before}
 	t.run(ctx, open, co)
 	t.turn.Text = t.textString()
 	t.turn.PendingApprovals = s.PendingApprovals()
@@ -63,6 +81,8 @@ func (s *Session) runTurn(ctx context.Context, co ChatOptions, open func(context
 type turnState struct {
 	s    *Session
 	turn Turn
+	// before is the history and pending asks a refused request restores.
+	before *snapshot
 	// text is the text of every round. It only grows (as a strings.Builder
 	// does): the strings textString made of it stay as they are.
 	text []byte
@@ -84,10 +104,16 @@ type outcome struct {
 	status Status
 	msg    string
 	code   string
+	// refused: the model request failed before its answer started, and
+	// the history goes back to how it was before the turn.
+	refused bool
 }
 
 func (t *turnState) end(o *outcome) {
 	t.turn.Status, t.turn.ErrorMessage, t.turn.ErrorCode = o.status, o.msg, o.code
+	if o.refused && t.before != nil {
+		t.s.restore(t.before)
+	}
 }
 
 var cancelledOutcome = &outcome{status: StatusCancelled, msg: "The chat was cancelled."}
@@ -146,18 +172,25 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 			t.end(cancelledOutcome)
 			return
 		}
-		t.turn.Rounds++
 		req := &ChatRequest{
-			Provider: s.opts.Provider, Model: s.opts.Model, System: system, Messages: s.Messages(),
+			Provider: s.opts.Provider, Model: s.opts.Model, System: system, Messages: s.requestMessages(),
 			Tools: tools, ToolChoice: choice, MaxTokens: s.opts.MaxTokens, Temperature: s.opts.Temperature,
 		}
+		used := requestBytes(req)
+		if used > s.opts.MaxRequestBytes {
+			t.end(s.requestTooLarge(used))
+			return
+		}
+		t.turn.Rounds++
 		r, o := t.streamRound(ctx, req)
 		if o != nil {
 			t.end(o)
 			return
 		}
 		calls := r.ready()
-		s.appendHistory(Message{Role: "assistant", Content: r.textString(), ToolCalls: calls})
+		answer := Message{Role: "assistant", Content: r.textString(), ToolCalls: calls}
+		used += messageBytes(&answer)
+		s.appendHistory(answer)
 		first, asked := len(t.turn.ToolCalls), false
 		for i, call := range calls {
 			if ctx.Err() != nil {
@@ -167,6 +200,9 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 			}
 			rec, ask := t.dispatch(ctx, call, runtime, cat)
 			rec = s.secrets.record(rec)
+			var size int
+			rec, size = s.fitResult(rec, used)
+			used += size
 			if ask != nil {
 				s.addPending(*ask)
 				asked = true
@@ -208,7 +244,7 @@ func (t *turnState) answerUnrun(calls []ToolCall) {
 func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, *outcome) {
 	stream, err := t.s.openStream(ctx, t.s.secrets.request(req))
 	if err != nil {
-		return nil, t.transportFailure(ctx, err)
+		return nil, refused(t.transportFailure(ctx, err))
 	}
 	// Close aborts a Next that is blocked when ctx ends, even on a
 	// transport that does not watch ctx itself. The stream is closed once.
@@ -219,6 +255,7 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 	r := newRound(t.s)
 	t.inRun = false
 	stopped := false // the answer's message_stop arrived
+	started := false // the answer's text or a tool call arrived
 	// One event variable for the whole stream: the steps below take it by
 	// pointer, and a compiler that cannot prove the pointer stays put (TinyGo)
 	// then moves one variable to the heap, not one per event.
@@ -236,10 +273,15 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 				// The answer is complete; a proxy that keeps the stream
 				// open after message_stop ends it by going silent.
 				return r, nil
-			case errors.Is(err, io.EOF):
-				return nil, truncatedOutcome
 			}
-			return nil, t.transportFailure(ctx, err)
+			o := truncatedOutcome
+			if !errors.Is(err, io.EOF) {
+				o = t.transportFailure(ctx, err)
+			}
+			if !started {
+				o = refused(o) // nothing of the answer came
+			}
+			return nil, o
 		}
 		if t.continueRun(r, &ev) {
 			continue
@@ -250,6 +292,8 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 		t.record(&ev)
 		r.add(&ev)
 		switch ev.Type {
+		case EventTextDelta, EventToolCallStart, EventToolCallDelta, EventToolCallStop:
+			started = true
 		case EventMessageStop:
 			stopped = true
 			t.turn.StopReason, r.stopReason = ev.StopReason, ev.StopReason
@@ -260,7 +304,11 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 			if msg == "" {
 				msg = "The Studio AI proxy reported an error without a message."
 			}
-			return nil, &outcome{status: StatusError, msg: msg, code: ev.ErrorCode}
+			o := &outcome{status: StatusError, msg: msg, code: ev.ErrorCode}
+			if !started {
+				o = refused(o) // the proxy refused the request in-band
+			}
+			return nil, o
 		}
 	}
 }

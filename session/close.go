@@ -19,10 +19,13 @@ type MCPContextCloser interface {
 
 var _ MCPContextCloser = (*HTTPMCPClient)(nil)
 
-// Close ends the session's background work for good — the list-changed
-// watch (its stream and any pending backoff are aborted, and no watch
-// starts again) and the background retries of degraded discovery — and
-// then ends the MCP session by closing the MCP client (the default client
+// Close cancels the turn in progress, if a Chat or Resume is running: its
+// model request and tool call in flight are aborted, and it returns with
+// StatusCancelled (Chat says what the history keeps). Close does not wait
+// for it to return. It ends the session's background work for good — the
+// list-changed watch (its stream and any pending backoff are aborted, and
+// no watch starts again) and the background retries of degraded discovery
+// — and then ends the MCP session by closing the MCP client (the default client
 // sends DELETE in the session era, bounded by its CloseTimeout). It returns
 // the client's close error, with every known token redacted: for the
 // default client an *MCPTransportError when the server refused the DELETE
@@ -31,12 +34,17 @@ var _ MCPContextCloser = (*HTTPMCPClient)(nil)
 // nil.
 //
 // Close is idempotent: only the first call closes the client, later calls
-// return nil. A closed session can still chat; its next discovery pass
-// opens a new MCP session, which a later Close does not end (Reconnect
-// does).
+// return nil (and cancel a turn in progress, as the first did). A closed
+// session can still chat: a Chat that starts after Close runs as on an
+// open session, and its next discovery pass opens a new MCP session, which
+// a later Close does not end (Reconnect does). A host that ends a session
+// for good stops calling it (the module's session.close does both).
 func (s *Session) Close() error {
 	s.stopDiscoveryRetries()
 	s.mu.Lock()
+	if cancel := s.cancelTurn; cancel != nil {
+		cancel() // a context's cancel may run under the lock: it calls nothing of the session's
+	}
 	if s.closed {
 		s.mu.Unlock()
 		return nil

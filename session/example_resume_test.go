@@ -41,13 +41,13 @@ func ExampleSession_Resume() {
 
 	turn := s.Chat(context.Background(), "Pay for my order.")
 	ask := turn.PendingApprovals[0]
-	fmt.Println(turn.Status, turn.Rounds, ask.AskID, ask.Action)
+	fmt.Println(turn.Status, turn.Rounds, ask.AskID != "", ask.Action) // the id is the app's, unguessable
 
 	// The approval card is the host's; the person said yes.
 	turn = s.Resume(context.Background(), session.Resolution{Approve: []string{ask.AskID}})
 	fmt.Println(turn.Status, turn.Text, app.Page(), len(turn.PendingApprovals))
 	// Output:
-	// completed 1 ask#1 checkout.pay
+	// completed 1 true checkout.pay
 	// paying
 	// completed Paid. done 0
 }

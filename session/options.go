@@ -171,6 +171,22 @@ type Options struct {
 	// (8 MiB).
 	MaxTurnTextBytes int
 
+	// MaxRequestBytes bounds one chat request as it is sent (its JSON
+	// body): a turn whose next request would pass it sends nothing and
+	// ends with StatusError and ErrorCodeRequestTooLarge, the history left
+	// as it was before the turn (Chat says how). Set it to the bound of the
+	// proxy in use. Default DefaultMaxRequestBytes (8 MiB, the dev proxy's
+	// bound).
+	MaxRequestBytes int
+
+	// MaxToolResultBytes bounds one tool message as the next request
+	// carries it (its content, JSON-escaped). A result past it, or one
+	// that would take the next request past MaxRequestBytes, is not kept:
+	// the call fails with CodeResultTooLarge, and the model reads that
+	// small rejection instead. Default DefaultMaxToolResultBytes (2 MiB);
+	// it may not exceed MaxRequestBytes.
+	MaxToolResultBytes int
+
 	// StreamFirstByteTimeout bounds the wait from sending a chat request
 	// (after its token was read) to the first byte of the answer's body;
 	// StreamIdleTimeout bounds the silence between bytes after that. Past
@@ -249,6 +265,10 @@ func (o Options) withDefaults() (Options, error) {
 		return o, negative("MaxTurnTextBytes", o.MaxTurnTextBytes, "for the 8 MiB default")
 	case o.MaxToolRounds < 0:
 		return o, negative("MaxToolRounds", o.MaxToolRounds, "for the default 8")
+	case o.MaxRequestBytes < 0:
+		return o, negative("MaxRequestBytes", o.MaxRequestBytes, "for the 8 MiB default")
+	case o.MaxToolResultBytes < 0:
+		return o, negative("MaxToolResultBytes", o.MaxToolResultBytes, "for the 2 MiB default")
 	case o.System != "" && o.SystemFunc != nil:
 		return o, errors.New("session: give System or SystemFunc, not both")
 	}
@@ -263,6 +283,16 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxTurnTextBytes == 0 {
 		o.MaxTurnTextBytes = DefaultMaxTurnTextBytes
+	}
+	if o.MaxRequestBytes == 0 {
+		o.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if o.MaxToolResultBytes == 0 {
+		o.MaxToolResultBytes = min(DefaultMaxToolResultBytes, o.MaxRequestBytes)
+	}
+	if o.MaxToolResultBytes > o.MaxRequestBytes {
+		return o, errs.New("session: MaxToolResultBytes is ", strconv.Itoa(o.MaxToolResultBytes), ", over MaxRequestBytes (",
+			strconv.Itoa(o.MaxRequestBytes), "); a result that large could never be sent: lower it, or raise MaxRequestBytes")
 	}
 	if o.StreamFirstByteTimeout == 0 {
 		o.StreamFirstByteTimeout = DefaultStreamFirstByteTimeout

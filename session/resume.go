@@ -5,6 +5,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,9 @@ type Resolution struct {
 // stop on new asks. Answered asks leave the pending set; the others stay.
 //
 // Resume is host API: no tool reaches it, so the model cannot approve.
+// Close cancels a Resume in progress as it does a Chat; a model request
+// refused before its answer starts restores the history as it was once the
+// asks' notes were added (they answer calls of an earlier turn).
 // It never returns a Go error; a Turn with StatusError carries the code:
 // ErrorCodeBadResolution (no id, an empty id, an id named twice),
 // ErrorCodeBusy (a Chat or Resume is running), ErrorCodeNoApprovalDoors,
@@ -35,7 +39,8 @@ type Resolution struct {
 // changed — or ErrorCodeAskRefused (the doors refused an answer: the asks
 // answered before it leave the pending set and their notes are in the
 // history, the refused one and the rest stay pending, and no model request
-// is made).
+// is made; doors whose error is an AskError give its code instead, on the
+// same terms).
 func (s *Session) Resume(ctx context.Context, r Resolution) Turn {
 	if ctx.Err() != nil {
 		return Turn{Status: StatusCancelled, ErrorMessage: "The resume was cancelled before it started."}
@@ -44,10 +49,12 @@ func (s *Session) Resume(ctx context.Context, r Resolution) Turn {
 	if err != nil {
 		return Turn{Status: StatusError, ErrorCode: ErrorCodeBadResolution, ErrorMessage: err.Error()}
 	}
-	if !s.busy.CompareAndSwap(false, true) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !s.begin(cancel) {
 		return busyTurn
 	}
-	defer s.busy.Store(false)
+	defer s.finish()
 	doors := s.approvalDoors()
 	if doors == nil {
 		return Turn{Status: StatusError, ErrorCode: ErrorCodeNoApprovalDoors,
@@ -58,8 +65,14 @@ func (s *Session) Resume(ctx context.Context, r Resolution) Turn {
 	if msg != "" {
 		return Turn{Status: StatusError, ErrorCode: ErrorCodeUnknownAsk, ErrorMessage: msg}
 	}
-	return s.runTurn(ctx, ChatOptions{}, func(ctx context.Context) *outcome {
-		return s.answerAsks(ctx, doors, order, answers)
+	// A refused request restores the history with the asks' answers in it:
+	// they answer calls of an earlier turn, and the steps they approved may
+	// have run.
+	var before snapshot
+	return s.runTurn(ctx, ChatOptions{}, &before, func(ctx context.Context) *outcome {
+		o := s.answerAsks(ctx, doors, order, answers)
+		before = s.snapshot()
+		return o
 	})
 }
 
@@ -144,9 +157,14 @@ func (s *Session) answerAsks(ctx context.Context, doors ApprovalDoors, order []P
 			s.mu.Lock()
 			msg := s.secrets.scrub(err.Error())
 			s.mu.Unlock()
-			stop = &outcome{status: StatusError, code: ErrorCodeAskRefused,
+			code, advice := ErrorCodeAskRefused, "check its state in the app, then Resume again or Chat."
+			var coded AskError
+			if errors.As(err, &coded) && coded.ErrorCode() != "" {
+				code, advice = coded.ErrorCode(), "nothing was said to the model about it."
+			}
+			stop = &outcome{status: StatusError, code: code,
 				msg: "Could not " + verb + " ask " + strconv.Quote(p.AskID) + ": " + msg +
-					". The asks answered before it are recorded; this one and the rest are still pending: check its state in the app, then Resume again or Chat."}
+					". The asks answered before it are recorded; this one and the rest are still pending: " + advice}
 			break
 		}
 		if strings.TrimSpace(note) == "" {

@@ -12,10 +12,12 @@ import (
 
 // Session is one agent conversation. Its methods are safe for concurrent
 // use, but only one Chat or Resume runs at a time: an overlapping one
-// returns at once with StatusError and ErrorCodeBusy, touching nothing.
+// returns at once with StatusError and ErrorCodeBusy, touching nothing, and
+// Reset is refused (ErrBusy) while one runs. Close cancels the one that
+// runs.
 type Session struct {
 	opts Options
-	busy atomic.Bool
+	busy atomic.Bool // a Chat or Resume runs; set and cleared under mu
 
 	mu      sync.Mutex // guards everything below
 	history []Message
@@ -27,6 +29,8 @@ type Session struct {
 	watch   watchState
 	pending []PendingApproval // the asks awaiting a person (approval.go)
 	closed  bool              // Close ran
+	// cancelTurn ends the running turn's context (nil when none runs).
+	cancelTurn func()
 
 	// capsAbsent is the error of the capabilities read that found the
 	// endpoint absent (ErrEndpointAbsent), returned without asking again.
@@ -86,11 +90,20 @@ func (s *Session) Messages() []Message {
 // the session learned about the proxy is kept: the capabilities (or their
 // endpoint's absence) and the discovery pass (or the MCP endpoint's
 // absence).
-func (s *Session) Reset() {
+//
+// While a Chat or Resume runs, Reset changes nothing and returns ErrBusy:
+// clearing the history under a running turn would leave its later tool
+// results without the assistant message that called them. Cancel the turn
+// (its context) and reset once it has returned.
+func (s *Session) Reset() error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy.Load() {
+		return ErrBusy
+	}
 	s.history = nil
 	s.pending = nil
-	s.mu.Unlock()
+	return nil
 }
 
 // Tools returns the tools the next turn will advertise: the runtime tools

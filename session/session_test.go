@@ -177,13 +177,13 @@ func TestChatTurns(t *testing.T) {
 			name: "proxy answers 500", reply: fakeproxy.Reply{Status: 500, Body: "upstream exploded"},
 			status: session.StatusError, types: []string{},
 			errorMessage: "Studio AI proxy responded 500 for the chat request.",
-			history:      []string{"user: hi"},
+			history:      []string{}, /* nothing of the answer came: the history is as before the turn */
 		},
 		{
 			name: "proxy answers 401", reply: fakeproxy.Reply{Status: 401, Body: text},
 			status: session.StatusError, types: []string{},
 			errorMessage: "Studio AI proxy responded 401 for the chat request.",
-			history:      []string{"user: hi"},
+			history:      []string{}, /* nothing of the answer came: the history is as before the turn */
 		},
 		{
 			name: "non-JSON data", reply: fakeproxy.Reply{Body: start + hel + fakeproxy.Frame("text_delta", "not json") + stop},
@@ -195,13 +195,13 @@ func TestChatTurns(t *testing.T) {
 			name: "truncated JSON", reply: fakeproxy.Reply{Body: fakeproxy.Frame("text_delta", `{"text":`) + stop},
 			status: session.StatusError, types: []string{"error"},
 			errorMessage: malformed.ErrorMessage, errorCode: "malformed_event", lastEvent: &malformed,
-			history: []string{"user: hi"},
+			history: []string{}, /* nothing of the answer came: the history is as before the turn */
 		},
 		{
 			name: "JSON object followed by more", reply: fakeproxy.Reply{Body: fakeproxy.Frame("text_delta", `{"text":"a"} {}`) + stop},
 			status: session.StatusError, types: []string{"error"},
 			errorMessage: malformed.ErrorMessage, errorCode: "malformed_event", lastEvent: &malformed,
-			history: []string{"user: hi"},
+			history: []string{}, /* nothing of the answer came: the history is as before the turn */
 		},
 	}
 	for _, data := range []string{`[1]`, `"x"`, `null`, `42`, `true`} {
@@ -209,7 +209,7 @@ func TestChatTurns(t *testing.T) {
 			name: "JSON that is not an object: " + data, reply: fakeproxy.Reply{Body: start + fakeproxy.Frame("message_stop", data)},
 			status: session.StatusError, types: []string{"messageStart", "error"},
 			errorMessage: malformed.ErrorMessage, errorCode: "malformed_event", lastEvent: &malformed,
-			history: []string{"user: hi"},
+			history: []string{}, // the answer never started: the history is as before the turn
 		})
 	}
 	cases = append(cases, []turnCase{
@@ -227,13 +227,13 @@ func TestChatTurns(t *testing.T) {
 			reply:  fakeproxy.Reply{Body: fakeproxy.Frame("error", `{"errorCode":"x"}`)},
 			status: session.StatusError, types: []string{"error"},
 			errorMessage: "The Studio AI proxy reported an error without a message.", errorCode: "x",
-			history: []string{"user: hi"},
+			history: []string{}, /* nothing of the answer came: the history is as before the turn */
 		},
 		{
 			name: "oversized frame", reply: fakeproxy.Reply{Body: start + big + stop}, maxFrameBytes: 1024,
 			status: session.StatusError, types: []string{"messageStart"},
 			errorContains: "1024 bytes",
-			history:       []string{"user: hi"},
+			history:       []string{}, /* nothing of the answer came: the history is as before the turn */
 		},
 		{
 			name: "a frame under the bound passes", reply: fakeproxy.Reply{Body: start + big + stop}, maxFrameBytes: 4096,
@@ -502,7 +502,8 @@ func TestSessionFreeAfterATurn(t *testing.T) {
 	second := chat(t, context.Background(), s, "two")
 	assert.Equal(t, session.StatusCompleted, second.Status, "a finished turn (even a failed one) releases the session: %s", second.ErrorMessage)
 	assert.Equal(t, "ok", second.Text)
-	assert.Equal(t, []string{"user: one", "user: two", "assistant: ok"}, roles(s.Messages()))
+	assert.Equal(t, []string{"user: two", "assistant: ok"}, roles(s.Messages()),
+		"the refused turn left the history as it was before it")
 }
 
 func TestChatRequest(t *testing.T) {

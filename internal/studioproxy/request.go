@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentwasm/agentwasm/internal/limits"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -35,8 +36,10 @@ type (
 	ToolChoice = wire.ToolChoice
 )
 
-// maxRequestBytes bounds a chat request body.
-const maxRequestBytes = 8 << 20
+// maxRequestBytes bounds a chat request body: the limit sessions share
+// (limits.MaxChatRequestBytes, session.Options.MaxRequestBytes's default),
+// so a session never sends a body this proxy refuses.
+const maxRequestBytes = limits.MaxChatRequestBytes
 
 // ParseChatRequest decodes and checks a chat request body: it must be a JSON
 // object with a messages array whose entries have a known role.
