@@ -67,9 +67,20 @@ type AppOptions struct {
 	OnWarn func(Warning)
 	// Now is the clock [time.Now]; if it panics, time.Now is read instead.
 	Now func() time.Time
-	// ApprovalTTL is how long an approved ask stays usable [15m].
+	// ApprovalTTL is how long an approved ask stays usable, from the
+	// person's approval to the one fire it backs [DefaultApprovalTTL].
+	// Past it the ask reads "expired" and a fire citing it is refused
+	// APPROVAL_STALE.
 	ApprovalTTL time.Duration
 }
+
+// DefaultApprovalTTL is how long an approved ask stays usable when
+// AppOptions.ApprovalTTL is not set: two minutes. The caller that asked
+// fires within seconds of the person's yes (a session resumes its turn
+// at once; an MCP client calls again); an approval left unused longer is
+// more likely forgotten than meant, and the conversation may have moved
+// on since, so it lapses and the caller asks again.
+const DefaultApprovalTTL = 2 * time.Minute
 
 // Warning is a once-only notice to the host about how the session is set
 // up.
@@ -124,7 +135,7 @@ type App struct {
 	counts      map[string]int
 	asks        map[string]*ask
 	askOrder    []string
-	askSeq      int
+	newAskID    func() string // the ask id generator [newAskID]; tests may stamp ids in order
 	humanSeq    int64
 	grants      map[string]*grant
 	lastNo      map[string]int64
@@ -164,7 +175,7 @@ func NewApp(g *Graph, opts AppOptions) (*App, error) {
 		}
 	}
 	if opts.ApprovalTTL <= 0 {
-		opts.ApprovalTTL = 15 * time.Minute
+		opts.ApprovalTTL = DefaultApprovalTTL
 	}
 	now := time.Now
 	if opts.Now != nil {
@@ -191,6 +202,7 @@ func NewApp(g *Graph, opts AppOptions) (*App, error) {
 		lastNo:      map[string]int64{},
 		warned:      map[string]bool{},
 		settledCh:   make(chan struct{}),
+		newAskID:    newAskID,
 	}, nil
 }
 

@@ -1,6 +1,7 @@
-// The ask journal and human approval: asks ask#N minted for high-effect
-// fires, the human-side doors (ApproveAsk, DeclineAsk, RevokeAsk,
-// AlwaysApprove) and the approval verdict in the spec's order.
+// The ask journal and human approval: asks minted for high-effect fires,
+// each with an unguessable id and the caller that raised it, the
+// human-side doors (ApproveAsk, DeclineAsk, RevokeAsk, AlwaysApprove) and
+// the approval verdict in the spec's order.
 
 package serve
 
@@ -32,6 +33,7 @@ type ask struct {
 	transition string
 	humanNo    bool   // declined through a human door
 	instance   string // the card a repeating action's ask is for
+	caller     string // the caller whose fire raised it ("" none: usable by citing the id)
 }
 
 // AskInfo describes an ask for the page's approval cards.
@@ -94,12 +96,15 @@ func (a *App) Ask(id string) (AskInfo, bool) {
 	return a.askInfo(k), true
 }
 
-// mintAsk opens a new ask for action (on card instance) with input; call
-// it with the lock.
-func (a *App) mintAsk(action, instance string, input any, by Principal) *ask {
-	a.askSeq++
-	k := &ask{id: "ask#" + strconv.Itoa(a.askSeq), action: action, input: CloneValue(input),
-		state: askPending, askedBy: by, createdAt: a.now(), instance: instance}
+// mintAsk opens a new ask for action (on card instance) with input,
+// raised by caller; call it with the lock.
+func (a *App) mintAsk(action, instance string, input any, by Principal, caller string) *ask {
+	id := a.newAskID()
+	for a.asks[id] != nil { // 128 random bits do not collide; a test's ids might
+		id = a.newAskID()
+	}
+	k := &ask{id: id, action: action, input: CloneValue(input),
+		state: askPending, askedBy: by, createdAt: a.now(), instance: instance, caller: caller}
 	a.asks[k.id] = k
 	a.askOrder = append(a.askOrder, k.id)
 	if len(a.askOrder) > 2*maxAsks {
@@ -133,12 +138,17 @@ func (a *App) pruneAsks() {
 	a.askOrder = keep
 }
 
-// findOpenAsk returns the newest pending or approved (unexpired) ask for
-// action on card instance whose input equals input; call it with the lock.
-func (a *App) findOpenAsk(action, instance string, input any, pendingOnly bool) *ask {
+// findOpenAsk returns the newest pending or approved (unexpired) ask that
+// caller raised for action on card instance whose input equals input; call
+// it with the lock. A caller with no identity ("") finds none: it can use
+// an ask only by citing its id.
+func (a *App) findOpenAsk(action, instance string, input any, pendingOnly bool, caller string) *ask {
+	if caller == "" {
+		return nil
+	}
 	for i := len(a.askOrder) - 1; i >= 0; i-- {
 		k := a.asks[a.askOrder[i]]
-		if k.action != action || k.instance != instance || !EqualValues(k.input, input) {
+		if k.caller != caller || k.action != action || k.instance != instance || !EqualValues(k.input, input) {
 			continue
 		}
 		switch a.askState(k) {
@@ -151,6 +161,28 @@ func (a *App) findOpenAsk(action, instance string, input any, pendingOnly bool) 
 		}
 	}
 	return nil
+}
+
+// othersApproval returns the newest approved, unused and unexpired ask for
+// action on card instance with input that caller did not raise (or, for a
+// caller with no identity, any such ask); call it with the lock.
+func (a *App) othersApproval(action, instance string, input any, caller string) *ask {
+	for i := len(a.askOrder) - 1; i >= 0; i-- {
+		k := a.asks[a.askOrder[i]]
+		if (caller != "" && k.caller == caller) || k.action != action || k.instance != instance || !EqualValues(k.input, input) {
+			continue
+		}
+		if a.askState(k) == askApproved {
+			return k
+		}
+	}
+	return nil
+}
+
+// mayUse reports whether caller may use ask k: k is its own, or k was
+// raised with no identity (then citing its unguessable id is the proof).
+func mayUse(k *ask, caller string) bool {
+	return k.caller == "" || k.caller == caller
 }
 
 // consumeAsk returns askID when it names an open ask of action on card

@@ -550,11 +550,11 @@ func TestHighEffectCardAsksBeforeTheInstanceGate(t *testing.T) {
 	require.Equal(t, "needs-confirm", m["judgment"], "%v", m)
 	assert.Equal(t, map[string]any{"instance": "zz"}, m["willUse"])
 	assert.Equal(t, "zz", m["instance"])
-	assert.Equal(t, "ask#1", m["askId"])
+	askID := m["askId"].(string)
 	// …and the yes meets the instance gate: nothing fires, the ask stays open.
 	_, m = pcall(t, p, "crm.do_action", `{"action":"cancel","instance":"zz","confirm":true}`)
 	assert.Equal(t, ReasonInstanceUnknown, m["reason"])
-	ask, ok := v.app.Ask("ask#1")
+	ask, ok := v.app.Ask(askID)
 	require.True(t, ok)
 	assert.Equal(t, "zz", ask.Instance)
 	assert.Equal(t, "approved", ask.State, "relayed yes; not used by a refused fire")
@@ -659,7 +659,7 @@ func TestApprovalVerdictsPerCard(t *testing.T) {
 	mint := func(v *v2app, instance string, input any) string {
 		v.app.mu.Lock()
 		defer v.app.mu.Unlock()
-		return v.app.mintAsk("list.orders.refund", instance, input, PrincipalAgent).id
+		return v.app.mintAsk("list.orders.refund", instance, input, PrincipalAgent, "").id
 	}
 	in := func(reason string) any { return map[string]any{"reason": reason} }
 	cases := []struct {

@@ -210,7 +210,7 @@ func approvalFire(s *shop, askID string, amount float64) FireResult {
 func mintPay(s *shop, amount float64) string {
 	s.app.mu.Lock()
 	defer s.app.mu.Unlock()
-	return s.app.mintAsk("checkout.pay", "", map[string]any{"amount": amount}, PrincipalAgent).id
+	return s.app.mintAsk("checkout.pay", "", map[string]any{"amount": amount}, PrincipalAgent, "").id
 }
 
 func TestApprovalVerdicts(t *testing.T) {
@@ -236,7 +236,7 @@ func TestApprovalVerdicts(t *testing.T) {
 		}, 999, ReasonApprovalMismatch, "input"},
 		{"another action", func(s *shop) string {
 			s.app.mu.Lock()
-			id := s.app.mintAsk("cart.clear", "", nil, PrincipalAgent).id
+			id := s.app.mintAsk("cart.clear", "", nil, PrincipalAgent, "").id
 			s.app.mu.Unlock()
 			require.NoError(t, s.app.ApproveAsk(id, "ann"))
 			return id

@@ -6,6 +6,7 @@ package serve_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agentwasm/agentwasm/serve"
 )
@@ -74,12 +75,12 @@ func ExamplePort_Call() {
 	r = p.Call(ctx, "shop.journey.buy", []byte(`{"step":"pay","input":{"amount":12}}`))
 	fmt.Println(r.Judgment())
 	askID, _ := r.Get("askId")
-	fmt.Println(askID)
+	fmt.Println(strings.HasPrefix(askID.(string), "ask_")) // an unguessable id
 	r = p.Call(ctx, "shop.journey.buy", []byte(`{"step":"pay","input":{"amount":12},"confirm":true}`))
 	fmt.Println(r.TransitionID())
 	// Output:
 	// one-ready-step
 	// needs-confirm
-	// ask#1
+	// true
 	// checkout.pay#1
 }

@@ -4,7 +4,9 @@
 // same results, in the same bytes, as before those fields existed. The
 // transcripts in testdata/golden_v1 were written by the first version;
 // run with -update-golden only when a change to the first version's
-// answers is meant.
+// answers is meant (the gated transcript changed once so: its tools offer
+// askId and its needs-confirm says to cite it). Ask ids, random in every
+// run, are written ask#1, ask#2 … in the order a run shows them.
 
 package serve
 
@@ -14,6 +16,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -23,10 +26,46 @@ import (
 var updateGolden = flag.Bool("update-golden", false, "rewrite serve/testdata/golden_v1 from this build")
 
 // goldenStep is one step of a scripted run: a tool call (tool is the name
-// after "shop."), or a host action (host).
+// after "shop."), a host action (host), or the person's approval of an ask
+// (approve, an ask's transcript name).
 type goldenStep struct {
 	tool, args string
 	host       func(s *shop)
+	approve    string
+}
+
+// askNames gives the unguessable ask ids of a run the stable names the
+// transcripts use: ask#1 for the first id the run shows, and so on, as the
+// first version numbered them. Everything else in a transcript is compared
+// byte for byte.
+type askNames struct {
+	names map[string]string // real id → ask#N
+	ids   map[string]string // ask#N → real id
+}
+
+var askIDPattern = regexp.MustCompile(`ask_[a-z2-7]{26}`)
+
+// name replaces every ask id in b by its transcript name.
+func (n *askNames) name(b []byte) []byte {
+	return askIDPattern.ReplaceAllFunc(b, func(id []byte) []byte {
+		nm, ok := n.names[string(id)]
+		if !ok {
+			nm = "ask#" + strconv.Itoa(len(n.names)+1)
+			n.names[string(id)] = nm
+			n.ids[nm] = string(id)
+		}
+		return []byte(nm)
+	})
+}
+
+// real replaces every transcript name in s by the run's id.
+func (n *askNames) real(s string) string {
+	return regexp.MustCompile(`ask#[0-9]+`).ReplaceAllStringFunc(s, func(nm string) string {
+		if id, ok := n.ids[nm]; ok {
+			return id
+		}
+		return nm
+	})
 }
 
 // goldenScript drives every tool through openings, refusals, confirm
@@ -41,9 +80,7 @@ func goldenScript(single bool) []goldenStep {
 		}
 		return goldenStep{tool: "journey." + id, args: "{" + rest + "}"}
 	}
-	approve := func(id string) goldenStep {
-		return goldenStep{host: func(s *shop) { _ = s.app.ApproveAsk(id, "pat") }}
-	}
+	approve := func(name string) goldenStep { return goldenStep{approve: name} }
 	return []goldenStep{
 		{tool: "whats_here", args: `{}`},
 		{tool: "nope", args: `{}`},
@@ -113,9 +150,14 @@ func goldenTranscript(t *testing.T, app AppOptions, opts PortOptions) []byte {
 	out.Write(p.ToolsJSON())
 	out.WriteByte('\n')
 	ctx := context.Background()
+	asks := askNames{names: map[string]string{}, ids: map[string]string{}}
 	for i, st := range goldenScript(opts.JourneyTools == JourneyToolsSingle) {
 		if st.host != nil {
 			st.host(s)
+			continue
+		}
+		if st.approve != "" {
+			_ = s.app.ApproveAsk(asks.real(st.approve), "pat")
 			continue
 		}
 		name := "shop" + sep + st.tool
@@ -124,13 +166,13 @@ func goldenTranscript(t *testing.T, app AppOptions, opts PortOptions) []byte {
 		}
 		// Every call folds its settlement in, as the MCP server does: a
 		// fire's position is then read after it settled, not racing it.
-		r := CallSettled(ctx, p, name, []byte(st.args), DefaultSettleWithin*40)
+		r := CallSettled(ctx, p, name, []byte(asks.real(st.args)), DefaultSettleWithin*40)
 		checkResult(t, r)
 		if id := r.TransitionID(); id != "" {
 			waitSettled(t, s.app, id) // the next step sees a settled app
 		}
 		out.WriteString(strconv.Itoa(i) + " " + name + " " + st.args + "\n")
-		out.Write(r.JSON())
+		out.Write(asks.name(r.JSON()))
 		out.WriteByte('\n')
 	}
 	return out.Bytes()

@@ -46,6 +46,12 @@ type MCPToolCall struct {
 	// stateless era's _meta; nil in the session era).
 	ClientCapabilities []byte
 	Stateless          bool // the request came in the 2026-07-28 era
+	// SessionID is the call's MCP session: the Mcp-Session-Id initialize
+	// issued, in the session era with MCPDispatcherOptions.Sessions ("" in
+	// the stateless era, or without sessions, where a call has no identity).
+	// The port's tool server makes it the call's caller (WithCaller): an
+	// approval backs only a fire of the session that asked for it.
+	SessionID string
 	// Progress, when not nil, sends notifications/progress for this call:
 	// the request's _meta carried a progressToken and its transport can
 	// stream (MCPRequest.Notify). progress must increase from one call to
@@ -744,7 +750,11 @@ func (d *MCPDispatcher) route(ctx context.Context, req MCPRequest, msg rpcMessag
 		}
 		return d.tools().session, nil
 	case mcp.MethodToolsCall:
-		res, e := d.callTool(ctx, req.Notify, msg, version, cc, stateless)
+		sid := ""
+		if !stateless && d.opts.Sessions {
+			sid = req.SessionID // checked live by checkSession
+		}
+		res, e := d.callTool(ctx, req.Notify, msg, version, cc, stateless, sid)
 		if e != nil {
 			return nil, e
 		}
@@ -801,7 +811,7 @@ func callMethod(ctx context.Context, fn MCPMethod, params []byte) (res []byte, e
 // for an unknown tool), listing valid names in the error's data. notify is
 // the transport's (nil: it cannot stream): with it and a progressToken, the
 // tool gets a Progress function.
-func (d *MCPDispatcher) callTool(ctx context.Context, notify func([]byte), msg rpcMessage, version string, cc []byte, stateless bool) (res []byte, e *MCPError) {
+func (d *MCPDispatcher) callTool(ctx context.Context, notify func([]byte), msg rpcMessage, version string, cc []byte, stateless bool, sid string) (res []byte, e *MCPError) {
 	fields, err := wire.ObjectFields(msg.params)
 	if err != nil {
 		return nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + err.Error()}
@@ -829,7 +839,7 @@ func (d *MCPDispatcher) callTool(ctx context.Context, notify func([]byte), msg r
 		}
 	}()
 	if h, ok := d.ts.(MCPCallHandler); ok {
-		call := MCPToolCall{Name: name, Arguments: args, ProtocolVersion: version, ClientCapabilities: cc, Stateless: stateless}
+		call := MCPToolCall{Name: name, Arguments: args, ProtocolVersion: version, ClientCapabilities: cc, Stateless: stateless, SessionID: sid}
 		if tok := progressToken(msg.params); tok != nil && notify != nil {
 			p := &progress{notify: notify, token: tok}
 			defer p.stop()

@@ -62,7 +62,10 @@ func NewMCPServer(app *App, opts MCPServerOptions) (*MCPDispatcher, *Port, error
 // stream) gets notifications/progress: 0 of 1 when it starts, 1 of 1 when
 // it answers, saying whether the fire settled. The dispatcher answers a
 // tool name the port does not list with -32602; Port.Call keeps its
-// UNKNOWN_TOOL result for the in-page path.
+// UNKNOWN_TOOL result for the in-page path. Each MCP session is a caller
+// of its own (WithCaller): an approval backs one fire of the session that
+// asked for it; a call without a session (the stateless era, or a
+// dispatcher without Sessions) can use one only by citing its askId.
 func NewPortToolServer(p *Port, settleWithin time.Duration) ToolServer {
 	if settleWithin < 0 {
 		settleWithin = 0
@@ -78,17 +81,21 @@ type portToolServer struct {
 // ListTools returns the port's tool array (byte-identical for its life).
 func (s *portToolServer) ListTools() []byte { return s.p.ToolsJSON() }
 
-// CallTool calls the port and wraps its result for MCP.
+// CallTool calls the port and wraps its result for MCP. The call has no
+// identity (no MCP session): an approval backs its fire only when it cites
+// the ask's askId.
 func (s *portToolServer) CallTool(ctx context.Context, name string, args []byte) []byte {
-	return callToolResult(CallSettled(ctx, s.p, name, args, s.within))
+	return callToolResult(CallSettled(withMCPSession(ctx, ""), s.p, name, args, s.within))
 }
 
-// HandleToolCall is CallTool with progress: when the call has a Progress
+// HandleToolCall is CallTool made by the call's MCP session (its caller;
+// none in the stateless era), with progress: when the call has a Progress
 // function and the server waits for fires to settle, it reports the start
 // and the end of the call (the end says whether a fire settled).
 func (s *portToolServer) HandleToolCall(ctx context.Context, call MCPToolCall) ([]byte, *MCPError) {
+	ctx = withMCPSession(ctx, call.SessionID)
 	if call.Progress == nil || s.within <= 0 {
-		return s.CallTool(ctx, call.Name, call.Arguments), nil
+		return callToolResult(CallSettled(ctx, s.p, call.Name, call.Arguments, s.within)), nil
 	}
 	call.Progress(0, 1, "calling "+call.Name+"; a fire waits up to "+strconv.FormatInt(s.within.Milliseconds(), 10)+" ms to settle")
 	res := CallSettled(ctx, s.p, call.Name, call.Arguments, s.within)

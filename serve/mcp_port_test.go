@@ -160,9 +160,14 @@ func TestMCPPortApprovalRequiredIsNotError(t *testing.T) {
 	require.NotEmpty(t, askID)
 
 	require.NoError(t, p.App().ApproveAsk(askID, "tester"))
+	// Without a session the call has no identity: the approval counts only
+	// for a call that cites its askId, and an uncited confirm uses nothing.
 	r = callMCP(t, context.Background(), d, "shop.do_action", `{"action":"cart.pay","confirm":true}`)
+	assert.False(t, r.IsError, "a refusal is an ordinary result")
+	assert.Equal(t, ReasonAskIDRequired, r.StructuredContent["reason"])
+	r = callMCP(t, context.Background(), d, "shop.do_action", `{"action":"cart.pay","confirm":true,"askId":"`+askID+`"}`)
 	assert.False(t, r.IsError)
-	assert.Equal(t, "performed", r.StructuredContent["effectStatus"], "after the human approved, confirm fires")
+	assert.Equal(t, "performed", r.StructuredContent["effectStatus"], "after the human approved, confirm citing the ask fires")
 }
 
 func TestMCPPortSettlementFold(t *testing.T) {

@@ -61,7 +61,8 @@ type Port struct {
 	single  bool
 	source  Principal
 	sep     string
-	gated   bool // the session enforces approval and this port fires as agent
+	gated   bool   // the session enforces approval and this port fires as agent
+	caller  string // the port's own caller identity (caller.go)
 
 	instances, citing bool // the graph has repeating actions, "cite" actions
 
@@ -93,7 +94,8 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 	if app == nil {
 		return nil, errs.New("serve: NewPort: the app session is nil; make one with NewApp")
 	}
-	p := &Port{app: app, confirm: true, source: PrincipalAgent, sep: ".", born: app.Version(), offerCap: DefaultOfferLedger}
+	p := &Port{app: app, confirm: true, source: PrincipalAgent, sep: ".", born: app.Version(), offerCap: DefaultOfferLedger,
+		caller: newPortCaller()}
 	if opts.OfferLedger < 0 {
 		return nil, errs.New("serve: NewPort: offerLedger ", strconv.Itoa(opts.OfferLedger), " is negative; pass 0 for the default of ", strconv.Itoa(DefaultOfferLedger))
 	}
@@ -195,14 +197,14 @@ func (p *Port) Call(ctx context.Context, name string, args []byte) (res Result) 
 		r = p.callJourney(ctx, rt.journey, a)
 		p.app.changed() // outside the port's lock: OnChange may call the port
 	case routeWhatsHere:
-		r = p.whatsHere(a)
+		r = p.whatsHere(a, p.callerOf(ctx))
 	case routeWhy:
 		r = p.why(a)
 	case routeDoAction:
 		r = p.doAction(ctx, a)
 		p.app.changed()
 	case routeDidItWork:
-		r = p.didItWork(a)
+		r = p.didItWork(a, p.callerOf(ctx))
 	}
 	return p.position(r)
 }
@@ -318,6 +320,7 @@ type fireArgs struct {
 	confirm, refuse bool
 	instance        string // a repeating action's card
 	offerID         string // a "cite" action's offer
+	askID           string // the ask the call answers (askId), if cited
 }
 
 // fireArgs reads input, confirm and decline, and instance and offerId
@@ -358,6 +361,9 @@ func (a argMap) fireArgs() (fireArgs, Result) {
 	}
 	if f.confirm && f.refuse {
 		return f, errorResult(ReasonInvalidArguments, "error", "confirm and decline cannot both be true; pass the person's one answer")
+	}
+	if f.askID, bad = a.str("askId"); bad.fields != nil {
+		return f, bad
 	}
 	f.input, f.hasInput = a["input"]
 	return f, Result{}

@@ -10,7 +10,7 @@ import (
 )
 
 // didItWork serves the did_it_work tool.
-func (p *Port) didItWork(a argMap) Result {
+func (p *Port) didItWork(a argMap, caller string) Result {
 	id, bad := a.str("transitionId")
 	if bad.fields != nil {
 		return bad
@@ -39,7 +39,7 @@ func (p *Port) didItWork(a argMap) Result {
 		}
 	}
 	for _, kid := range app.askOrder {
-		if app.asks[kid].state == askPending {
+		if k := app.asks[kid]; k.state == askPending && caller != "" && k.caller == caller { // only the caller's own
 			awaiting = append(awaiting, kid)
 		}
 	}

@@ -1,6 +1,7 @@
 // Firing through the port: decline, the confirm gate with its receipts
-// (needs-confirm with askId), finding the open ask on confirm:true, and the
-// rejected and fired results shared by the journey tools and do_action.
+// (needs-confirm with askId), finding the caller's own open ask (or the one
+// it cites) on confirm:true, and the rejected and fired results shared by
+// the journey tools and do_action.
 
 package serve
 
@@ -14,12 +15,13 @@ func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Ob
 	if act.Input == nil {
 		input = nil
 	}
+	caller := p.callerOf(ctx)
 	instance := act.Card(f.instance)
 	if instance != "" {
 		extra = append(extra[:len(extra):len(extra)], Field{"instance", instance}) // a copy: the caller's stays as it was
 	}
 	if f.refuse {
-		return p.decline(act, input, instance, f.hasInput && act.Input != nil, extra)
+		return p.decline(act, input, instance, f.hasInput && act.Input != nil, f.askID, caller, extra)
 	}
 	if chk := p.app.Check(act.ID, input, instance); !chk.OK {
 		return withExtra(p.reject(act, chk), extra)
@@ -28,16 +30,19 @@ func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Ob
 		return withExtra(p.reject(act, chk), extra)
 	}
 	if act.Confirm && p.confirm && !f.confirm {
-		return p.needsConfirm(act, input, instance, extra, recent)
+		return p.needsConfirm(act, input, instance, f.askID, caller, extra, recent)
 	}
 	askID := ""
 	if act.Confirm && (f.confirm || p.gated) {
-		askID = p.useOpenAsk(act.ID, instance, input)
+		var no *FireResult
+		if askID, no = p.pickAsk(act.ID, instance, input, f.askID, caller); no != nil {
+			return withExtra(p.reject(act, *no), extra)
+		}
 	}
 	fr := p.app.fire(ctx, act.ID, FireOptions{Source: p.source, Input: input, AskID: askID, Instance: instance})
 	if !fr.OK {
 		if fr.Reason == ReasonApprovalRequired {
-			return p.needsConfirm(act, input, instance, extra, recent)
+			return p.needsConfirm(act, input, instance, askID, caller, extra, recent)
 		}
 		return withExtra(p.reject(act, fr), extra)
 	}
@@ -51,33 +56,77 @@ func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Ob
 	return withExtra(r, extra)
 }
 
-// useOpenAsk finds the open ask for action and input; outside enforcement
-// a pending one is approved as the person's relayed yes.
-func (p *Port) useOpenAsk(action, instance string, input any) string {
+// pickAsk returns the ask that backs caller's fire of action: the one it
+// cites (cited, the askId argument), or its own newest open ask for the
+// same card and input; "" when it has none. Outside enforcement a pending
+// one is approved as the person's relayed yes. It refuses, using nothing,
+// a cited id that names no ask (ASK_UNKNOWN) or another caller's ask
+// (APPROVAL_NOT_YOURS); and in a gated port a caller without an ask of
+// its own whose confirm matches an approval another caller holds
+// (APPROVAL_NOT_YOURS), or an approval raised with no identity that only
+// citing its id can use (ASK_ID_REQUIRED).
+func (p *Port) pickAsk(action, instance string, input any, cited, caller string) (string, *FireResult) {
 	a := p.app
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	k := a.findOpenAsk(action, instance, input, false)
-	if k == nil {
-		return ""
+	var k *ask
+	if cited != "" {
+		if k = a.asks[cited]; k == nil {
+			r := refusal(ReasonAskUnknown)
+			return "", &r
+		}
+		if !mayUse(k, caller) {
+			r := refusal(ReasonApprovalNotYours)
+			return "", &r
+		}
+		if k.action != action || k.instance != instance || !EqualValues(k.input, input) {
+			return k.id, nil // the verdict says what differs
+		}
+	} else if k = a.findOpenAsk(action, instance, input, false, caller); k == nil {
+		if p.gated {
+			if o := a.othersApproval(action, instance, input, caller); o != nil {
+				reason := ReasonApprovalNotYours
+				if o.caller == "" {
+					reason = ReasonAskIDRequired
+				}
+				r := refusal(reason)
+				return "", &r
+			}
+		}
+		return "", nil
 	}
 	if !a.Enforcing() && k.state == askPending {
 		k.state = askApproved
 		k.answeredBy = "relayed by " + string(p.source)
 		k.approvedAt = a.now()
 	}
-	return k.id
+	return k.id, nil
 }
 
-// decline closes the open ask for act (matching input when given, and
-// the card when one is named).
-func (p *Port) decline(act *Action, input any, instance string, matchInput bool, extra Obj) Result {
+// decline closes caller's open ask for act: the one it cites, or its
+// newest (matching input when given, and the card when one is named).
+// Another caller's ask is never closed.
+func (p *Port) decline(act *Action, input any, instance string, matchInput bool, cited, caller string, extra Obj) Result {
 	a := p.app
 	a.mu.Lock()
 	var found *ask
-	for i := len(a.askOrder) - 1; i >= 0 && found == nil; i-- {
+	if cited != "" {
+		k := a.asks[cited]
+		switch {
+		case k == nil:
+			a.mu.Unlock()
+			return withExtra(p.reject(act, refusal(ReasonAskUnknown)), extra)
+		case !mayUse(k, caller):
+			a.mu.Unlock()
+			return withExtra(p.reject(act, refusal(ReasonApprovalNotYours)), extra)
+		}
+		if s := a.askState(k); k.action == act.ID && (s == askPending || s == askApproved) {
+			found = k
+		}
+	}
+	for i := len(a.askOrder) - 1; cited == "" && caller != "" && i >= 0 && found == nil; i-- {
 		k := a.asks[a.askOrder[i]]
-		if k.action != act.ID || (matchInput && !EqualValues(k.input, input)) || (instance != "" && k.instance != instance) {
+		if k.caller != caller || k.action != act.ID || (matchInput && !EqualValues(k.input, input)) || (instance != "" && k.instance != instance) {
 			continue
 		}
 		if s := a.askState(k); s == askPending || s == askApproved {
@@ -99,13 +148,22 @@ func (p *Port) decline(act *Action, input any, instance string, matchInput bool,
 }
 
 // needsConfirm returns the receipts of a high-effect fire that waits for a
-// yes, reusing a pending ask for the same action and input or minting one.
-func (p *Port) needsConfirm(act *Action, input any, instance string, extra Obj, recent []Obj) Result {
+// yes, reusing the caller's open ask for the same action and input (the
+// one it cites, or its newest) or minting one.
+func (p *Port) needsConfirm(act *Action, input any, instance, cited, caller string, extra Obj, recent []Obj) Result {
 	a := p.app
 	a.mu.Lock()
-	k := a.findOpenAsk(act.ID, instance, input, false)
+	var k *ask
+	if c := a.asks[cited]; c != nil && mayUse(c, caller) && c.action == act.ID && c.instance == instance && EqualValues(c.input, input) {
+		if s := a.askState(c); s == askPending || s == askApproved {
+			k = c
+		}
+	}
 	if k == nil {
-		k = a.mintAsk(act.ID, instance, input, p.source)
+		k = a.findOpenAsk(act.ID, instance, input, false, caller)
+	}
+	if k == nil {
+		k = a.mintAsk(act.ID, instance, input, p.source, caller)
 	}
 	kid, pending := k.id, k.state == askPending
 	_, heldWhen, _ := act.When.Eval(a.state)
@@ -128,7 +186,7 @@ func (p *Port) needsConfirm(act *Action, input any, instance string, extra Obj, 
 	}
 	why := "This is high-effect, so nothing was done. Tell the person what it will do and ask them; call again with confirm:true if they say yes, decline:true if no."
 	if p.gated {
-		why = "This is high-effect and the app requires a person's approval, so nothing was done. The person approves or declines " + kid + " in the app; then call again with confirm:true."
+		why = "This is high-effect and the app requires a person's approval, so nothing was done. The person approves or declines " + kid + " in the app; then call again with confirm:true and askId " + kid + "."
 	}
 	r := newResult("ok", true, "judgment", JudgmentNeedsConfirm, "why", why, "performed", false,
 		"askId", kid, "action", act.ID, "willDo", willDo, "because", because, "willUse", willUse)

@@ -63,6 +63,12 @@ const (
 	ReasonDuplicateExecution = "DUPLICATE_EXECUTION"
 	ReasonPriorFirePending   = "PRIOR_FIRE_PENDING"
 	ReasonUnknownPage        = "UNKNOWN_PAGE"
+
+	// Whose approval it is: an ask belongs to the caller that raised it
+	// (WithCaller).
+	ReasonApprovalNotYours = "APPROVAL_NOT_YOURS"
+	ReasonAskIDRequired    = "ASK_ID_REQUIRED"
+	ReasonAskUnknown       = "ASK_UNKNOWN"
 )
 
 // whys holds the authored explanation of every reason code.
@@ -105,6 +111,9 @@ var whys = map[string]string{
 	ReasonDuplicateExecution:   "This action may happen only once and it already did (see priorTransitionId); nothing was performed.",
 	ReasonPriorFirePending:     "The previous fire of this action has not settled (see pendingTransitionId); nothing was performed. Check it with did_it_work before trying again.",
 	ReasonUnknownPage:          "The app has no page by that name; nothing was performed. Use one of the listed pages.",
+	ReasonApprovalNotYours:     "That approval was given to an ask another conversation raised; it backs only that conversation's fire, so nothing was performed and it was not used. Call without confirm to raise your own ask, and wait for the person's answer to it.",
+	ReasonAskIDRequired:        "An approval for an ask raised without a session backs only a call that cites that ask's askId; nothing was performed and it was not used. Call again with confirm:true and the askId of your needs-confirm, or call without confirm to get one.",
+	ReasonAskUnknown:           "No ask has that askId (it was mistyped, made up, or is too old to be kept); nothing was performed. Use the askId of your own needs-confirm, or call without confirm to get one.",
 }
 
 // whyOf returns the authored why of reason.

@@ -70,6 +70,7 @@ func TestEveryReasonHasAWhy(t *testing.T) {
 		ReasonApprovalRequired, ReasonApprovalMismatch, ReasonApprovalSpent, ReasonApprovalRevoked, ReasonApprovalStale,
 		ReasonInstanceRequired, ReasonInstanceUnknown, ReasonStillMounting, ReasonOfferRequired, ReasonOfferUnknown,
 		ReasonStaleOffer, ReasonDuplicateExecution, ReasonPriorFirePending, ReasonUnknownPage,
+		ReasonApprovalNotYours, ReasonAskIDRequired, ReasonAskUnknown,
 	}
 	assert.Len(t, whys, len(reasons))
 	for _, r := range reasons {

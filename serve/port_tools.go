@@ -71,10 +71,11 @@ const (
 	ruleConfirm = " A high-effect action or journey step first returns needs-confirm with receipts and does nothing: " +
 		"ask the person, then call again with confirm:true, or decline:true if they say no."
 	ruleGated = " A high-effect action or journey step first returns needs-confirm with receipts and does nothing: " +
-		"the person approves or declines it in the app, then call again with confirm:true."
+		"the person approves or declines it in the app, then call again with confirm:true and its askId."
 	descAction  = "An action id from whats_here, or a unique suffix of it."
 	descAInput  = "The action's input, per its expects."
 	descDecline = "Set true if the person said no to a needs-confirm: closes the ask, does nothing."
+	descAskID   = "The askId of the needs-confirm this call answers, with confirm or decline. A person's approval backs one fire by the conversation that asked; a call without a session counts only when it cites the askId."
 	descDid     = "The settled facts of a fire (did it happen, with what data or error) or where an ask stands. Fires settle after they return: check here before saying one happened."
 	descTransID = "The transitionId a fire returned, or an askId."
 
@@ -142,6 +143,13 @@ func (p *Port) buildTools() {
 	if p.citing {
 		v2Props = append(v2Props, [3]string{"offerId", "string", descOfferID})
 	}
+	// askId, offered where an approval gates fires: a gated port over a
+	// graph with a high-effect action. (Elsewhere confirm:true needs no
+	// person's approval, so no ask is ever cited.)
+	askProp := p.gated && hasConfirm(g)
+	if askProp {
+		stepProps = append(stepProps, [3]string{"askId", "string", descAsDo})
+	}
 	stepProps = append(stepProps, v2Props...)
 	p.routes = map[string]route{}
 	add := func(t Tool, r route) {
@@ -189,8 +197,12 @@ func (p *Port) buildTools() {
 	case p.confirm:
 		doDesc += ruleConfirm
 	}
-	doProps := append([][3]string{{"action", "string", descAction}, {"input", "object", descAInput},
-		{"confirm", "boolean", confirm}, {"decline", "boolean", descDecline}}, v2Props...)
+	doProps := [][3]string{{"action", "string", descAction}, {"input", "object", descAInput},
+		{"confirm", "boolean", confirm}, {"decline", "boolean", descDecline}}
+	if askProp {
+		doProps = append(doProps, [3]string{"askId", "string", descAskID})
+	}
+	doProps = append(doProps, v2Props...)
 	add(Tool{Name: p.names.doAction, Description: doDesc, InputSchema: schemaJSON("action", doProps...),
 		Annotations: ToolAnnotations{Title: "Do action", DestructiveHint: true}}, route{kind: routeDoAction})
 	add(Tool{Name: p.names.didItWork, Description: descDid, InputSchema: schemaJSON("transitionId", [3]string{"transitionId", "string", descTransID}),
@@ -207,4 +219,14 @@ func (p *Port) buildTools() {
 	for i, t := range p.tools {
 		p.toolNames[i] = t.Name
 	}
+}
+
+// hasConfirm reports whether any action of g is high-effect (confirm).
+func hasConfirm(g *Graph) bool {
+	for i := range g.Actions {
+		if g.Actions[i].Confirm {
+			return true
+		}
+	}
+	return false
 }

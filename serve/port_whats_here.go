@@ -15,7 +15,7 @@ import (
 const maxBrief = 10
 
 // whatsHere serves the whats_here tool.
-func (p *Port) whatsHere(a argMap) Result {
+func (p *Port) whatsHere(a argMap, caller string) Result {
 	since := int64(-1)
 	if v, ok := a["sinceVersion"]; ok && v != nil {
 		f, isNum := v.(float64)
@@ -68,8 +68,8 @@ func (p *Port) whatsHere(a argMap) Result {
 	for _, id := range app.askOrder {
 		k := app.asks[id]
 		st := app.askState(k)
-		if st == askUsed {
-			continue
+		if st == askUsed || caller == "" || k.caller != caller {
+			continue // another conversation's asks are not this caller's to see or use
 		}
 		asks = append(asks, Obj{{"ask", k.id}, {"action", k.action}, {"state", st}})
 	}
