@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -29,15 +30,39 @@ const version = command.Version
 
 // devOptions configure the dev server.
 type devOptions struct {
-	Addr     string
-	Upstream string // OpenAI-compatible base URL; "" means the scripted model
-	Model    string // the upstream's model
-	APIKey   string // the upstream's key (from the environment)
-	WebDir   string // the demo page
-	DistDir  string // the built module, loader and types
-	Pace     time.Duration
-	Log      io.Writer
+	Addr        string
+	Upstream    string   // OpenAI-compatible base URL; "" means the scripted model
+	Model       string   // the upstream's model: the default, always allowed
+	AllowModels []string // the other upstream models a page may name (--allow-model)
+	APIKey      string   // the upstream's key (from the environment)
+	WebDir      string   // the demo page
+	DistDir     string   // the built module, loader and types
+	Pace        time.Duration
+	Log         io.Writer
+
+	// AllowHosts are the Host values served besides loopback names
+	// (--allow-host HOST[:PORT]); a non-loopback Addr needs at least one.
+	// AllowOrigins are the other origins whose pages may call /api, with
+	// CORS answers (--allow-origin URL). Both are checked by runDev; an
+	// invalid value reaching newDevHandler is left out.
+	AllowHosts   []string
+	AllowOrigins []string
+	// MaxConcurrent bounds the chat requests answered at once
+	// (studioproxy.Options.MaxConcurrent: 0 its default, negative none).
+	MaxConcurrent int
+
+	// The connection limits; 0 means the default (limits.go).
+	IdleTimeout       time.Duration // a keep-alive connection left idle this long is closed
+	ReadHeaderTimeout time.Duration // the request's headers must arrive within this
+	BodyTimeout       time.Duration // a request body must arrive within this (answers are not bounded)
+	MaxHeaderBytes    int           // the request headers' cap (431 past it)
 }
+
+// stringsFlag is a repeatable string flag.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string     { return strings.Join(*f, ", ") }
+func (f *stringsFlag) Set(v string) error { *f = append(*f, v); return nil }
 
 // runDev parses the flags and serves until interrupted.
 func runDev(args []string, stdout, stderr io.Writer) int {
@@ -46,7 +71,11 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	o := devOptions{Log: stderr}
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address (host:port); port 0 picks a free one")
 	fs.StringVar(&o.Upstream, "upstream", "", "an OpenAI-compatible base URL to forward chats to (key from AGENTWASM_API_KEY or OPENAI_API_KEY); empty: the scripted model")
-	fs.StringVar(&o.Model, "model", "", "the upstream model name, when the page names none")
+	fs.StringVar(&o.Model, "model", "", "the upstream model: the default, and always allowed (the page may name only this and --allow-model ones)")
+	fs.Var((*stringsFlag)(&o.AllowModels), "allow-model", "another upstream model a page may name (repeatable)")
+	fs.Var((*stringsFlag)(&o.AllowOrigins), "allow-origin", "another origin (scheme://host[:port]) whose pages may call /api, with CORS answers, e.g. http://127.0.0.1:5173 for an app on another local port (repeatable)")
+	fs.Var((*stringsFlag)(&o.AllowHosts), "allow-host", "a host name or address (HOST[:PORT]) browsers use to reach the server, besides loopback names; required with a non-loopback --addr (repeatable)")
+	fs.IntVar(&o.MaxConcurrent, "max-concurrent", 0, fmt.Sprintf("the chat requests answered at once; past it 429 (0: %d, negative: no bound)", studioproxy.DefaultMaxConcurrent))
 	fs.StringVar(&o.WebDir, "web", "web/demo", "the folder of the demo page")
 	fs.StringVar(&o.DistDir, "dist", "dist", "the folder of the built module (make build)")
 	fs.DurationVar(&o.Pace, "pace", 35*time.Millisecond, "the scripted model's pause between words")
@@ -63,6 +92,10 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	if o.Upstream != "" {
 		o.APIKey = firstEnv("AGENTWASM_API_KEY", "OPENAI_API_KEY")
 	}
+	if _, err := newOriginPolicy(o.AllowHosts, o.AllowOrigins); err != nil {
+		fmt.Fprintln(stderr, "agentwasm dev:", err)
+		return 2
+	}
 	for _, f := range []struct{ path, fix string }{
 		{filepath.Join(o.WebDir, "index.html"), "run from the repository's root, or point --web at web/demo"},
 		{filepath.Join(o.DistDir, "agentwasm.wasm"), "run make build first, or point --dist at the built module"},
@@ -78,7 +111,12 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
-		fmt.Fprintf(stderr, "agentwasm dev: warning: listening on %s, which is not a loopback address; the proxy spends your upstream key for anyone who reaches it\n", host)
+		if len(o.AllowHosts) == 0 {
+			ln.Close()
+			fmt.Fprintf(stderr, "agentwasm dev: --addr %s is not a loopback address: name the hosts browsers will use to reach it with --allow-host (e.g. --allow-host %s), or listen on 127.0.0.1; anyone who reaches the server can spend your upstream key\n", o.Addr, exampleHost(host))
+			return 2
+		}
+		fmt.Fprintf(stderr, "agentwasm dev: warning: listening on %s, which is not a loopback address; the proxy spends your upstream key for anyone who reaches it as %s\n", host, strings.Join(o.AllowHosts, ", "))
 	}
 	model := "scripted model"
 	if o.Upstream != "" {
@@ -88,13 +126,22 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 			model += " (no key set)"
 		}
 	}
-	fmt.Fprintf(stdout, "agentwasm dev %s: open http://%s/ (%s; MCP at /api/mcp)\n", version, ln.Addr(), model)
+	open := ln.Addr().String()
+	if host, port, _ := net.SplitHostPort(open); net.ParseIP(host).IsUnspecified() && len(o.AllowHosts) > 0 {
+		// Every address: the page is opened by a name it serves.
+		r, _ := parseAllowHost(o.AllowHosts[0])
+		if r.port != "" {
+			port = r.port
+		}
+		open = net.JoinHostPort(r.name, port)
+	}
+	fmt.Fprintf(stdout, "agentwasm dev %s: open http://%s/ (%s; MCP at /api/mcp)\n", version, open, model)
 
 	// Ctrl-C ends every request's context (streams included), then the
 	// server, waiting up to 2 s for answers being written.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := newDevServer(ctx, o, h)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -112,30 +159,63 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 }
 
 // newDevHandler builds the whole dev server: the page at /, the assets at
-// /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp.
+// /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp; everything
+// under /api/ behind the origin policy (origin.go).
 func newDevHandler(o devOptions) http.Handler {
 	var model studioproxy.Model = studioproxy.Scripted{Pace: o.Pace}
 	caps := studioproxy.Capabilities{Enabled: true, DefaultProvider: "scripted", Providers: []studioproxy.Provider{
 		{Name: "scripted", Default: true, ToolSupport: true, DefaultModel: studioproxy.ScriptedModelName, Models: []string{studioproxy.ScriptedModelName}},
 	}}
 	if o.Upstream != "" {
-		model = studioproxy.NewOpenAI(studioproxy.OpenAIOptions{URL: o.Upstream, APIKey: o.APIKey, Model: o.Model})
-		p := studioproxy.Provider{Name: "openai-compatible", Default: true, ToolSupport: true, DefaultModel: o.Model}
-		if o.Model != "" {
-			p.Models = []string{o.Model}
+		var models []string // the default first, then the others, each once
+		for _, m := range append([]string{o.Model}, o.AllowModels...) {
+			if m != "" && !slices.Contains(models, m) {
+				models = append(models, m)
+			}
 		}
+		model = studioproxy.NewOpenAI(studioproxy.OpenAIOptions{URL: o.Upstream, APIKey: o.APIKey, Model: o.Model, Models: models})
+		p := studioproxy.Provider{Name: "openai-compatible", Default: true, ToolSupport: true, DefaultModel: o.Model, Models: models}
 		caps = studioproxy.Capabilities{Enabled: true, DefaultProvider: p.Name, Providers: []studioproxy.Provider{p}}
 	}
 	logf := func(string) {}
 	if o.Log != nil {
 		logf = func(line string) { fmt.Fprintln(o.Log, line) }
 	}
-	proxy := studioproxy.New(studioproxy.Options{Model: model, Capabilities: caps, Log: logf})
+	proxy := studioproxy.New(studioproxy.Options{Model: model, Capabilities: caps, Log: logf, MaxConcurrent: o.MaxConcurrent})
 	mcp := demomcp.New()
+	policy, err := newOriginPolicy(o.AllowHosts, o.AllowOrigins)
+	if err != nil {
+		policy = &originPolicy{} // runDev refuses such values first
+	}
+	if host, port, err := net.SplitHostPort(o.Addr); err == nil {
+		// A specific address listened on is served as itself (an IP
+		// literal: no name to rebind).
+		if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
+			if port == "0" {
+				port = ""
+			}
+			policy.hosts = append(policy.hosts, hostRule{name: ip.String(), port: port})
+		}
+	}
+	mcpOpts := serve.MCPHandlerOptions{AllowedOrigins: policy.origins}
+	for _, r := range policy.hosts {
+		// The MCP handler's own rebinding checks stay on with a
+		// non-loopback address: it serves only these hosts (and loopback).
+		h := r.name
+		if r.port != "" {
+			h = net.JoinHostPort(r.name, r.port)
+		}
+		mcpOpts.AllowedHosts = append(mcpOpts.AllowedHosts, h)
+	}
 
+	api := http.NewServeMux()
+	api.Handle("/api/v1/studio/ai/", http.StripPrefix("/api", proxy))
+	api.Handle("/api/mcp", mcp.Handler(mcpOpts))
+	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		apiError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
+	})
 	mux := http.NewServeMux()
-	mux.Handle("/api/v1/studio/ai/", http.StripPrefix("/api", proxy))
-	mux.Handle("/api/mcp", mcp.Handler(serve.MCPHandlerOptions{}))
+	mux.Handle("/api/", policy.wrap(api))
 	mux.Handle("/dist/", http.StripPrefix("/dist", assets(o.DistDir)))
 	mux.Handle("/", assets(o.WebDir))
 	return recoverer(mux)
@@ -154,6 +234,15 @@ func recoverer(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// exampleHost is a host to suggest for --allow-host: the address listened
+// on, or a placeholder when it is every address.
+func exampleHost(host string) string {
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		return "192.168.1.5"
+	}
+	return host
 }
 
 // firstEnv returns the first non-empty environment variable of names.

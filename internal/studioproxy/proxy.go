@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,24 +45,45 @@ type Options struct {
 	// Log, when set, receives one line per chat request: its outcome and
 	// duration (never a credential or message text).
 	Log func(line string)
+	// MaxConcurrent bounds the chat requests answered at once, each one a
+	// call of Model (an upstream request with its key). 0 means
+	// DefaultMaxConcurrent; a negative value means no bound. A chat request
+	// past the bound is answered 429 with Retry-After and
+	// {"error":{"code":"too_many_requests",...}} after its body is read and
+	// before Model is called.
+	MaxConcurrent int
 }
+
+// DefaultMaxConcurrent is the bound on chat requests answered at once when
+// Options.MaxConcurrent is 0.
+const DefaultMaxConcurrent = 8
 
 // Proxy is the http.Handler of the two endpoints. It is safe for
 // concurrent use.
 type Proxy struct {
-	opts Options
-	caps []byte
+	opts  Options
+	caps  []byte
+	slots chan struct{} // one per chat being answered; nil: no bound
 }
 
 // New returns a proxy over opts.Model.
 func New(opts Options) *Proxy {
 	caps, _ := json.Marshal(opts.Capabilities) // plain data always marshals
-	return &Proxy{opts: opts, caps: caps}
+	p := &Proxy{opts: opts, caps: caps}
+	n := opts.MaxConcurrent
+	if n == 0 {
+		n = DefaultMaxConcurrent
+	}
+	if n > 0 {
+		p.slots = make(chan struct{}, n)
+	}
+	return p
 }
 
 // ServeHTTP answers GET CapabilitiesPath and POST ChatPath; anything else
-// is 404 (another path) or 405 (another method). A panic in the model ends
-// that answer with an error event; the proxy goes on serving.
+// is 404 (another path) or 405 (another method); a chat past
+// Options.MaxConcurrent is 429. A panic in the model ends that answer with
+// an error event; the proxy goes on serving.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case CapabilitiesPath:
@@ -102,6 +124,20 @@ func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeJSONError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
+	}
+	if p.slots != nil {
+		select {
+		case p.slots <- struct{}{}:
+			defer func() { <-p.slots }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			writeJSONError(w, http.StatusTooManyRequests, "too_many_requests",
+				"the proxy is answering "+strconv.Itoa(cap(p.slots))+" chat requests already, its bound; retry when one has ended (agentwasm dev --max-concurrent raises the bound)")
+			if p.opts.Log != nil {
+				p.opts.Log("chat: refused 429, " + strconv.Itoa(cap(p.slots)) + " already being answered")
+			}
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
