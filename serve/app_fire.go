@@ -49,7 +49,7 @@ type FireResult struct {
 	// call (TOOL_DISABLED).
 	Retriable bool
 	// Differs says what differs from the approval (APPROVAL_MISMATCH):
-	// "action" or "input".
+	// "action", "instance" (the card) or "input".
 	Differs string
 	// On is the page the action is on (NOT_ON_PAGE).
 	On string

@@ -336,6 +336,20 @@ func (d *MCPDispatcher) EndSession(id string) bool {
 	return true
 }
 
+// servedVersions are the revisions the dispatcher serves, oldest first:
+// those of its one era (Era), or of both. An UnsupportedProtocolVersion
+// error lists them all, whichever era the request seemed to speak, so a
+// client can pick any revision the endpoint answers.
+func (d *MCPDispatcher) servedVersions() []string {
+	switch d.opts.Era {
+	case "session":
+		return mcp.SessionVersions()
+	case "stateless":
+		return mcp.StatelessVersions()
+	}
+	return mcp.Versions()
+}
+
 // SessionsEnabled reports whether initialize issues session ids.
 func (d *MCPDispatcher) SessionsEnabled() bool { return d.opts.Sessions }
 
@@ -483,12 +497,12 @@ func (d *MCPDispatcher) checkSession(req MCPRequest) (string, *MCPError) {
 	}
 	v = trimOWS(v)
 	if !mcp.IsSessionVersion(v) {
-		return "", unsupportedVersion(v, mcp.SessionVersions())
+		return "", unsupportedVersion(v, d.servedVersions())
 	}
 	if known && v != negotiated {
 		return "", &MCPError{Code: MCPUnsupportedProtocol,
 			Message: "unsupported protocol version " + quote(v) + " for this session: it negotiated " + quote(negotiated) + "; send " + mcp.HeaderProtocolVersion + ": " + negotiated + ", or initialize a new session",
-			Data:    buildObject("supported", mcp.AppendStrings(nil, mcp.SessionVersions()), "requested", wire.EncodeString(v), "negotiated", wire.EncodeString(negotiated))}
+			Data:    buildObject("supported", mcp.AppendStrings(nil, d.servedVersions()), "requested", wire.EncodeString(v), "negotiated", wire.EncodeString(negotiated))}
 	}
 	return negotiated, nil
 }

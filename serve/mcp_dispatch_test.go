@@ -302,7 +302,8 @@ func TestMCPDispatcherStatelessEra(t *testing.T) {
 		{"missing version header", discover, headers("Mcp-Method", "server/discover"), 400, MCPHeaderMismatch, nil},
 		{"header differs from _meta", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, statelessHeaders("server/discover", ""), 400, MCPHeaderMismatch, nil},
 		{"unsupported version", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, headers("MCP-Protocol-Version", "v9", "Mcp-Method", "server/discover"), 400, MCPUnsupportedProtocol, func(t *testing.T, r rpc) {
-			assert.Equal(t, map[string]any{"supported": []any{"2026-07-28"}, "requested": "v9"}, r.Error.Data)
+			assert.Equal(t, map[string]any{"supported": []any{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}, "requested": "v9"}, r.Error.Data,
+				"every revision the endpoint serves")
 		}},
 		{"missing Mcp-Method", discover, headers("MCP-Protocol-Version", "2026-07-28"), 400, MCPHeaderMismatch, nil},
 		{"Mcp-Method differs", discover, statelessHeaders("tools/list", ""), 400, MCPHeaderMismatch, nil},
@@ -504,16 +505,16 @@ func TestMCPDispatcherRefusesDuplicateMembers(t *testing.T) {
 
 func TestMCPDispatcherUnsupportedVersionHeader(t *testing.T) {
 	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
-	sessionEra := []any{"2025-03-26", "2025-06-18", "2025-11-25"}
+	both := []any{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 	for _, tc := range []struct {
 		version   string
-		supported []any // the versions of the era the header puts the request in
+		supported []any // every revision the endpoint serves, whichever era the header puts the request in
 	}{
-		{"1999-01-01", sessionEra}, // older than the stateless revision: the session era
-		{"2024-11-05", sessionEra},
-		{"2099-01-01", []any{MCPStatelessVersion}},
-		{"v9", []any{MCPStatelessVersion}},
-		{"", []any{MCPStatelessVersion}},
+		{"1999-01-01", both}, // older than the stateless revision: the session era
+		{"2024-11-05", both},
+		{"2099-01-01", both}, // the stateless era
+		{"v9", both},
+		{"", both},
 	} {
 		v := tc.version
 		resp := d.Handle(context.Background(), MCPRequest{
@@ -691,6 +692,7 @@ func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 	require.Equal(t, 200, init.Status)
 	sid := init.SessionID
 	sessionEra := []any{"2025-03-26", "2025-06-18", "2025-11-25"}
+	both := append(append([]any{}, sessionEra...), "2026-07-28") // an endpoint serving both eras lists both
 	tests := []struct {
 		name       string
 		body       string
@@ -720,7 +722,7 @@ func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 			r := decodeRPC(t, resp.Body)
 			require.NotNil(t, r.Error, "answer: %s", resp.Body)
 			assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code, r.Error.Message)
-			assert.Equal(t, sessionEra, r.Error.Data["supported"], "the session era's versions")
+			assert.Equal(t, both, r.Error.Data["supported"], "every revision the endpoint serves")
 			assert.Equal(t, tc.version, r.Error.Data["requested"])
 			if tc.negotiated != "" {
 				assert.Equal(t, tc.negotiated, r.Error.Data["negotiated"])
@@ -738,7 +740,7 @@ func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error)
 		assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code)
-		assert.Equal(t, sessionEra, r.Error.Data["supported"])
+		assert.Equal(t, both, r.Error.Data["supported"])
 		for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
 			resp = d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", v)})
 			assert.Equal(t, 200, resp.Status, "without a session any session-era version is fine: %s", v)

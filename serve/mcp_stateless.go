@@ -20,8 +20,8 @@ import (
 // neither era belongs to the one era the dispatcher serves; with both, to
 // the session era when it is a dated revision older than the stateless one
 // (2024-11-05) or the request carries an Mcp-Session-Id, and to the
-// stateless era otherwise. The era decides which versions an
-// UnsupportedProtocolVersion error lists.
+// stateless era otherwise. (An UnsupportedProtocolVersion error lists
+// every revision the dispatcher serves, whichever era it was told.)
 func (d *MCPDispatcher) isStateless(req MCPRequest, msg rpcMessage) bool {
 	if msg.method == mcp.MethodServerDiscover {
 		return true
@@ -97,9 +97,14 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 	if hasHeader && len(vraw) == 0 && !mcp.IsStatelessVersion(hv) {
 		// Classified by the header alone: a revision this server speaks in
 		// neither era (a session-era one would not be here).
-		return "", nil, unsupportedVersion(hv, mcp.StatelessVersions())
+		return "", nil, unsupportedVersion(hv, d.servedVersions())
 	}
 	if !d.statelessMethod(msg.method) {
+		if msg.method == mcp.MethodSubscriptionsListen {
+			// Part of the revision, but only a server whose tool list may
+			// change offers it.
+			return "", nil, &MCPError{Code: MCPMethodNotFound, Message: "method not found: this server offers no subscriptions: its tool list does not change (capabilities.tools.listChanged is false), so there is nothing to listen for"}
+		}
 		return "", nil, &MCPError{Code: MCPMethodNotFound, Message: "method not found: " + msg.method + " is not part of the " + MCPStatelessVersion + " revision"}
 	}
 	if meta == nil {
@@ -127,7 +132,7 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 		return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + mcp.HeaderProtocolVersion + " " + quote(hv) + " differs from _meta " + quote(version)}
 	}
 	if !mcp.IsStatelessVersion(version) {
-		return "", nil, unsupportedVersion(version, mcp.StatelessVersions())
+		return "", nil, unsupportedVersion(version, d.servedVersions())
 	}
 	if req.Header != nil {
 		if e := d.checkStandardHeaders(req, msg); e != nil {
@@ -138,7 +143,7 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 }
 
 // unsupportedVersion is the UnsupportedProtocolVersionError for a requested
-// revision, listing the revisions served in the request's era (supported).
+// revision, listing the revisions the endpoint serves (supported).
 func unsupportedVersion(requested string, supported []string) *MCPError {
 	return &MCPError{Code: MCPUnsupportedProtocol, Message: "unsupported protocol version " + quote(requested) + ": use one of the supported versions in error.data",
 		Data: mcp.UnsupportedVersionData(supported, requested)}

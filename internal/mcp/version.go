@@ -36,6 +36,10 @@ func SessionVersions() []string {
 // StatelessVersions returns the stateless-era revisions, oldest first.
 func StatelessVersions() []string { return []string{Version20260728} }
 
+// Versions returns every revision of both eras, oldest first: what an
+// endpoint serving both lists as supported.
+func Versions() []string { return append(SessionVersions(), StatelessVersions()...) }
+
 // IsSessionVersion reports whether v is a session-era revision.
 func IsSessionVersion(v string) bool {
 	switch v {

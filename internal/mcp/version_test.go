@@ -38,6 +38,7 @@ func TestVersions(t *testing.T) {
 func TestVersionLists(t *testing.T) {
 	assert.Equal(t, []string{"2025-03-26", "2025-06-18", "2025-11-25"}, SessionVersions(), "oldest first")
 	assert.Equal(t, []string{"2026-07-28"}, StatelessVersions())
+	assert.Equal(t, []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}, Versions(), "both eras, oldest first")
 	assert.Equal(t, "2025-11-25", LatestSessionVersion)
 	assert.Equal(t, "2026-07-28", LatestStatelessVersion)
 	for _, v := range SessionVersions() {
