@@ -45,8 +45,12 @@ func (t *turnState) runRuntime(ctx context.Context, call ToolCall, rec DispatchR
 	}
 	res, err := execute(ctx, exec, ToolCall{ID: call.ID, Name: call.Name, Args: objectOrEmpty(call.Args)})
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return t.s.reject(rec, CodeCancelled, "The turn was cancelled while "+call.Name+" ran."), nil
+		case errors.Is(err, ErrResultTooLarge):
+			return t.s.reject(rec, CodeResultTooLarge, "The tool "+call.Name+" ran, but its result was not kept: "+err.Error()+
+				". Ask the tool for less (a page, a filter, a summary)."), nil
 		}
 		return t.s.reject(rec, CodeExecutionFailed, call.Name+" failed: "+err.Error()), nil
 	}

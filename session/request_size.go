@@ -7,6 +7,7 @@
 package session
 
 import (
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -35,6 +36,13 @@ const (
 	// Options.MaxRequestBytes, so it was not kept.
 	CodeResultTooLarge = "result_too_large"
 )
+
+// ErrResultTooLarge, returned by an Executor (or matched by its error
+// through errors.Is), says that the tool ran but its result was too large
+// to take in at all: the call fails with CodeResultTooLarge, as a result
+// past MaxToolResultBytes does. (The module's hooks return it for a page
+// tool whose answer passes their read bound.)
+var ErrResultTooLarge = errors.New("the tool's result is too large to send to the model")
 
 // The fixed JSON a request, a message, a tool call and a tool spec add
 // around their strings, counted high (every optional member present, a

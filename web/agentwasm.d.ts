@@ -9,6 +9,7 @@ export interface AgentwasmError extends Error {
    * with it; the message says what happened; {@link load} a new runtime, or {@link Runtime.restart});
    * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
    * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal),
+   * `busy` ({@link Session.reset} while a chat, stream or resume runs: nothing changed),
    * `webmcp_failed` ({@link Port.registerWebMCP}: the WebMCP API refused a tool), `internal`.
    */
   code: string;

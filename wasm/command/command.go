@@ -39,6 +39,9 @@ const (
 	CodeInternal       = "internal"        // a panic inside the module, recovered
 	CodeCancelled      = "cancelled"       // the host cancelled a command that waits
 	CodeUnknownPort    = "unknown_port"    // no open port has that id
+	// CodeBusy answers session.reset while a turn (chat or resume) runs on
+	// the session: the history is left as it is (session.ErrBusy).
+	CodeBusy = "busy"
 	// CodePortUnavailable answers every port command, and a session asking
 	// for a port, in the session-only build (agentwasm-session.wasm).
 	CodePortUnavailable = "port_unavailable"
@@ -72,15 +75,24 @@ type Runtime struct {
 	testHooks bool
 
 	mu       sync.Mutex
-	sessions map[int]*session.Session
+	sessions map[int]*sessionEntry
 	ports    map[int]*portEntry
 	nextID   int // sessions and ports share one id space, so hook calls name one of them
+}
+
+// sessionEntry is an open session and the context its turns run within,
+// which session.close ends: a turn sent before the close is cancelled
+// however far it got, even one that had not begun yet.
+type sessionEntry struct {
+	s      *session.Session
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // New returns an empty Runtime. testHooks enables the debug.* commands that
 // tests use to reach otherwise unreachable paths (such as a panic).
 func New(testHooks bool) *Runtime {
-	return &Runtime{testHooks: testHooks, sessions: map[int]*session.Session{}, ports: map[int]*portEntry{}}
+	return &Runtime{testHooks: testHooks, sessions: map[int]*sessionEntry{}, ports: map[int]*portEntry{}}
 }
 
 // Call runs one JSON command and returns the JSON reply. It never panics:
@@ -112,8 +124,16 @@ func (r *Runtime) opVersion(context.Context, *wire.Command, Hooks) *wire.Reply {
 	return &wire.Reply{OK: true, Version: Version, ABI: ABIVersion, GoVersion: Toolchain, Serve: HasServe}
 }
 
+// sessionReset clears the history, or refuses with CodeBusy while a turn
+// runs (the session's Reset says why).
 func (r *Runtime) sessionReset(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
-	return r.withSession(c, func(s *session.Session) *wire.Reply { s.Reset(); return &wire.Reply{OK: true} })
+	return r.withSession(c, func(s *session.Session) *wire.Reply {
+		if err := s.Reset(); err != nil {
+			return failure(CodeBusy, "agentwasm: reset was refused, nothing changed: a chat (or resume) is running on this session; "+
+				"wait for it to settle (or abort it with its signal), then reset")
+		}
+		return &wire.Reply{OK: true}
+	})
 }
 
 func (r *Runtime) sessionMessages(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -239,8 +259,9 @@ func (r *Runtime) createSession(_ context.Context, c *wire.Command, hooks Hooks)
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	r.mu.Lock()
-	r.sessions[id] = s
+	r.sessions[id] = &sessionEntry{s: s, ctx: ctx, cancel: cancel}
 	r.mu.Unlock()
 	return &wire.Reply{OK: true, Session: id}
 }
@@ -255,13 +276,22 @@ func (r *Runtime) withSession(c *wire.Command, fn func(*session.Session) *wire.R
 }
 
 func (r *Runtime) lookup(id int) (*session.Session, *wire.Reply) {
+	e, fail := r.entry(id)
+	if fail != nil {
+		return nil, fail
+	}
+	return e.s, nil
+}
+
+// entry returns the open session with that id, with its context.
+func (r *Runtime) entry(id int) (*sessionEntry, *wire.Reply) {
 	r.mu.Lock()
-	s := r.sessions[id]
+	e := r.sessions[id]
 	r.mu.Unlock()
-	if s == nil {
+	if e == nil {
 		return nil, failure(CodeUnknownSession, "agentwasm: no open session "+strconv.Itoa(id)+"; create one with session.create")
 	}
-	return s, nil
+	return e, nil
 }
 
 func (r *Runtime) chat(ctx context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -283,15 +313,20 @@ func (r *Runtime) resume(ctx context.Context, c *wire.Command, _ Hooks) *wire.Re
 }
 
 // turnCommand runs a command that answers a turn (chat, resume) on the
-// command's session, within its optional timeoutMs.
+// command's session, within its optional timeoutMs and the session's life:
+// session.close cancels it, however far it got (it may not have begun).
 func (r *Runtime) turnCommand(ctx context.Context, c *wire.Command, run func(context.Context, *session.Session) session.Turn) *wire.Reply {
-	s, fail := r.lookup(c.Session)
+	e, fail := r.entry(c.Session)
 	if fail != nil {
 		return fail
 	}
 	if c.TimeoutMs < 0 {
 		return failure(CodeBadCommand, "agentwasm: timeoutMs must be positive, or 0 for none")
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(e.ctx, cancel)()
+	s := e.s
 	if c.TimeoutMs > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
@@ -300,14 +335,20 @@ func (r *Runtime) turnCommand(ctx context.Context, c *wire.Command, run func(con
 	return &wire.Reply{OK: true, Turn: turnWire(run(ctx, s))}
 }
 
+// closeSession ends a session: its running turn (and one sent but not yet
+// begun) is cancelled at once — its model request and tool calls are
+// aborted, and it answers status cancelled — and the id answers
+// unknown_session from then on.
 func (r *Runtime) closeSession(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
-	s, fail := r.lookup(c.Session)
+	e, fail := r.entry(c.Session)
 	if fail != nil {
 		return fail
 	}
 	r.mu.Lock()
 	delete(r.sessions, c.Session)
 	r.mu.Unlock()
+	e.cancel()
+	s := e.s
 	// session.close never waits (js serves it through callSync), and the
 	// MCP client's close may do I/O: the session closes in the background
 	// (its watch ends, its MCP session is ended), and its error has no one

@@ -13,12 +13,33 @@ import (
 	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/jsonr"
+	"github.com/agentwasm/agentwasm/internal/limits"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )
 
-// maxHookAnswer bounds a hook's whole answer (and one transport event line).
-const maxHookAnswer = 16 << 20
+// maxHookAnswer bounds a hook's whole answer (and one transport event
+// line): limits.MaxHookAnswerBytes, twice the chat request bound, so that a
+// tool result too large for a request is read and failed as
+// result_too_large by the session (Options.MaxToolResultBytes). A tool's
+// answer past it fails the call with the same code, unread.
+const maxHookAnswer = limits.MaxHookAnswerBytes
+
+// hookTooLarge is the error of a hook whose answer passed maxHookAnswer;
+// for a tool's execute hook it is a session.ErrResultTooLarge.
+type hookTooLarge struct {
+	hook string
+}
+
+func (e *hookTooLarge) Error() string {
+	return "the " + e.hook + " callback answered more than " + strconv.Itoa(maxHookAnswer) + " bytes"
+}
+
+// Is makes the answer of a tool's hook a session.ErrResultTooLarge.
+func (e *hookTooLarge) Is(target error) bool {
+	return target == session.ErrResultTooLarge && (e.hook == "execute" || e.hook == "kit.execute")
+}
 
 // hostHooks calls the hooks of one session.
 type hostHooks struct {
@@ -38,7 +59,7 @@ func (h hostHooks) answer(ctx context.Context, hook string, payload []byte) ([]b
 		return nil, err
 	}
 	if len(b) > maxHookAnswer {
-		return nil, errs.New("the ", hook, " callback answered more than ", strconv.Itoa(maxHookAnswer), " bytes")
+		return nil, &hookTooLarge{hook: hook}
 	}
 	return b, nil
 }
@@ -88,10 +109,34 @@ func (e hookExecutor) Execute(ctx context.Context, call session.ToolCall) (sessi
 		return session.ToolResult{}, err
 	}
 	var c wire.ToolContent
-	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' || wire.Unmarshal(t, &c) != nil {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || t[0] != '{' || wire.Unmarshal(t, &c) != nil {
 		return session.ToolResult{}, errs.New("the ", e.hook, " callback answered ", errs.Trunc(string(b), 60), ", not a result object {status, data?, deniedReason?}")
 	}
-	return session.ToolResult{Status: session.ToolStatus(c.Status), Data: session.RawJSON(c.Data), DeniedReason: c.DeniedReason}, nil
+	data := session.RawJSON(c.Data)
+	if data == nil && nullData(t) {
+		data = session.RawJSON("null") // a tool that gave null gives the model data null, as the loader's types say
+	}
+	return session.ToolResult{Status: session.ToolStatus(c.Status), Data: data, DeniedReason: c.DeniedReason}, nil
+}
+
+// nullData reports whether the result object t has a data member that is
+// null, which the decoder leaves unset as it does an absent one.
+func nullData(t []byte) bool {
+	l := jsonr.Lexer{Data: t}
+	found := false
+	l.Delim('{')
+	for !l.IsDelim('}') {
+		key := l.UnsafeFieldName(false)
+		l.WantColon()
+		isData := key == "data"
+		if isData {
+			found = l.IsNull()
+		}
+		l.SkipRecursive()
+		l.WantComma()
+	}
+	return found && l.Ok()
 }
 
 // hookKit is a host's kit: its tools, and its execute method as a hook.

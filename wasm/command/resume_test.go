@@ -154,7 +154,7 @@ func TestResumeThroughTheCommandLayer(t *testing.T) {
 		Detail     json.RawMessage `json:"detail"`
 	}
 	require.NoError(t, json.Unmarshal(turn.PendingApprovals[0], &ask))
-	assert.Equal(t, "ask#1", ask.AskID)
+	assert.NotEmpty(t, ask.AskID, "the app's ask id")
 	assert.Equal(t, "c1", ask.ToolCallID)
 	assert.Equal(t, "shop.do_action", ask.ToolName)
 	assert.Equal(t, "checkout.pay", ask.Action)
@@ -172,7 +172,7 @@ func TestResumeThroughTheCommandLayer(t *testing.T) {
 	}{
 		{"no ids", map[string]any{"op": "session.resume", "session": id}, "bad_resolution"},
 		{"an unknown id", map[string]any{"op": "session.resume", "session": id, "approve": []string{"ask#7"}}, "unknown_ask"},
-		{"approved and declined", map[string]any{"op": "session.resume", "session": id, "approve": []string{"ask#1"}, "decline": []string{"ask#1"}}, "bad_resolution"},
+		{"approved and declined", map[string]any{"op": "session.resume", "session": id, "approve": []string{ask.AskID}, "decline": []string{ask.AskID}}, "bad_resolution"},
 	}
 	for _, tc := range cases {
 		_, raw := call(t, context.Background(), rt, tc.cmd, command.Hooks{})
@@ -183,11 +183,11 @@ func TestResumeThroughTheCommandLayer(t *testing.T) {
 	r, raw := call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": 99, "approve": []string{"ask#1"}}, command.Hooks{})
 	require.False(t, r.OK, raw)
 	assert.Equal(t, command.CodeUnknownSession, r.Error.Code)
-	r, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": "ask#1"}, command.Hooks{})
+	r, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": ask.AskID}, command.Hooks{})
 	require.False(t, r.OK, raw)
 	assert.Equal(t, command.CodeBadCommand, r.Error.Code, "approve is a list of ids")
 
-	_, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": []string{"ask#1"}}, command.Hooks{})
+	_, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": []string{ask.AskID}}, command.Hooks{})
 	turn = turnOf(t, raw)
 	require.Equal(t, "completed", turn.Status, turn.ErrorMessage)
 	assert.Equal(t, "Paid.", turn.Text)
@@ -200,10 +200,10 @@ func TestResumeThroughTheCommandLayer(t *testing.T) {
 	assert.Equal(t, []string{"checkout.pay"}, host.handlerRuns(), "the handler ran exactly once")
 	assert.Len(t, host.eventsOf("stepFinish"), 3)
 	host.mu.Lock()
-	assert.Contains(t, host.requests[1], `"role":"user","content":"Approved: the person approved \"ask#1\" (checkout.pay: Pay for the order) in the app.`)
+	assert.Contains(t, host.requests[1], `"role":"user","content":"Approved: the person approved \"`+ask.AskID+`\" (checkout.pay: Pay for the order) in the app.`)
 	host.mu.Unlock()
 
-	_, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": []string{"ask#1"}}, command.Hooks{})
+	_, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": []string{ask.AskID}}, command.Hooks{})
 	assert.Equal(t, "unknown_ask", turnOf(t, raw).ErrorCode, "resuming twice")
 	assert.Equal(t, []string{"checkout.pay"}, host.handlerRuns())
 }
@@ -314,7 +314,11 @@ func TestPortKitWithPageToolsBesideIt(t *testing.T) {
 	require.Len(t, turn.ToolCalls, 2)
 	assert.Contains(t, string(turn.ToolCalls[0]), `basemap`)
 	require.Len(t, turn.PendingApprovals, 1)
-	_, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": []string{"ask#1"}}, hooks)
+	var ask struct {
+		AskID string `json:"askId"`
+	}
+	require.NoError(t, json.Unmarshal(turn.PendingApprovals[0], &ask))
+	_, raw = call(t, context.Background(), rt, map[string]any{"op": "session.resume", "session": id, "approve": []string{ask.AskID}}, hooks)
 	turn = turnOf(t, raw)
 	require.Equal(t, "completed", turn.Status, turn.ErrorMessage)
 	assert.Equal(t, "Paid.", turn.Text)
