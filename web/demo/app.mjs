@@ -3,7 +3,9 @@
 // execute, MCP tools discovered at /api/mcp), and renders the conversation —
 // streamed text, each tool call with its plane, arguments, result and
 // duration, approval cards for the asks a turn stopped on (answered with
-// session.resume: no message to type), the discovery panel, and Stop.
+// session.resume: no message to type), a card for each approval the person
+// gave that nothing has used yet (with Revoke), the discovery panel, and
+// Stop.
 import { load } from '/dist/agentwasm.mjs';
 import { studioGraph, basemapTool, createStudioApp } from './studio-app.mjs';
 
@@ -16,7 +18,7 @@ const el = (tag, className, text) => {
 };
 
 /** What the page shows about the conversation; the test reads it too. */
-const state = { busy: false, controller: null, turns: [], current: null, pending: [] };
+const state = { busy: false, controller: null, turns: [], current: null, pending: [], revoked: [] };
 window.demo = { state, ready: false };
 
 const app = createStudioApp(() => renderApp());
@@ -31,6 +33,7 @@ const port = runtime.createPort(studioGraph, {
   settleWithinMs: 1000, // a fire comes back settled when it settles within a second
   onChange: () => queueMicrotask(renderApp),
 });
+window.demo.port = port; // for the browser test: the asks the cards show
 const portTools = port.tools();
 // A browser with WebMCP (document.modelContext) gets the same tools for its
 // own agent, through the same gates; elsewhere this says why it did nothing.
@@ -71,6 +74,7 @@ async function runTurn(head, start) {
   if (state.busy) return;
   state.busy = true;
   state.controller = new AbortController();
+  state.revoked = []; // the revoked cards stay until the next turn
   setComposer();
   renderCards();
   $('log').append(head);
@@ -237,20 +241,117 @@ const askText = (ask) => ask.detail?.willDo?.does ?? ask.action;
 function renderCards() {
   const box = $('cards');
   box.replaceChildren();
-  for (const ask of state.busy ? [] : state.pending) {
-    const card = el('div', 'card');
-    card.dataset.ask = ask.askId;
-    card.append(el('div', 'card-title', 'Approval needed'), el('div', 'card-text', `The assistant wants to: ${askText(ask)}`));
-    const approve = el('button', 'primary approve', 'Approve');
-    const decline = el('button', 'decline', 'Decline');
-    approve.type = decline.type = 'button';
-    approve.onclick = () => answer(ask, true);
-    decline.onclick = () => answer(ask, false);
-    const row = el('div', 'card-actions');
-    row.append(approve, decline);
-    card.append(row);
-    box.append(card);
+  if (state.busy) return; // a running turn answers no card
+  for (const ask of state.pending) box.append(pendingCard(ask));
+  const pendingIds = new Set(state.pending.map((a) => a.askId));
+  const approved = approvedUnused().filter((a) => !pendingIds.has(a.askId));
+  for (const ask of approved) box.append(approvedCard(ask));
+  for (const entry of state.revoked) box.append(revokedCard(entry));
+  watchApprovals(approved);
+}
+
+/** A card for an ask the turn stopped on: Approve or Decline. */
+function pendingCard(ask) {
+  const card = el('div', 'card');
+  card.dataset.ask = ask.askId;
+  card.dataset.state = 'pending';
+  card.append(el('div', 'card-title', 'Approval needed'), el('div', 'card-text', `The assistant wants to: ${askText(ask)}`));
+  const approve = el('button', 'primary approve', 'Approve');
+  const decline = el('button', 'decline', 'Decline');
+  approve.type = decline.type = 'button';
+  approve.onclick = () => answer(ask, true);
+  decline.onclick = () => answer(ask, false);
+  const row = el('div', 'card-actions');
+  row.append(approve, decline);
+  card.append(row);
+  return card;
+}
+
+/**
+ * The port's asks the person approved that no fire has used yet (say the
+ * turn was stopped, or the model answered without doing the step): each
+ * stays usable until it lapses, so the page shows it with a way to take it
+ * back. Ids are the port's, opaque.
+ */
+function approvedUnused() {
+  try {
+    return port.asks().filter((a) => a.state === 'approved');
+  } catch {
+    return []; // a closed port or a dead module holds no approval
   }
+}
+
+/** A card for an approval not used yet: Revoke withdraws it. */
+function approvedCard(ask) {
+  const card = el('div', 'card approved-unused');
+  card.dataset.ask = ask.askId;
+  card.dataset.state = 'approved';
+  card.append(el('div', 'card-title', 'Approved — not used yet'), el('div', 'card-text',
+    `You approved: ${ask.does ?? ask.action}. The assistant has not done it yet and still may, until the approval ` +
+    'lapses. Changed your mind? Revoke it.'));
+  const revoke = el('button', 'revoke', 'Revoke');
+  revoke.type = 'button';
+  revoke.onclick = () => revokeApproval(ask);
+  const row = el('div', 'card-actions');
+  row.append(revoke);
+  card.append(row);
+  return card;
+}
+
+/** A revoked approval (or one the port would not revoke, and why). */
+function revokedCard({ ask, error }) {
+  const card = el('div', `card ${error ? 'revoke-failed' : 'revoked'}`);
+  card.dataset.ask = ask.askId;
+  card.dataset.state = error ? 'not-revoked' : 'revoked';
+  const what = ask.does ?? ask.action;
+  card.append(
+    el('div', 'card-title', error ? 'Not revoked' : 'Approval revoked'),
+    el('div', 'card-text', error
+      ? `${what}: ${error}`
+      : `${what} — the assistant can no longer use this approval; it would have to ask you again.`),
+  );
+  return card;
+}
+
+/**
+ * The person withdrew an approval: the port's human door (the model can't
+ * reach it) marks the ask revoked, and a fire citing it is refused.
+ */
+function revokeApproval(ask) {
+  let error = null;
+  try {
+    port.revokeAsk(ask.askId, { by: 'person' });
+  } catch (err) {
+    error = err.message; // used or lapsed meanwhile: the port says which
+  }
+  state.revoked.push({ ask, error });
+  setStatus(error ? 'That approval could not be revoked (the card says why).' : 'Revoked: the assistant can no longer use that approval.');
+  if (!error) {
+    const note = el('div', 'msg note revoked');
+    note.append(el('div', 'who', 'You'), el('div', 'body', `Revoked: ${ask.does ?? ask.action}`));
+    $('log').append(note);
+    scrollLog();
+  }
+  renderCards();
+}
+
+let approvalTimer;
+
+/**
+ * An approval lapses by itself (the port's approval TTL) with no change
+ * event: while an approved card shows, look again every few seconds and
+ * re-render only when the set of approved asks changed.
+ */
+function watchApprovals(shown) {
+  clearTimeout(approvalTimer);
+  if (!shown.length) return;
+  const key = shown.map((a) => a.askId).join(' ');
+  approvalTimer = setTimeout(() => {
+    if (state.busy) return; // the turn's end renders the cards
+    const now = approvedUnused().map((a) => a.askId).join(' ');
+    if (now === key) watchApprovals(shown);
+    else renderCards();
+  }, 5000);
 }
 
 /**
