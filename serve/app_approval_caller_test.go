@@ -136,8 +136,10 @@ func TestApprovalRefusedToAnotherCaller(t *testing.T) {
 			reason:    ReasonApprovalNotYours,
 		},
 		{
-			name:      "the port's own calls are not a session's",
-			asker:     func(t *testing.T, g gatedCheckout) approvalCaller { return portAs(g.p1, WithCaller(context.Background(), "A")) },
+			name: "the port's own calls are not a session's",
+			asker: func(t *testing.T, g gatedCheckout) approvalCaller {
+				return portAs(g.p1, WithCaller(context.Background(), "A"))
+			},
 			thief:     func(t *testing.T, g gatedCheckout) approvalCaller { return portAs(g.p1, context.Background()) },
 			thiefArgs: func(string) string { return confirm12 },
 			reason:    ReasonApprovalNotYours,
