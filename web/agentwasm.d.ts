@@ -120,7 +120,10 @@ export interface ToolResult<T = unknown> {
 
 /**
  * What a tool's executor may give: a {@link ToolResult}, or any other JSON value, sent to the model as
- * `{status: 'ok', data: value}` (`undefined`: `{status: 'ok'}`). An object whose `status` is a string is
+ * `{status: 'ok', data: value}` (`null`: `{status: 'ok', data: null}`; `undefined`: `{status: 'ok'}`). A
+ * result larger than the session's bound for one tool result (2 MiB as sent), or one that would take the
+ * next chat request past its 8 MiB bound, is not sent: the call fails with errorCode `result_too_large`,
+ * which the model reads instead. An object whose `status` is a string is
  * read as a ToolResult, so wrap a value with a `status` of its own: `{status: 'ok', data: value}`. A value
  * with no JSON form (a function, a symbol, a BigInt, a cycle) fails the call with a message naming the tool.
  */
@@ -375,6 +378,11 @@ export interface DispatchRecord {
   toolName: string;
   plane: 'runtime' | 'composition' | 'unknown';
   ok: boolean;
+  /**
+   * Why the call failed: `unknown_tool`, `no_executor`, `execution_failed`, `cancelled` (the turn ended
+   * before or while it ran), `result_too_large` (it ran, but its result was too large to send to the model),
+   * a composition code, or the tool's own status.
+   */
   errorCode?: string;
   errorMessage?: string;
   content: string;
@@ -432,10 +440,18 @@ export interface Turn {
   /**
    * A stable code for some errors: `busy` (another chat is running), `turn_too_large` (past maxTurnEvents or
    * maxTurnTextBytes), `stream_truncated` (the answer ended without message_stop or error), `stream_timeout`
-   * (past streamFirstByteTimeoutMs or streamIdleTimeoutMs), the proxy's own code of an `error` event; from
+   * (past streamFirstByteTimeoutMs or streamIdleTimeoutMs), `request_too_large` (the next chat request would
+   * pass the 8 MiB request bound, so nothing was sent), the proxy's own code of an `error` event; from
    * resume(): `bad_resolution` (no id, an empty id, an id named twice), `unknown_ask` (an id that is not
    * pending), `no_approval_doors` (the session's kit has no human doors: only a Port kit has them), `ask_refused`
-   * (a door refused an answer, say one the person declined on the card; the asks before it are answered).
+   * (a door refused an answer, say one the person declined on the card; the asks before it are answered),
+   * `port_closed` (the Port kit was closed: the ask was neither approved nor declined, nothing ran, and
+   * nothing was added to the history).
+   *
+   * A turn whose model request fails before its answer starts (a refused or failed request, a 413 say, a
+   * `request_too_large`, or a stream that opens with an error) leaves the history as it was before the turn
+   * (for resume(), with the asks' answers kept), so the message can simply be sent again; its `toolCalls`
+   * still list what its earlier rounds ran.
    */
   errorCode?: string;
   /** Model requests made. */
@@ -896,11 +912,14 @@ export declare class Session {
    * never a tool the model can call — and goes on with the turn with no new message from the person (the
    * session tells the model what was answered); resolves with the turn record as chat() does. The module's
    * refusals are turns with status `error` and an errorCode (`bad_resolution`, `unknown_ask`,
-   * `no_approval_doors`, `ask_refused`, `busy`); rejects only for misuse (`bad_argument`, `closed`), or
+   * `no_approval_doors`, `ask_refused`, `port_closed`, `busy`); rejects only for misuse (`bad_argument`, `closed`), or
    * with `module_exited` when the module dies.
    */
   resume(resolution: { approve?: readonly string[]; decline?: readonly string[] }, options?: { signal?: AbortSignal }): Promise<Turn>;
-  /** Clears the history; the capabilities cache is kept. */
+  /**
+   * Clears the history; the capabilities cache is kept. While a chat, stream or resume runs it changes
+   * nothing and throws with code `busy`: abort the turn (its signal) or wait for it to settle, then reset.
+   */
   reset(): void;
   /** A copy of the conversation history. */
   messages(): Message[];
@@ -916,6 +935,10 @@ export declare class Session {
   draft(): DraftBinding | null;
   /** Binds the composition draft that composition tools mutate; null unbinds. */
   attachDraft(draft: DraftBinding | null): void;
-  /** Ends the session; later calls reject with code `closed`. On a dead runtime it only marks the session closed. */
+  /**
+   * Ends the session; later calls reject with code `closed`. A turn still running (chat, stream or resume)
+   * is cancelled: its model request and its tools' signals are aborted, and it settles with status
+   * `cancelled`. On a dead runtime it only marks the session closed.
+   */
   close(): void;
 }

@@ -1351,6 +1351,12 @@ class TurnStream {
   }
 }
 
+/** The turn of a chat() or resume() that close() overtook before the module took it up. */
+const closedTurn = () => ({
+  status: 'cancelled', text: '', toolCalls: [], events: [], rounds: 0,
+  errorMessage: 'The session was closed before this turn ran.',
+});
+
 /** One agent conversation. */
 export class Session {
   #runtime;
@@ -1437,7 +1443,11 @@ export class Session {
     this.#running++;
     try {
       const reply = await this.#runtime.call(command, undefined, signal);
-      if (!reply.ok) throw replyError(reply);
+      if (!reply.ok) {
+        // close() ran before the module took up the turn: it ends cancelled, as a running one does.
+        if (this.#closed && reply.error?.code === 'unknown_session') return closedTurn();
+        throw replyError(reply);
+      }
       return reply.turn;
     } finally {
       this.#running--;
@@ -1514,7 +1524,10 @@ export class Session {
     return this.#turn(command, signal);
   }
 
-  /** Clears the history; the capabilities cache is kept. */
+  /**
+   * Clears the history; the capabilities cache is kept. While a turn runs the module refuses it with
+   * code `busy`, changing nothing.
+   */
   reset() {
     this.#sync('session.reset');
   }
@@ -1572,8 +1585,10 @@ export class Session {
   }
 
   /**
-   * Ends the session; later calls reject with code `closed`. Closing a
-   * session of a dead runtime only marks it closed.
+   * Ends the session; later calls reject with code `closed`. A running turn
+   * is cancelled (the module aborts its fetch and its tools' signals) and
+   * settles `cancelled`. Closing a session of a dead runtime only marks it
+   * closed.
    */
   close() {
     if (this.#closed) return;
