@@ -79,7 +79,7 @@ test('any return value is accepted: JSON values become {status: "ok", data}, res
     zero: { status: 'ok', data: 0 },
     falsy: { status: 'ok', data: false },
     nothing: { status: 'ok' },
-    nul: { status: 'ok' }, // the module reads a null data as none
+    nul: { status: 'ok', data: null }, // null is a value: the model reads data null, as the types say
     array: { status: 'ok', data: [1, { a: 'b' }] },
     date: { status: 'ok', data: '2030-01-02T00:00:00.000Z' },
     withToJSON: { status: 'ok', data: { flattened: true } },
