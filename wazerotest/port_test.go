@@ -93,29 +93,41 @@ func TestPortThroughTheModule(t *testing.T) {
 	assert.Equal(t, map[string]any{"ran": "cart.checkout", "by": "agent", "id": "cart.checkout#1"}, facts["data"])
 	require.Len(t, rec.hooks("handler"), 1)
 
-	asked := inst.PortCall(ctx, port, "shop.do_action", map[string]any{"action": "checkout.pay"})
+	// Through the port's MCP server, which has no sessions: its calls have
+	// no identity, so an approval backs one only when it cites the askId.
+	mcpPay := func(args map[string]any) (map[string]any, bool, string) {
+		t.Helper()
+		resp, err := inst.PortDo(ctx, port, "port.mcp", map[string]any{"message": map[string]any{
+			"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+			"params": map[string]any{"name": "shop.do_action", "arguments": args},
+		}})
+		require.NoError(t, err)
+		require.True(t, resp.OK, resp.Error)
+		var mcp struct {
+			Result struct {
+				StructuredContent map[string]any `json:"structuredContent"`
+				IsError           bool           `json:"isError"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(resp.Value, &mcp), string(resp.Value))
+		return mcp.Result.StructuredContent, mcp.Result.IsError, string(resp.Value)
+	}
+	asked, _, _ := mcpPay(map[string]any{"action": "checkout.pay"})
 	assert.Equal(t, "needs-confirm", asked["judgment"], asked)
 	assert.NotContains(t, asked, "transitionId")
 	askID, _ := asked["askId"].(string)
+	assert.Regexp(t, `^ask_[a-z2-7]{26}$`, askID, "an unguessable id")
 	r, err := inst.PortDo(ctx, port, "port.approveAsk", map[string]any{"askId": askID, "by": "ana"})
 	require.NoError(t, err)
 	require.True(t, r.OK, r.Error)
-	// Through the port's MCP server: the fold waits for the handler hook.
-	resp, err := inst.PortDo(ctx, port, "port.mcp", map[string]any{"message": map[string]any{
-		"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": "shop.do_action", "arguments": map[string]any{"action": "checkout.pay", "confirm": true}},
-	}})
-	require.NoError(t, err)
-	require.True(t, resp.OK, resp.Error)
-	var mcp struct {
-		Result struct {
-			StructuredContent map[string]any `json:"structuredContent"`
-			IsError           bool           `json:"isError"`
-		} `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal(resp.Value, &mcp), string(resp.Value))
-	assert.Equal(t, "performed", mcp.Result.StructuredContent["effectStatus"], string(resp.Value))
-	assert.False(t, mcp.Result.IsError)
+	bare, _, raw := mcpPay(map[string]any{"action": "checkout.pay", "confirm": true})
+	assert.Equal(t, "ASK_ID_REQUIRED", bare["reason"], raw)
+	guessed, _, raw := mcpPay(map[string]any{"action": "checkout.pay", "confirm": true, "askId": "ask_aaaaaaaaaaaaaaaaaaaaaaaaaa"})
+	assert.Equal(t, "ASK_UNKNOWN", guessed["reason"], raw)
+	// Citing it: the fold waits for the handler hook.
+	paid, isError, raw := mcpPay(map[string]any{"action": "checkout.pay", "confirm": true, "askId": askID})
+	assert.Equal(t, "performed", paid["effectStatus"], raw)
+	assert.False(t, isError)
 
 	st, err := inst.PortDo(ctx, port, "port.state", nil)
 	require.NoError(t, err)
