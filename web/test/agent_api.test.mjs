@@ -441,7 +441,7 @@ test('an approval is resumed without a new user message, and the step is perform
   assert.equal(first.pendingApprovals.length, 1);
   const [pending] = first.pendingApprovals;
   assert.deepEqual({ ...pending, detail: undefined }, { askId: pending.askId, toolCallId: 'c1', toolName: 'shop.do_action', action: 'checkout.pay', detail: undefined });
-  assert.match(pending.askId, /^ask#\d+$/);
+  assert.match(pending.askId, /^ask_[a-z2-7]{26}$/, 'an unguessable id');
   assert.equal(pending.detail.judgment, 'needs-confirm');
   assert.equal(pending.detail.awaitingHuman, true);
   assert.deepEqual(paid, [], 'nothing was paid before the person answered');

@@ -273,6 +273,72 @@ test('the in-page agent drives its own app: a session whose kit is a port', asyn
   port.close();
 });
 
+/** A transport that plays rounds: each a list of tool calls, or text. */
+function scripted(rounds) {
+  let n = 0;
+  return async function* () {
+    const round = rounds[n++];
+    yield { type: 'messageStart', model: 'scripted' };
+    if (typeof round === 'string') {
+      yield { type: 'textDelta', text: round };
+      yield { type: 'messageStop', stopReason: 'endTurn' };
+      return;
+    }
+    for (const [i, c] of round.entries()) {
+      yield { type: 'toolCallStart', toolCallId: `c${n}-${i}`, toolName: c.name };
+      yield { type: 'toolCallStop', toolCallId: `c${n}-${i}`, toolArguments: c.args };
+    }
+    yield { type: 'messageStop', stopReason: 'toolCall' };
+  };
+}
+
+test('an approval is the session that asked: another session on the same port is refused and uses nothing', async () => {
+  const { calls, handlers } = recorder();
+  const port = runtime.createPort(shop, { handlers, requireHumanApproval: true, page: 'checkout' });
+  const pay = { name: 'shop.do_action', args: { action: 'checkout.pay' } };
+  const confirm = { name: 'shop.do_action', args: { action: 'checkout.pay', confirm: true } };
+  const a = runtime.createSession({ kit: port, transport: scripted([[pay], [confirm], 'Paid.']), disableToolDiscovery: true });
+  const b = runtime.createSession({ kit: port, transport: scripted([[confirm], 'Not paid.']), disableToolDiscovery: true });
+
+  let turn = await a.chat('Pay for my order.');
+  assert.equal(turn.pendingApprovals.length, 1, JSON.stringify(turn));
+  const askId = turn.pendingApprovals[0].askId;
+  assert.match(askId, /^ask_[a-z2-7]{26}$/, 'an unguessable id');
+  port.approveAsk(askId, { by: 'ana' });
+
+  turn = await b.chat('Pay for my order.');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  const refused = JSON.parse(turn.toolCalls[0].content).data;
+  assert.equal(refused.reason, 'APPROVAL_NOT_YOURS', JSON.stringify(refused));
+  assert.equal(refused.performed, false);
+  assert.deepEqual(calls, [], 'nothing ran');
+  assert.deepEqual(port.asks().map((k) => [k.askId, k.state]), [[askId, 'approved']], 'still approved and unused: the card can offer revoke');
+
+  turn = await a.resume({ approve: [askId] });
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  assert.equal(turn.text, 'Paid.');
+  assert.deepEqual(calls.map((c) => c[0]), ['checkout.pay'], 'the asking session fired it, once');
+  assert.equal(port.asks()[0].state, 'used');
+  a.close();
+  b.close();
+  port.close();
+});
+
+test('an approved, unused ask can be revoked from the page; the model is then refused', async () => {
+  const { calls, handlers } = recorder();
+  const port = runtime.createPort(shop, { handlers, requireHumanApproval: true, page: 'checkout' });
+  const asked = await port.call('shop.do_action', { action: 'checkout.pay' });
+  port.approveAsk(asked.askId, { by: 'ana' });
+  assert.equal(port.asks()[0].state, 'approved');
+  port.revokeAsk(asked.askId, { by: 'ana' });
+  assert.equal(port.asks()[0].state, 'revoked');
+  assert.throws(() => port.revokeAsk(asked.askId), (err) => err.code === 'refused', 'revoked once');
+  const res = await port.call('shop.do_action', { action: 'checkout.pay', confirm: true, askId: asked.askId });
+  assert.equal(res.reason, 'APPROVAL_REVOKED', JSON.stringify(res));
+  assert.deepEqual(calls, []);
+  port.close();
+});
+
 test('closing a port: calls refused, a session whose kit it is gets errors, running fires still settle, no events', async () => {
   let release;
   const released = new Promise((r) => { release = r; });
