@@ -26,7 +26,10 @@ const maxErrorText = 200
 type FireOptions struct {
 	Source Principal
 	Input  any
-	AskID  string
+	// AskID is the ask that backs the fire. Fire trusts its caller, host
+	// code, with it; a port checks first that the ask is its caller's
+	// (WithCaller).
+	AskID string
 	// Instance names the card a repeating action acts on.
 	Instance string
 }

@@ -10,6 +10,13 @@
 // schema; the rules every firing tool shares (needs-confirm, confirm,
 // decline, a person's approval) are stated once, on do_action.
 //
+// An ask belongs to the caller whose fire raised it (caller.go): a port,
+// a conversation named with WithCaller, or an MCP session. A person's
+// approval backs one fire by that caller, within AppOptions.ApprovalTTL
+// [DefaultApprovalTTL]; another caller is refused (APPROVAL_NOT_YOURS)
+// without using it. A call with no identity (a stateless MCP request)
+// uses an approval only by citing the ask's unguessable askId.
+//
 // The second version adds what real pages need, each opt-in in the graph
 // so a graph without it is served byte for byte as before: repeating
 // cards named by an instance (app_instances.go), busy labels
