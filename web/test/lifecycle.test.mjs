@@ -41,7 +41,7 @@ function slowTool() {
   return tool;
 }
 
-test('close() aborts a running turn\'s fetch and the turn settles cancelled', async () => {
+test('close() aborts the fetch of a running turn and the turn settles cancelled', async () => {
   const { fetchImpl, requests } = scriptedFetch({ body: frame('message_start', {}) + frame('text_delta', { text: 'par' }), hang: true });
   let session;
   session = runtime.createSession({
@@ -56,7 +56,7 @@ test('close() aborts a running turn\'s fetch and the turn settles cancelled', as
   await assert.rejects(session.chat('again'), { code: 'closed' });
 });
 
-test('close() aborts a running tool\'s signal and the turn settles cancelled', async () => {
+test('close() aborts the signal of a running tool and the turn settles cancelled', async () => {
   const tool = slowTool();
   const proxy = studioProxy({ chat: [{ body: toolCallStream({ id: 'c1', name: 'slow' }) }, { body: textStream('never') }] });
   const session = runtime.createSession({ fetchImpl: proxy.fetchImpl, disableToolDiscovery: true, tools: [tool] });
