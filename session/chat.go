@@ -25,12 +25,13 @@ import (
 // Chat forgets the asks earlier turns left pending. At most one ChatOptions
 // is used.
 //
-// A turn whose model request is refused before its answer starts — the
-// request would pass Options.MaxRequestBytes (ErrorCodeRequestTooLarge),
-// the transport fails, the proxy answers a non-2xx status (a 413, say) or
-// sends nothing in time, or its stream opens with an error event — ends
-// with StatusError and leaves the history and the pending asks exactly as
-// they were before the turn: the person's message and the rounds of the
+// A turn whose model request fails before any of its answer (text or a
+// tool call) arrived — the request would pass Options.MaxRequestBytes
+// (ErrorCodeRequestTooLarge), the transport fails, the proxy answers a
+// non-2xx status (a 413, say), sends nothing in time, ends the stream
+// empty, or opens it with an error event — ends with StatusError and
+// leaves the history and the pending asks exactly as they were before the
+// turn: the person's message and the rounds of the
 // turn that came before the refused request are dropped (Turn.ToolCalls
 // still lists the calls those rounds ran), so the same message may simply
 // be sent again. A failure after the answer started (a truncated or

@@ -9,7 +9,7 @@ type Status string
 const (
 	// StatusCompleted: the model finished (or the round budget ran out).
 	StatusCompleted Status = "completed"
-	// StatusCancelled: the caller's context ended the turn.
+	// StatusCancelled: the caller's context, or Session.Close, ended the turn.
 	StatusCancelled Status = "cancelled"
 	// StatusError: the proxy could not be reached, answered non-2xx, sent a
 	// malformed, truncated, silent or too large stream or an in-band error,
