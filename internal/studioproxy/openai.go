@@ -57,9 +57,14 @@ type OpenAIOptions struct {
 	// is and one ending in /v1 only gets "/chat/completions". Its query, if
 	// any, is kept.
 	URL string
-	// APIKey, when set, is sent as "Authorization: Bearer <APIKey>". It never
-	// appears in an error message or event, even when the upstream echoes
-	// it back.
+	// APIKey, when set, is sent as "Authorization: Bearer <APIKey>", to
+	// URL's origin only (a redirect elsewhere is refused). It never appears
+	// in anything forwarded to the page, even when the upstream echoes it
+	// back: error messages, text, tool names, ids and arguments, the model
+	// name. It is replaced with "[redacted]" as it is, JSON- or URL-escaped,
+	// and with whitespace or line breaks between its characters; a piece of
+	// streamed text that may be the start of the key is held back until the
+	// next piece or the end decides.
 	APIKey string
 	// Model names the upstream model when the chat request names none.
 	Model string
@@ -109,9 +114,10 @@ type OpenAIOptions struct {
 type OpenAI struct {
 	opts     OpenAIOptions
 	client   *http.Client
-	endpoint string // the chat completions URL requests go to
-	shown    string // endpoint without user info or query, for messages
-	urlErr   string // why URL cannot be used, "" when it can
+	endpoint string    // the chat completions URL requests go to
+	shown    string    // endpoint without user info or query, for messages
+	urlErr   string    // why URL cannot be used, "" when it can
+	red      *redactor // APIKey's, nil when there is none
 }
 
 // NewOpenAI returns an OpenAI model for opts. It does not contact the
@@ -128,6 +134,7 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 		m.opts.StallTimeout = DefaultOpenAIStallTimeout
 	}
 	m.endpoint, m.shown, m.urlErr = oaEndpoint(opts.URL)
+	m.red = newRedactor(opts.APIKey)
 	return m
 }
 
@@ -229,15 +236,12 @@ func (m *OpenAI) stream(ctx context.Context, req *ChatRequest, sink Sink, start 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return m.statusError(ctx, resp, wd)
 	}
-	st := &oaStream{sink: sink, key: m.opts.APIKey, names: names, model: upReq.Model, start: start}
+	st := &oaStream{sink: sink, red: m.red, names: names, model: upReq.Model, start: start}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch mt {
-	case "application/json":
-		return st.readWhole(ctx, wd, m.opts.StallTimeout)
-	case "text/html":
+	if mt == "text/html" {
 		return &Error{Code: "upstream_rejected", Message: "the upstream at " + m.shown + " answered with an HTML page, not an event stream; check that --upstream names an OpenAI-compatible server"}
 	}
-	return st.read(ctx, wd, m.opts.StallTimeout)
+	return st.translate(ctx, wd, mt == "application/json", m.opts.StallTimeout)
 }
 
 // checkModel refuses a request's model that the server does not allow.
@@ -279,7 +283,7 @@ func (m *OpenAI) finish(ctx context.Context, sink Sink, start time.Time, err err
 	if !errors.As(err, &e) {
 		e = &Error{Code: "upstream_error", Message: "forwarding to the upstream failed: " + err.Error()}
 	}
-	ev := Event{ErrorMessage: oaScrub(e.Message, m.opts.APIKey), ErrorCode: e.Code, LatencyMs: ms(time.Since(start))}
+	ev := Event{ErrorMessage: m.red.String(e.Message), ErrorCode: e.Code, LatencyMs: ms(time.Since(start))}
 	return sink.Send(EventError, ev)
 }
 
@@ -314,7 +318,7 @@ func (m *OpenAI) statusError(ctx context.Context, resp *http.Response, body io.R
 	}
 	detail := ""
 	if len(raw) > 0 || err == nil {
-		detail = oaUpstreamMessage(raw, m.opts.APIKey)
+		detail = oaUpstreamMessage(raw, m.red)
 	}
 	if detail != "" {
 		detail = ": " + detail
@@ -366,9 +370,9 @@ func oaRetryAfter(h string, now time.Time) (int64, bool) {
 
 // oaUpstreamMessage returns the message of an upstream's error body:
 // error.message (or error as a string), message or detail of a JSON body,
-// otherwise the body's text, with key scrubbed and then cut to about
-// oaMaxMessageChars characters. It is "" for an empty body.
-func oaUpstreamMessage(body []byte, key string) string {
+// otherwise the body's text, with the key redacted (red) and then cut to
+// about oaMaxMessageChars characters. It is "" for an empty body.
+func oaUpstreamMessage(body []byte, red *redactor) string {
 	msg := ""
 	var v map[string]json.RawMessage
 	if json.Unmarshal(body, &v) == nil {
@@ -384,7 +388,7 @@ func oaUpstreamMessage(body []byte, key string) string {
 	if msg == "" {
 		msg = string(bytes.ToValidUTF8(body, []byte("?")))
 	}
-	return oaTruncate(oaScrub(strings.Join(strings.Fields(msg), " "), key), oaMaxMessageChars)
+	return oaTruncate(red.String(strings.Join(strings.Fields(msg), " ")), oaMaxMessageChars)
 }
 
 // oaErrorText returns the text of an error value: a string, or an object's
@@ -411,19 +415,6 @@ func oaString(raw json.RawMessage) string {
 	var s string
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
 		return ""
-	}
-	return s
-}
-
-// oaScrub removes every occurrence of key from s, in its plain and its URL
-// escaped forms.
-func oaScrub(s, key string) string {
-	if key == "" {
-		return s
-	}
-	s = strings.ReplaceAll(s, key, "[redacted]")
-	if q := url.QueryEscape(key); q != key {
-		s = strings.ReplaceAll(s, q, "[redacted]")
 	}
 	return s
 }

@@ -1,6 +1,6 @@
 // A fuzz test of the OpenAI-compatible answer translation: arbitrary bytes
-// as the upstream's body must never panic and must always end the answer
-// in the grammar's order.
+// as the upstream's body must never panic, must always end the answer in
+// the grammar's order, and must never bring the API key to the page.
 
 package studioproxy
 
@@ -26,10 +26,18 @@ func FuzzOpenAIStream(f *testing.F) {
 	f.Add([]byte(`{"model":"m","choices":[{"index":0,"message":{"content":"hi","tool_calls":[{"function":{"name":"a.b","arguments":"{}"}}]},"finish_reason":"stop"}]}`))
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"arguments\":\"{\"}}]}}]}\n\ndata: [DONE]\n\n"))
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"function_call\":{\"name\":\"f\",\"arguments\":\"{}\"}},\"finish_reason\":\"function_call\"}]}\r\r"))
+	// "@K" stands for the key, put in content, names, ids and arguments,
+	// whole and split across chunks.
+	f.Add([]byte("data: {\"model\":\"@K\",\"choices\":[{\"delta\":{\"content\":\"a @K b sk-\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"fu\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"refusal\":\"zz\\n\"}}]}\n\ndata: [DONE]\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"@K\",\"function\":{\"name\":\"x@K\",\"arguments\":\"{\\\"k\\\":\\\"sk-f\"}}]}}]}\n\ndata: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"u\\\\u007az\\\"}\"}}]}}]}\n\ndata: [DONE]\n\n"))
+	f.Add([]byte(`{"model":"m","choices":[{"index":0,"message":{"content":"@K","tool_calls":[{"id":"@K","function":{"name":"@K","arguments":"{\"@K\":1}"}}]}}]}`))
+	f.Add([]byte("event: error\ndata: {\"error\":{\"message\":\"sk-\\n fuzz\"}}\n\n"))
 
+	const key = "sk-fuzz"
 	req := oaStreamReq()
-	m := NewOpenAI(OpenAIOptions{URL: "http://127.0.0.1:1", APIKey: "sk-fuzz"})
+	m := NewOpenAI(OpenAIOptions{URL: "http://127.0.0.1:1", APIKey: key})
 	f.Fuzz(func(t *testing.T, body []byte) {
+		body = bytes.ReplaceAll(body, []byte("@K"), []byte(key))
 		for _, whole := range []bool{false, true} {
 			_, names, err := oaBuildRequest(req, "")
 			if err != nil {
@@ -37,18 +45,14 @@ func FuzzOpenAIStream(f *testing.F) {
 			}
 			rec := &oaRecorder{}
 			start := time.Now()
-			st := &oaStream{sink: rec, key: "sk-fuzz", names: names, model: "requested", start: start}
+			st := &oaStream{sink: rec, red: m.red, names: names, model: "requested", start: start}
 			ctx := context.Background()
-			var result error
-			if whole {
-				result = st.readWhole(ctx, bytes.NewReader(body), time.Second)
-			} else {
-				result = st.read(ctx, bytes.NewReader(body), time.Second)
-			}
+			result := st.translate(ctx, bytes.NewReader(body), whole, time.Second)
 			if err := m.finish(ctx, rec, start, result); err != nil {
 				t.Fatalf("whole=%v: Stream would return %v", whole, err)
 			}
 			oaCheckGrammar(t, rec.events)
+			oaAssertNoKey(t, key, rec.events)
 		}
 	})
 }

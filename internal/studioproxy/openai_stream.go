@@ -77,24 +77,46 @@ type oaCall struct {
 	id      string // the id sent to the session, once started
 	name    string // the session's name of the tool
 	started bool   // tool_call_start was sent
-	args    []byte // the arguments' fragments so far
+	args    int    // the bytes of the arguments' fragments so far
+	red     redactStream
+	out     []byte // the arguments redacted, as sent or to be sent at the start
 }
 
 // oaStream translates one answer. It is used by one goroutine.
 type oaStream struct {
 	sink  Sink
-	key   string // the API key, scrubbed from the upstream's messages
+	red   *redactor // the API key's, applied to all the page is sent; nil when there is no key
 	names *oaToolNames
 	model string // the requested model, for a message_start no chunk names
 	start time.Time
 
-	begun    bool   // message_start was sent
-	finish   string // the finish_reason, "" while none
+	begun    bool         // message_start was sent
+	text     redactStream // the answer's text, content and refusal
+	finish   string       // the finish_reason, "" while none
 	usage    oaUsage
 	calls    map[int]*oaCall
 	argBytes int // the arguments of every call so far, bounded by oaMaxEventBytes
 	usedIDs  map[string]bool
 	nextAuto int // the next key for a call the upstream gave no index
+}
+
+// translate translates the upstream's answer, a whole JSON chat completion
+// when whole, else an event stream, like read and readWhole; when it fails
+// with an *Error, what redaction held back is sent before that error.
+func (s *oaStream) translate(ctx context.Context, r io.Reader, whole bool, stall time.Duration) error {
+	var err error
+	if whole {
+		err = s.readWhole(ctx, r, stall)
+	} else {
+		err = s.read(ctx, r, stall)
+	}
+	var e *Error
+	if errors.As(err, &e) && ctx.Err() == nil {
+		if ferr := s.flushHeld(); ferr != nil {
+			return ferr
+		}
+	}
+	return err
 }
 
 // read translates an event stream up to its terminal event. It returns nil
@@ -208,7 +230,7 @@ func (s *oaStream) upstreamError(e json.RawMessage) error {
 	if msg == "" {
 		msg = "no message"
 	}
-	msg = oaTruncate(oaScrub(strings.Join(strings.Fields(msg), " "), s.key), oaMaxMessageChars)
+	msg = oaTruncate(s.red.String(strings.Join(strings.Fields(msg), " ")), oaMaxMessageChars)
 	return &Error{Code: "upstream_error", Message: "the upstream reported an error during the answer: " + msg}
 }
 
@@ -230,7 +252,7 @@ func (s *oaStream) chunk(c *oaChunk) error {
 		}
 		for _, text := range []*string{ch.Delta.Content, ch.Delta.Refusal} {
 			if text != nil && *text != "" {
-				if err := s.send(EventTextDelta, Event{Text: *text}); err != nil {
+				if err := s.sendText(s.text.Write(*text)); err != nil {
 					return err
 				}
 			}
@@ -261,7 +283,16 @@ func (s *oaStream) begin(model string) error {
 	if model == "" {
 		model = s.model
 	}
-	return s.send(EventMessageStart, Event{Model: model})
+	s.text.r = s.red
+	return s.send(EventMessageStart, Event{Model: s.red.String(model)})
+}
+
+// sendText sends text as a text_delta unless it is empty.
+func (s *oaStream) sendText(text string) error {
+	if text == "" {
+		return nil
+	}
+	return s.send(EventTextDelta, Event{Text: text})
 }
 
 // toolCall applies one part of a tool call, the pos-th of its chunk.
@@ -278,19 +309,28 @@ func (s *oaStream) toolCall(pos int, d oaToolCallDelta) error {
 		return &Error{Code: "upstream_malformed", Message: "the upstream sent tool call arguments larger than " + strconv.Itoa(oaMaxEventBytes>>20) + " MiB in all"}
 	}
 	s.argBytes += len(frag)
-	call.args = append(call.args, frag...)
+	call.args += len(frag)
+	call.red.r = s.red
+	frag = call.red.Write(frag)
+	call.out = append(call.out, frag...)
 	if !call.started {
 		if d.Function.Name == "" {
 			return nil // wait for the name; the fragments so far follow the start
 		}
-		call.name = s.names.fromUpstream(d.Function.Name)
+		call.name = s.red.String(s.names.fromUpstream(d.Function.Name))
 		call.id = s.uniqueID(call)
 		call.started = true
 		if err := s.send(EventToolCallStart, Event{ToolCallID: call.id, ToolName: call.name}); err != nil {
 			return err
 		}
-		frag = string(call.args)
+		frag = string(call.out)
 	}
+	return s.sendArgs(call, frag)
+}
+
+// sendArgs sends frag, a redacted part of a started call's arguments, as a
+// tool_call_delta unless it is empty.
+func (s *oaStream) sendArgs(call *oaCall, frag string) error {
 	if frag == "" {
 		return nil
 	}
@@ -340,7 +380,7 @@ func (s *oaStream) uniqueID(c *oaCall) string {
 	if s.usedIDs == nil {
 		s.usedIDs = make(map[string]bool)
 	}
-	id := c.upID
+	id := s.red.String(c.upID)
 	if id == "" {
 		id = "call"
 	}
@@ -370,8 +410,9 @@ func oaFragment(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// end finishes the answer: tool_call_stop for each started call in index
-// order, then message_stop.
+// end finishes the answer: the text held back for redaction, then for
+// each started call in index order its arguments held back and
+// tool_call_stop, then message_stop.
 func (s *oaStream) end() error {
 	if err := s.begin(""); err != nil {
 		return err
@@ -384,8 +425,16 @@ func (s *oaStream) end() error {
 		calls = append(calls, c)
 	}
 	slices.SortFunc(calls, func(a, b *oaCall) int { return cmp.Compare(a.key, b.key) })
+	if err := s.sendText(s.text.Flush()); err != nil {
+		return err
+	}
 	for _, c := range calls {
-		if err := s.send(EventToolCallStop, Event{ToolCallID: c.id, ToolArguments: oaArguments(c.args)}); err != nil {
+		tail := c.red.Flush()
+		c.out = append(c.out, tail...)
+		if err := s.sendArgs(c, tail); err != nil {
+			return err
+		}
+		if err := s.send(EventToolCallStop, Event{ToolCallID: c.id, ToolArguments: oaArguments(c.out)}); err != nil {
 			return err
 		}
 	}
@@ -395,6 +444,31 @@ func (s *oaStream) end() error {
 		CompletionTokens: s.usage.CompletionTokens,
 		LatencyMs:        ms(time.Since(s.start)),
 	})
+}
+
+// flushHeld sends what redaction still holds back, the text and the
+// arguments of started calls, before the answer ends with an error: no
+// text the upstream sent is lost, and none of it was the key.
+func (s *oaStream) flushHeld() error {
+	if !s.begun {
+		return nil
+	}
+	if err := s.sendText(s.text.Flush()); err != nil {
+		return err
+	}
+	keys := make([]int, 0, len(s.calls))
+	for k, c := range s.calls {
+		if c.started {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := s.sendArgs(s.calls[k], s.calls[k].red.Flush()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stopReason maps the finish_reason. The grammar says toolCall exactly
