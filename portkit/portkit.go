@@ -20,7 +20,9 @@ package portkit
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentwasm/agentwasm/serve"
@@ -43,12 +45,20 @@ type Options struct {
 
 // Kit is a serve.Port as a session.Kit (and session.SystemPrompter). It is
 // safe for concurrent use.
+//
+// Each Kit is a caller of its own (serve.WithCaller): an ask raised through
+// one kit is approved for that kit's fires only, so two sessions sharing a
+// port through two kits cannot use each other's approvals.
 type Kit struct {
 	port   *serve.Port
 	opts   Options
 	tools  []session.ToolDefinition
 	prompt string
+	caller string
 }
+
+// kitSeq numbers kits, each a caller of its own.
+var kitSeq atomic.Uint64
 
 var (
 	_ session.Kit            = (*Kit)(nil)
@@ -61,7 +71,7 @@ func New(p *serve.Port, opts Options) *Kit {
 	if opts.SettleWithin == 0 {
 		opts.SettleWithin = DefaultSettleWithin
 	}
-	k := &Kit{port: p, opts: opts}
+	k := &Kit{port: p, opts: opts, caller: "kit:" + strconv.FormatUint(kitSeq.Add(1), 10)}
 	for _, t := range p.Tools() {
 		def := session.ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		def.Annotations = annotationsJSON(t.Annotations)
@@ -89,7 +99,7 @@ func (k *Kit) Tools() []session.ToolDefinition {
 // awaiting a person (awaitingHuman) carries its askId and action as the
 // result's Approval.
 func (k *Kit) Execute(ctx context.Context, call session.ToolCall) (session.ToolResult, error) {
-	r := serve.CallSettled(ctx, k.port, call.Name, call.Args, k.opts.SettleWithin)
+	r := serve.CallSettled(serve.WithCaller(ctx, k.caller), k.port, call.Name, call.Args, k.opts.SettleWithin)
 	status := session.ToolOK
 	if r.IsError() {
 		status = session.ToolError

@@ -331,3 +331,32 @@ func TestPortClosedErrorIsCoded(t *testing.T) {
 	assert.Equal(t, "port_closed", coded.ErrorCode())
 	assert.Contains(t, err.Error(), `"ask-1"`)
 }
+
+// Two sessions share one port, each through its own kit: the person
+// approves the first session's ask, the second session's model confirms
+// the same step with the same input and is refused (APPROVAL_NOT_YOURS)
+// without using the approval; the first session's resume then fires it,
+// once.
+func TestAnotherKitCannotUseTheApproval(t *testing.T) {
+	log := &handlerLog{}
+	port := newCheckout(t, log)
+	a, _, ask := payTurn(t, port, nil, session.ToolCallRound(confirmCall), session.TextRound("Paid."))
+	require.NoError(t, port.App().ApproveAsk(ask.AskID, "person"))
+
+	trB := session.NewScriptedTransport(session.ToolCallRound(confirmCall), session.TextRound("Tried."))
+	b, err := session.New(session.Options{Transport: trB, Kit: portkit.New(port, portkit.Options{}), DisableToolDiscovery: true})
+	require.NoError(t, err)
+	turnB := b.Chat(context.Background(), "Pay for it.")
+	require.Equal(t, session.StatusCompleted, turnB.Status, turnB.ErrorMessage)
+	require.Len(t, turnB.ToolCalls, 1)
+	refused := result(t, turnB.ToolCalls[0])
+	assert.Equal(t, "APPROVAL_NOT_YOURS", refused["reason"], "%v", refused)
+	assert.Empty(t, log.actions(), "the second session's confirm ran nothing")
+	info, ok := port.App().Ask(ask.AskID)
+	require.True(t, ok)
+	assert.Equal(t, "approved", info.State, "and did not use the first session's approval")
+
+	turnA := a.Resume(context.Background(), session.Resolution{Approve: []string{ask.AskID}})
+	require.Equal(t, session.StatusCompleted, turnA.Status, turnA.ErrorMessage)
+	assert.Equal(t, []string{"checkout.pay/agent"}, log.actions(), "the asker's confirm fired it once")
+}

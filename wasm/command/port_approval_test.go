@@ -1,4 +1,4 @@
-//go:build !js && !wasip1
+//go:build !js && !wasip1 && !agentwasm_sessiononly
 
 // An approval belongs to the session that asked: two sessions with one
 // port as their kit; the person approves the first one's ask, the second
