@@ -77,7 +77,11 @@ type OpenAIOptions struct {
 	// no model is forwarded (the upstream then picks its default).
 	Models []string
 	// Client sends the requests. Nil means a client with no overall timeout
-	// (the bounds below apply either way).
+	// (the bounds below apply either way). The model sends through a copy of
+	// it that follows a redirect only to URL's origin (scheme, host and
+	// port), checked then by Client's own CheckRedirect if it has one; a
+	// redirect to any other origin ends the answer with upstream_redirected
+	// and nothing, key or body, is sent there. Client itself is not changed.
 	Client *http.Client
 	// HeaderTimeout bounds the wait for the upstream's response headers,
 	// from the start of the request. Zero means
@@ -99,8 +103,9 @@ type OpenAIOptions struct {
 // HeaderTimeout, or a body silent for StallTimeout), upstream_cut (the stream
 // ended before the answer was complete), upstream_malformed (a chunk that is
 // not the expected JSON, or too large), upstream_error (an error object in
-// the stream), bad_request (a chat request that cannot be translated) and
-// model_not_allowed (a chat request naming a model outside Model and
+// the stream), upstream_redirected (a redirect to another origin, refused:
+// the key is sent to the upstream's origin only), bad_request (a chat
+// request that cannot be translated) and model_not_allowed (a chat request naming a model outside Model and
 // Models; nothing is sent upstream).
 //
 // Tool names outside ^[a-zA-Z0-9_-]{1,64}$, which many such upstreams
@@ -123,10 +128,7 @@ type OpenAI struct {
 // NewOpenAI returns an OpenAI model for opts. It does not contact the
 // upstream; a URL that cannot be used is reported by every Stream.
 func NewOpenAI(opts OpenAIOptions) *OpenAI {
-	m := &OpenAI{opts: opts, client: opts.Client}
-	if m.client == nil {
-		m.client = &http.Client{}
-	}
+	m := &OpenAI{opts: opts, client: oaSameOriginClient(opts.Client)}
 	if m.opts.HeaderTimeout == 0 {
 		m.opts.HeaderTimeout = DefaultOpenAIHeaderTimeout
 	}
@@ -297,6 +299,10 @@ var (
 func (m *OpenAI) sendFailure(reqCtx context.Context, err error) error {
 	if errors.Is(context.Cause(reqCtx), errOAHeaderStall) {
 		return &Error{Code: "upstream_stalled", Message: "the upstream at " + m.shown + " sent no response headers within " + m.opts.HeaderTimeout.String() + "; check that it is running and not overloaded, then retry"}
+	}
+	var re *oaRedirectError
+	if errors.As(err, &re) {
+		return &Error{Code: "upstream_redirected", Message: re.Error() + "; if the upstream now lives at " + re.to + ", pass its URL to --upstream"}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -1,0 +1,283 @@
+// Tests that the OpenAI model sends its key to the upstream's origin only:
+// a redirect to another port, host or scheme is refused before any request
+// goes there, and a redirect within the origin still works.
+
+package studioproxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// oaSeen records the requests a server received.
+type oaSeen struct {
+	mu    sync.Mutex
+	count int
+	auth  []string
+	body  []string
+}
+
+func (s *oaSeen) add(r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count++
+	s.auth = append(s.auth, r.Header.Get("Authorization"))
+	s.body = append(s.body, string(b))
+}
+
+func (s *oaSeen) snapshot() (int, []string, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.count, append([]string(nil), s.auth...), append([]string(nil), s.body...)
+}
+
+// oaAnswer writes a short streamed answer.
+func oaAnswer(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = io.WriteString(w, `data: {"model":"m","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+}
+
+// oaRecordingServer starts a server on ln (a new loopback listener when
+// nil; TLS when tls) that records every request and answers it.
+func oaRecordingServer(t *testing.T, ln net.Listener, tls bool) (*httptest.Server, *oaSeen) {
+	t.Helper()
+	seen := &oaSeen{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.add(r)
+		oaAnswer(w)
+	}))
+	if ln != nil {
+		srv.Listener.Close()
+		srv.Listener = ln
+	}
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return srv, seen
+}
+
+func TestOpenAIRefusesCrossOriginRedirects(t *testing.T) {
+	const key = "sk-redirect-Secret9"
+	type target struct {
+		name string
+		// start returns the URL to redirect to, what saw requests there,
+		// and the client the model should use (one that trusts the target).
+		start func(t *testing.T, origin *httptest.Server, hostSeen *oaSeen) (string, *oaSeen, *http.Client)
+	}
+	targets := []target{
+		{"another port", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
+			srv, seen := oaRecordingServer(t, nil, false)
+			return srv.URL + "/v1/chat/completions", seen, nil
+		}},
+		{"another host, same port", func(t *testing.T, origin *httptest.Server, hostSeen *oaSeen) (string, *oaSeen, *http.Client) {
+			// localhost is another host than 127.0.0.1 though it reaches the
+			// same server, which records requests for it in hostSeen.
+			_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
+			return "http://localhost:" + port + "/v1/chat/completions", hostSeen, nil
+		}},
+		{"another address", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
+			ln, err := net.Listen("tcp", "127.0.0.2:0")
+			if err != nil {
+				t.Skip("cannot listen on 127.0.0.2:", err)
+			}
+			srv, seen := oaRecordingServer(t, ln, false)
+			return srv.URL + "/v1/chat/completions", seen, nil
+		}},
+		{"another scheme (https)", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
+			srv, seen := oaRecordingServer(t, nil, true)
+			return srv.URL + "/v1/chat/completions", seen, srv.Client()
+		}},
+		{"the key in the location", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
+			srv, seen := oaRecordingServer(t, nil, false)
+			u, _ := url.Parse(srv.URL)
+			u.User = url.UserPassword("u", key)
+			return u.String() + "/v1/chat/completions?key=" + key, seen, nil
+		}},
+	}
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		for _, tg := range targets {
+			t.Run(strconv.Itoa(status)+"/"+tg.name, func(t *testing.T) {
+				var (
+					location   string
+					originSeen = &oaSeen{}
+					hostSeen   = &oaSeen{} // requests to the origin's server under another host name
+				)
+				origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if !strings.HasPrefix(r.Host, "127.0.0.1:") {
+						hostSeen.add(r)
+						oaAnswer(w)
+						return
+					}
+					originSeen.add(r)
+					http.Redirect(w, r, location, status)
+				}))
+				defer origin.Close()
+				var (
+					seen   *oaSeen
+					client *http.Client
+				)
+				location, seen, client = tg.start(t, origin, hostSeen)
+
+				rec := &oaRecorder{}
+				m := NewOpenAI(OpenAIOptions{URL: origin.URL, APIKey: key, Client: client})
+				require.NoError(t, m.Stream(context.Background(), oaStreamReq(), rec))
+
+				got := rec.got(t)
+				require.Len(t, got, 1, "one error event: %+v", got)
+				assert.Equal(t, EventError, got[0].Name)
+				assert.Equal(t, "upstream_redirected", got[0].Ev.ErrorCode)
+				msg := got[0].Ev.ErrorMessage
+				assert.Contains(t, msg, strconv.Itoa(status))
+				to, _ := url.Parse(location)
+				assert.Contains(t, msg, oaOrigin(to), "the message names the other origin")
+				assert.NotContains(t, msg, key)
+				oaAssertNoKey(t, key, got)
+
+				n, auth, _ := originSeen.snapshot()
+				assert.Equal(t, 1, n, "the origin got the request")
+				assert.Equal(t, []string{"Bearer " + key}, auth)
+				n, auth, body := seen.snapshot()
+				assert.Zero(t, n, "no request reached the other origin (authorization %q, body %q)", auth, body)
+				if client != nil {
+					assert.Nil(t, client.CheckRedirect, "the caller's client is not changed")
+				}
+			})
+		}
+	}
+}
+
+func TestOpenAIFollowsSameOriginRedirects(t *testing.T) {
+	const key = "sk-same-origin-7"
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			moved := &oaSeen{}
+			var redirected int
+			var mu sync.Mutex
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/moved/") {
+					moved.add(r)
+					oaAnswer(w)
+					return
+				}
+				mu.Lock()
+				redirected++
+				mu.Unlock()
+				http.Redirect(w, r, "/moved"+r.URL.Path, status)
+			}))
+			defer srv.Close()
+
+			// An explicit default port and upper-case host are the same origin.
+			callerCalls := 0
+			client := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+				callerCalls++
+				return nil
+			}}
+			rec := &oaRecorder{}
+			m := NewOpenAI(OpenAIOptions{URL: srv.URL, APIKey: key, Client: client})
+			require.NoError(t, m.Stream(context.Background(), oaStreamReq(), rec))
+			assert.Equal(t, []oaRec{
+				{EventMessageStart, Event{Model: "m"}},
+				{EventTextDelta, Event{Text: "ok"}},
+				{EventMessageStop, Event{StopReason: StopEndTurn}},
+			}, rec.got(t))
+			n, auth, body := moved.snapshot()
+			require.Equal(t, 1, n)
+			assert.Equal(t, []string{"Bearer " + key}, auth, "the key follows a redirect within its origin")
+			assert.Contains(t, body[0], `"messages"`, "307 and 308 keep the body")
+			assert.Equal(t, 1, callerCalls, "the caller's own redirect policy is still asked")
+		})
+	}
+}
+
+func TestOpenAICallerRedirectPolicyStillApplies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("the caller's policy stops redirects, yet %s was requested", r.URL.Path)
+		}
+		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	rec := &oaRecorder{}
+	require.NoError(t, NewOpenAI(OpenAIOptions{URL: srv.URL, Client: client}).Stream(context.Background(), oaStreamReq(), rec))
+	got := rec.got(t)
+	require.Len(t, got, 1)
+	assert.Equal(t, "upstream_rejected", got[0].Ev.ErrorCode, "the redirect itself is the answer: %+v", got)
+}
+
+func TestOpenAIRedirectLimit(t *testing.T) {
+	hops := 0
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hops++
+		mu.Unlock()
+		http.Redirect(w, r, r.URL.Path+"x", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	rec := &oaRecorder{}
+	require.NoError(t, NewOpenAI(OpenAIOptions{URL: srv.URL}).Stream(context.Background(), oaStreamReq(), rec))
+	got := rec.got(t)
+	require.Len(t, got, 1)
+	assert.Equal(t, "upstream_unreachable", got[0].Ev.ErrorCode)
+	assert.Contains(t, got[0].Ev.ErrorMessage, "stopped after 10 redirects")
+	mu.Lock()
+	assert.Equal(t, oaMaxRedirects, hops)
+	mu.Unlock()
+}
+
+func TestOAOrigin(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/other?q=1", true},
+		{"http://Example.COM/a", "http://example.com:80/b", true},
+		{"https://example.com/a", "https://example.com:443/b", true},
+		{"http://u:p@example.com/a", "http://example.com/b", true},
+		{"http://[::1]:80/", "http://[::1]/", true},
+		{"http://127.0.0.1:8080/", "http://127.0.0.1:8081/", false},
+		{"http://127.0.0.1:8080/", "http://localhost:8080/", false},
+		{"http://example.com:443/", "https://example.com:443/", false},
+		{"https://example.com/", "http://example.com/", false},
+		{"http://example.com/", "http://api.example.com/", false},
+	}
+	for _, tt := range tests {
+		a, err := url.Parse(tt.a)
+		require.NoError(t, err)
+		b, err := url.Parse(tt.b)
+		require.NoError(t, err)
+		assert.Equal(t, tt.same, oaOrigin(a) == oaOrigin(b), "%s and %s", tt.a, tt.b)
+	}
+}
+
+// TestOASameOriginClientScheme checks the policy on a scheme-only change
+// of origin, which two test servers cannot show.
+func TestOASameOriginClientScheme(t *testing.T) {
+	c := oaSameOriginClient(nil)
+	from, _ := http.NewRequest(http.MethodPost, "https://127.0.0.1:8443/v1/chat/completions", nil)
+	to, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:8443/v1/chat/completions", nil)
+	to.Response = &http.Response{StatusCode: http.StatusPermanentRedirect}
+	err := c.CheckRedirect(to, []*http.Request{from})
+	var re *oaRedirectError
+	require.True(t, errors.As(err, &re), "got %v", err)
+	assert.Equal(t, "http://127.0.0.1:8443", re.to)
+	assert.Equal(t, "https://127.0.0.1:8443", re.from)
+	assert.Contains(t, err.Error(), "308 Permanent Redirect")
+}
