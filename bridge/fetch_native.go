@@ -7,6 +7,7 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -14,8 +15,22 @@ import (
 
 // HTTPFetcher is a Fetcher on a net/http client, for Go programs and tests
 // that run agentwasm natively.
+//
+// Credentials stay with their origin (scheme, host and port). A request
+// carrying any header other than Accept, Accept-Language, Cache-Control,
+// Content-Language, Content-Type, Last-Event-ID, Mcp-Method, Mcp-Name,
+// MCP-Protocol-Version and User-Agent (Authorization above all, with a
+// session's token; Cookie, Mcp-Session-Id, API-key headers) follows a
+// redirect only within the origin of its URL: a redirect to another origin
+// fails the fetch with a *FetchError saying which origin and which headers,
+// never their values, and nothing is sent there. (net/http alone would
+// carry Authorization to another port or scheme of the same host, and
+// re-send the body with 307 and 308.) A request without such headers
+// follows redirects to other origins, as a browser's fetch does.
 type HTTPFetcher struct {
-	// Client sends the requests; nil means http.DefaultClient.
+	// Client sends the requests; nil means http.DefaultClient. It is used
+	// through a copy with the redirect policy above, checked then by the
+	// client's own CheckRedirect if it has one; the client is not changed.
 	Client *http.Client
 }
 
@@ -41,10 +56,14 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	if client == nil {
 		client = http.DefaultClient
 	}
-	resp, err := client.Do(hr)
+	resp, err := sameOriginClient(client).Do(hr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
+		}
+		var re *redirectError
+		if errors.As(err, &re) {
+			err = re // its text says it all; the *url.Error's would repeat the URL
 		}
 		return nil, &FetchError{URL: req.URL, Err: err}
 	}

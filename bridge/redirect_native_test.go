@@ -1,0 +1,256 @@
+//go:build !js && !wasip1
+
+// Tests that the native fetcher keeps credentials with their origin: a
+// redirect to another port, host or scheme is refused for a request that
+// carries them, before anything is sent there, and followed for one that
+// does not; a redirect within the origin keeps working.
+
+package bridge
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// seenRequests records the requests a server received.
+type seenRequests struct {
+	mu   sync.Mutex
+	n    int
+	auth []string
+	body []string
+}
+
+func (s *seenRequests) add(r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	s.auth = append(s.auth, r.Header.Get("Authorization"))
+	s.body = append(s.body, string(b))
+}
+
+func (s *seenRequests) get() (int, []string, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n, append([]string(nil), s.auth...), append([]string(nil), s.body...)
+}
+
+// recordingServer starts a server on ln (a new loopback listener when nil;
+// TLS when tls) that records every request and answers "landed".
+func recordingServer(t *testing.T, ln net.Listener, tls bool) (*httptest.Server, *seenRequests) {
+	t.Helper()
+	seen := &seenRequests{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.add(r)
+		io.WriteString(w, "landed")
+	}))
+	if ln != nil {
+		srv.Listener.Close()
+		srv.Listener = ln
+	}
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return srv, seen
+}
+
+func TestHTTPFetcherCrossOriginRedirects(t *testing.T) {
+	const token = "tok-Secret-42"
+	type target struct {
+		name  string
+		start func(t *testing.T, origin *httptest.Server, hostSeen *seenRequests) (string, *seenRequests, *http.Client)
+	}
+	targets := []target{
+		{"another port", func(t *testing.T, _ *httptest.Server, _ *seenRequests) (string, *seenRequests, *http.Client) {
+			srv, seen := recordingServer(t, nil, false)
+			return srv.URL + "/mcp", seen, nil
+		}},
+		{"another host, same port", func(t *testing.T, origin *httptest.Server, hostSeen *seenRequests) (string, *seenRequests, *http.Client) {
+			// localhost is another host than 127.0.0.1 though it reaches the
+			// same server, which records requests for it in hostSeen.
+			_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
+			return "http://localhost:" + port + "/mcp", hostSeen, nil
+		}},
+		{"another address", func(t *testing.T, _ *httptest.Server, _ *seenRequests) (string, *seenRequests, *http.Client) {
+			ln, err := net.Listen("tcp", "127.0.0.2:0")
+			if err != nil {
+				t.Skip("cannot listen on 127.0.0.2:", err)
+			}
+			srv, seen := recordingServer(t, ln, false)
+			return srv.URL + "/mcp", seen, nil
+		}},
+		{"another scheme (https)", func(t *testing.T, _ *httptest.Server, _ *seenRequests) (string, *seenRequests, *http.Client) {
+			srv, seen := recordingServer(t, nil, true)
+			return srv.URL + "/mcp", seen, srv.Client()
+		}},
+	}
+	creds := []struct {
+		name    string
+		header  Header
+		refused string // the header names the error lists; "" when the redirect is followed
+	}{
+		{"authorization", Header{"authorization": "Bearer " + token, "content-type": "application/json"}, "(authorization)"},
+		{"session id and cookie", Header{"mcp-session-id": "s-" + token, "cookie": "c=" + token, "accept": "text/event-stream"}, "(cookie, mcp-session-id)"},
+		{"none", Header{"content-type": "application/json", "accept": "application/json", "mcp-protocol-version": "2025-06-18"}, ""},
+	}
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		for _, tg := range targets {
+			for _, cr := range creds {
+				t.Run(strconv.Itoa(status)+"/"+tg.name+"/"+cr.name, func(t *testing.T) {
+					var location string
+					originSeen, hostSeen := &seenRequests{}, &seenRequests{}
+					origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if !strings.HasPrefix(r.Host, "127.0.0.1:") {
+							hostSeen.add(r)
+							io.WriteString(w, "landed")
+							return
+						}
+						originSeen.add(r)
+						http.Redirect(w, r, location, status)
+					}))
+					defer origin.Close()
+					var seen *seenRequests
+					var client *http.Client
+					location, seen, client = tg.start(t, origin, hostSeen)
+
+					req := &Request{Method: "POST", URL: origin.URL + "/mcp", Header: cr.header, Body: []byte(`{"secret":"` + token + `"}`)}
+					resp, err := (&HTTPFetcher{Client: client}).Fetch(context.Background(), req)
+					n, auth, body := seen.get()
+					if cr.refused == "" {
+						require.NoError(t, err)
+						b, _ := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						assert.Equal(t, "landed", string(b), "a request without credentials follows the redirect")
+						assert.Equal(t, 1, n)
+						return
+					}
+					assert.Nil(t, resp)
+					var fe *FetchError
+					require.True(t, errors.As(err, &fe), "want a *FetchError, got %T: %v", err, err)
+					var re *redirectError
+					require.True(t, errors.As(err, &re), "want a refused redirect, got %v", err)
+					to, _ := url.Parse(location)
+					msg := err.Error()
+					assert.Contains(t, msg, strconv.Itoa(status))
+					assert.Contains(t, msg, originOf(to), "the message names the other origin")
+					assert.Contains(t, msg, cr.refused, "the message names the headers")
+					assert.NotContains(t, msg, token, "never a value")
+					assert.Zero(t, n, "nothing reached the other origin (authorization %q, body %q)", auth, body)
+					on, _, _ := originSeen.get()
+					assert.Equal(t, 1, on)
+					if client != nil {
+						assert.Nil(t, client.CheckRedirect, "the caller's client is not changed")
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestHTTPFetcherSameOriginRedirect(t *testing.T) {
+	const token = "tok-same-origin"
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			moved := &seenRequests{}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/moved" {
+					moved.add(r)
+					io.WriteString(w, "landed")
+					return
+				}
+				http.Redirect(w, r, "/moved", status)
+			}))
+			defer srv.Close()
+			calls := 0
+			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { calls++; return nil }}
+			req := &Request{Method: "POST", URL: srv.URL + "/mcp", Header: Header{"authorization": "Bearer " + token}, Body: []byte("body")}
+			resp, err := (&HTTPFetcher{Client: client}).Fetch(context.Background(), req)
+			require.NoError(t, err)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, "landed", string(b))
+			n, auth, body := moved.get()
+			require.Equal(t, 1, n)
+			assert.Equal(t, "Bearer "+token, auth[0], "the token follows a redirect within its origin")
+			if status != http.StatusFound {
+				assert.Equal(t, "body", body[0], "307 and 308 keep the body")
+			}
+			assert.Equal(t, 1, calls, "the client's own redirect policy is still asked")
+		})
+	}
+}
+
+func TestHTTPFetcherRedirectLimit(t *testing.T) {
+	var mu sync.Mutex
+	hops := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hops++
+		mu.Unlock()
+		http.Redirect(w, r, r.URL.Path+"x", http.StatusFound)
+	}))
+	defer srv.Close()
+	_, err := (&HTTPFetcher{}).Fetch(context.Background(), &Request{URL: srv.URL + "/"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stopped after 10 redirects")
+	mu.Lock()
+	assert.Equal(t, maxRedirects, hops)
+	mu.Unlock()
+}
+
+func TestOriginOf(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:8080/other?q=1", true},
+		{"http://Example.COM/a", "http://example.com:80/b", true},
+		{"https://example.com/a", "https://example.com:443/b", true},
+		{"http://u:p@example.com/a", "http://example.com/b", true},
+		{"http://127.0.0.1:8080/", "http://127.0.0.1:8081/", false},
+		{"http://127.0.0.1:8080/", "http://localhost:8080/", false},
+		{"http://example.com:443/", "https://example.com:443/", false},
+		{"https://example.com/", "http://example.com/", false},
+		{"http://example.com/", "http://api.example.com/", false},
+	}
+	for _, tt := range tests {
+		a, err := url.Parse(tt.a)
+		require.NoError(t, err)
+		b, err := url.Parse(tt.b)
+		require.NoError(t, err)
+		assert.Equal(t, tt.same, originOf(a) == originOf(b), "%s and %s", tt.a, tt.b)
+	}
+}
+
+// TestSameOriginClientScheme checks a scheme-only change of origin, which
+// two test servers cannot show, and the headers that count as credentials.
+func TestSameOriginClientScheme(t *testing.T) {
+	c := sameOriginClient(http.DefaultClient)
+	assert.Nil(t, http.DefaultClient.CheckRedirect, "the client is copied, not changed")
+	from, _ := http.NewRequest(http.MethodGet, "https://127.0.0.1:8443/mcp", nil)
+	from.Header.Set("X-Api-Key", "k")
+	from.Header.Set("Accept", "*/*")
+	to, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:8443/mcp", nil)
+	to.Response = &http.Response{StatusCode: http.StatusPermanentRedirect}
+	err := c.CheckRedirect(to, []*http.Request{from})
+	var re *redirectError
+	require.True(t, errors.As(err, &re), "got %v", err)
+	assert.Equal(t, []string{"x-api-key"}, re.headers)
+	assert.Contains(t, err.Error(), "308 Permanent Redirect")
+	assert.Contains(t, err.Error(), "http://127.0.0.1:8443, another origin than https://127.0.0.1:8443")
+}
