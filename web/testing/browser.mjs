@@ -21,12 +21,16 @@ export function browserMissing(files = {}) {
   return why;
 }
 
-/** Launches headless Chromium with the flags this machine needs. */
-export async function launchChromium() {
+/**
+ * Launches headless Chromium with the flags this machine needs.
+ * @param {{args?: string[]}} [options] extra command-line flags, after the
+ *   usual ones (e.g. --host-resolver-rules=MAP evil.test 127.0.0.1)
+ */
+export async function launchChromium({ args = [] } = {}) {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: chromiumPath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic'],
+      '--disable-component-update', '--disable-sync', '--disable-quic', ...args],
   });
 }
