@@ -197,20 +197,9 @@ func newDevHandler(o devOptions) http.Handler {
 			policy.hosts = append(policy.hosts, hostRule{name: ip.String(), port: port})
 		}
 	}
-	mcpOpts := serve.MCPHandlerOptions{AllowedOrigins: policy.origins}
-	for _, r := range policy.hosts {
-		// The MCP handler's own rebinding checks stay on with a
-		// non-loopback address: it serves only these hosts (and loopback).
-		h := r.name
-		if r.port != "" {
-			h = net.JoinHostPort(r.name, r.port)
-		}
-		mcpOpts.AllowedHosts = append(mcpOpts.AllowedHosts, h)
-	}
-
 	api := http.NewServeMux()
 	api.Handle("/api/v1/studio/ai/", http.StripPrefix("/api", proxy))
-	api.Handle("/api/mcp", mcp.Handler(mcpOpts))
+	api.Handle("/api/mcp", mcp.Handler(devMCPOptions(policy)))
 	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
 	})
@@ -219,6 +208,22 @@ func newDevHandler(o devOptions) http.Handler {
 	mux.Handle("/dist/", http.StripPrefix("/dist", assets(o.DistDir)))
 	mux.Handle("/", assets(o.WebDir))
 	return recoverer(mux)
+}
+
+// devMCPOptions are the MCP handler's options under policy: its allowed
+// origins, and its allowed hosts, so that its own rebinding checks stay on
+// with a non-loopback address (it then serves only these hosts and
+// loopback names).
+func devMCPOptions(policy *originPolicy) serve.MCPHandlerOptions {
+	o := serve.MCPHandlerOptions{AllowedOrigins: policy.origins}
+	for _, r := range policy.hosts {
+		h := r.name
+		if r.port != "" {
+			h = net.JoinHostPort(r.name, r.port)
+		}
+		o.AllowedHosts = append(o.AllowedHosts, h)
+	}
+	return o
 }
 
 // recoverer turns a panic in a handler into a 500 for that request.

@@ -178,12 +178,13 @@ func TestDevEndpoints(t *testing.T) {
 
 // TestDevListChangedReachesASession: a session watching the catalog sees the
 // tool the first draft adds, over the stateless era's subscriptions/listen
-// and over the session era's GET stream.
+// and over the session era's GET stream — streams that stay open well past
+// the server's (here short) bound on reading a request body.
 func TestDevListChangedReachesASession(t *testing.T) {
+	const bodyBound = 50 * time.Millisecond
 	for _, era := range []session.MCPEra{session.MCPEraStateless, session.MCPEraSession} {
 		t.Run(string(era), func(t *testing.T) {
-			srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir()})
-			base := srv.URL + "/api"
+			base := "http://" + limitServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), BodyTimeout: bodyBound}) + "/api"
 			client, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: base + "/mcp", Era: era})
 			require.NoError(t, err)
 			reports := make(chan session.ToolDiscoveryReport, 8)
@@ -209,6 +210,10 @@ func TestDevListChangedReachesASession(t *testing.T) {
 			_, err = s.RefreshTools(ctx)
 			require.NoError(t, err)
 			require.Eventually(t, func() bool { return s.ToolWatchStatus() == session.WatchOpen }, 20*time.Second, 5*time.Millisecond)
+			// The stream outlives the body bound (a connection-wide read
+			// deadline would have ended it by now).
+			time.Sleep(10 * bodyBound)
+			require.Equal(t, session.WatchOpen, s.ToolWatchStatus())
 
 			turn := s.Chat(ctx, "add a schools layer", session.ChatOptions{})
 			require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)

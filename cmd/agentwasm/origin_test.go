@@ -10,6 +10,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -23,6 +24,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentwasm/agentwasm/internal/demomcp"
+	"github.com/agentwasm/agentwasm/serve"
 )
 
 // countingUpstream is an OpenAI-compatible upstream that counts the chat
@@ -318,6 +322,40 @@ func TestDevNonLoopbackHosts(t *testing.T) {
 		assert.Equal(t, c.status, resp.StatusCode, "%s: %s", c.host, body)
 	}
 	assert.Equal(t, int64(2), up.n.Load())
+}
+
+// TestDevMCPKeepsItsOwnHostChecks: the MCP handler itself, given the
+// policy's hosts, refuses any other Host even on a listener where it would
+// otherwise accept any (a non-loopback one), so its rebinding protection
+// does not rest on the policy alone.
+func TestDevMCPKeepsItsOwnHostChecks(t *testing.T) {
+	policy, err := newOriginPolicy([]string{"studio.lan", "192.0.2.7:8080"}, []string{"http://127.0.0.1:5173"})
+	require.NoError(t, err)
+	opts := devMCPOptions(policy)
+	assert.Equal(t, []string{"studio.lan", "192.0.2.7:8080"}, opts.AllowedHosts)
+	assert.Equal(t, []string{"http://127.0.0.1:5173"}, opts.AllowedOrigins)
+	// A request that reached a LAN address of the machine.
+	lan := &net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 8080}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	serveOn := func(h http.Handler, host string) int {
+		req := httptest.NewRequest("POST", "http://"+host+"/", strings.NewReader(init))
+		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, lan))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	guarded := demomcp.New().Handler(opts)
+	for _, c := range []struct {
+		host   string
+		status int
+	}{{"studio.lan:8080", 200}, {"192.0.2.7:8080", 200}, {"192.0.2.7:9090", 403}, {"evil.example:8080", 403}} {
+		assert.Equal(t, c.status, serveOn(guarded, c.host), c.host)
+	}
+	// Without the hosts, the handler on such a listener serves any Host:
+	// the protection the options keep on.
+	assert.Equal(t, 200, serveOn(demomcp.New().Handler(serve.MCPHandlerOptions{}), "evil.example:8080"))
 }
 
 // TestDevMaxConcurrent: past --max-concurrent, a chat is answered 429 with
