@@ -187,6 +187,7 @@ func newDevHandler(o devOptions) http.Handler {
 	if err != nil {
 		policy = &originPolicy{} // runDev refuses such values first
 	}
+	policy.log = logf
 	if host, port, err := net.SplitHostPort(o.Addr); err == nil {
 		// A specific address listened on is served as itself (an IP
 		// literal: no name to rebind).

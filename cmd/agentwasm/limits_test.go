@@ -79,7 +79,7 @@ func TestDevSlowBodyIsCutOff(t *testing.T) {
 func TestDevStreamOutlivesTheBodyBound(t *testing.T) {
 	const bound = 50 * time.Millisecond
 	up := newCountingUpstream(t, true)
-	addr := limitServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: up.URL, Model: "m", BodyTimeout: bound})
+	addr := limitServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: up.URL, Model: "m", BodyTimeout: bound, Log: io.Discard})
 	resp, err := http.Post("http://"+addr+"/api/v1/studio/ai/chat", "application/json", strings.NewReader(chatBody))
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -89,6 +89,11 @@ func TestDevStreamOutlivesTheBodyBound(t *testing.T) {
 	case <-time.After(safetyNet):
 		t.Fatal("the chat never reached the upstream")
 	}
+	// The first event arrives before the answer ends: it streams.
+	first := make([]byte, len("event: message_start"))
+	_, err = io.ReadFull(resp.Body, first)
+	require.NoError(t, err)
+	assert.Equal(t, "event: message_start", string(first))
 	// The answer goes on streaming well past the body's bound (a
 	// connection-wide read deadline would have ended it by now).
 	time.Sleep(10 * bound)

@@ -47,7 +47,8 @@ type hostRule struct{ name, port string }
 // originPolicy decides which requests under /api are served.
 type originPolicy struct {
 	hosts   []hostRule
-	origins []string // normalized scheme://host[:port]
+	origins []string          // normalized scheme://host[:port]
+	log     func(line string) // when set, one line per refusal
 }
 
 // newOriginPolicy validates the --allow-host and --allow-origin values.
@@ -177,6 +178,9 @@ func (p *originPolicy) ownOrigin(origin, local string) bool {
 // an allowed origin's preflight is answered 204.
 func (p *originPolicy) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p.log != nil {
+			w = &refusalLog{ResponseWriter: w, r: r, log: p.log}
+		}
 		local := ""
 		if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
 			local = a.String()
@@ -303,6 +307,26 @@ func (e *exposeWriter) Flush() {
 // Unwrap gives http.ResponseController the writer underneath.
 func (e *exposeWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
+// refusalLog logs one line when the policy refuses a request: its status,
+// method, path, Host and Origin (quoted: they are the caller's text).
+type refusalLog struct {
+	http.ResponseWriter
+	r   *http.Request
+	log func(string)
+}
+
+// refuse logs the refusal (apiError calls it through the writer).
+func (l *refusalLog) refuse(status int, code string) {
+	l.log(fmt.Sprintf("api: refused %d %s: %s %s, Host %s, Origin %s", status, code, l.r.Method, strconv.Quote(l.r.URL.Path),
+		strconv.Quote(l.r.Host), strconv.Quote(l.r.Header.Get("Origin"))))
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (l *refusalLog) Unwrap() http.ResponseWriter { return l.ResponseWriter }
+
+// Flush flushes the answer (event streams).
+func (l *refusalLog) Flush() { _ = http.NewResponseController(l.ResponseWriter).Flush() }
+
 // isToken reports whether s is an HTTP header name.
 func isToken(s string) bool {
 	for _, c := range s {
@@ -323,6 +347,17 @@ func hostOnlyName(hostport string) string {
 
 // apiError answers {"error":{"code","message"}} with status.
 func apiError(w http.ResponseWriter, status int, code, message string) {
+	for x := w; ; {
+		if l, ok := x.(*refusalLog); ok {
+			l.refuse(status, code)
+			break
+		}
+		u, ok := x.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		x = u.Unwrap()
+	}
 	b, _ := json.Marshal(map[string]map[string]string{"error": {"code": code, "message": message}})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

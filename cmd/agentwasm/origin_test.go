@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -103,8 +104,9 @@ const chatBody = `{"messages":[{"role":"user","content":"hi"}]}`
 func TestOriginPolicy(t *testing.T) {
 	up := newCountingUpstream(t, false)
 	const allowed = "http://127.0.0.1:5173"
+	var log syncBuffer
 	srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: up.URL, Model: "m", APIKey: "sk-test-0000000000",
-		AllowOrigins: []string{allowed + "/"}, AllowHosts: []string{"studio.test"}})
+		AllowOrigins: []string{allowed + "/"}, AllowHosts: []string{"studio.test"}, Log: &log})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	self := "http://127.0.0.1:" + port
 	chat, mcp, caps := "/api/v1/studio/ai/chat", "/api/mcp", "/api/v1/studio/ai/capabilities"
@@ -186,6 +188,9 @@ func TestOriginPolicy(t *testing.T) {
 				assert.Contains(t, string(body), "Hello.")
 			}
 			assert.Equal(t, want, up.n.Load(), "requests reaching the upstream")
+			if c.code != "" {
+				assert.Contains(t, log.String(), fmt.Sprintf("api: refused %d %s: %s ", c.status, c.code, c.method), "the refusal is logged")
+			}
 			if c.status >= 400 {
 				assert.Contains(t, resp.Header.Get("Content-Type"), "application/json")
 				if c.code == "forbidden_host" || c.code == "forbidden_origin" {
@@ -214,6 +219,24 @@ func TestOriginPolicy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestAllowFlags(t *testing.T) {
