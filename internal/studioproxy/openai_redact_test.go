@@ -254,3 +254,16 @@ func TestOpenAINoKeyPassesEverything(t *testing.T) {
 	require.NoError(t, st.chunk(&oaChunk{Choices: []oaChoice{{Delta: oaDelta{Content: oaText(oaTestKey[:5])}}}}))
 	assert.Equal(t, []oaRec{{EventMessageStart, Event{Model: "m"}}, {EventTextDelta, Event{Text: oaTestKey[:5]}}}, rec.events)
 }
+
+// TestOpenAIUsageNeverCarriesTheKey sends usage fields as strings holding
+// the key: usage is read as numbers only, so the answer fails as malformed
+// and the key is in no event.
+func TestOpenAIUsageNeverCarriesTheKey(t *testing.T) {
+	srv := oaServeBody(t, []byte(`data: {"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":"`+oaTestKey+`","completion_tokens":"`+oaTestKey+`"}}`+"\n\ndata: [DONE]\n\n"))
+	rec := &oaRecorder{}
+	require.NoError(t, NewOpenAI(OpenAIOptions{URL: srv.URL, APIKey: oaTestKey}).Stream(context.Background(), oaStreamReq(), rec))
+	got := rec.got(t)
+	require.NotEmpty(t, got)
+	assert.Equal(t, "upstream_malformed", got[len(got)-1].Ev.ErrorCode)
+	oaAssertNoKey(t, oaTestKey, got)
+}

@@ -177,8 +177,15 @@ func (r *redactor) cut(s string, final bool) (out, rest string) {
 func (r *redactor) search(s string, pass redactPass, final bool, found []redactRange, hold int) ([]redactRange, int) {
 	n := len(r.key)
 	// starts[j%n] is where the unit that gave the j-th decoded byte (not
-	// whitespace) starts; the last n of them are kept.
-	starts := make([]int, n)
+	// whitespace) starts; the last n of them are kept (on the stack for a
+	// key of usual length).
+	var small [96]int
+	starts := small[:0]
+	if n <= len(small) {
+		starts = small[:n]
+	} else {
+		starts = make([]int, n)
+	}
 	q, count, gap := 0, 0, 0 // key bytes matched, decoded bytes seen, whitespace bytes since the last one
 	var buf [utf8.UTFMax]byte
 	for i := 0; i < len(s); {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -337,4 +338,23 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("redacting valid UTF-8 %q gave invalid %q", text, whole)
 		}
 	})
+}
+
+// BenchmarkRedactStream streams a typical answer's text in token-sized
+// pieces, with a key and without one.
+func BenchmarkRedactStream(b *testing.B) {
+	words := strings.Fields(strings.Repeat("The weather in Berlin is 21°C; see https://example.com/?q=a+b for more, or ask again. ", 20))
+	for _, secret := range []string{"", "sk-proj-Ab3dEf9_xQ"} {
+		b.Run("key="+strconv.FormatBool(secret != ""), func(b *testing.B) {
+			r := newRedactor(secret)
+			b.ReportAllocs()
+			for b.Loop() {
+				s := &redactStream{r: r}
+				for _, w := range words {
+					s.Write(w + " ")
+				}
+				s.Flush()
+			}
+		})
+	}
 }
