@@ -72,14 +72,13 @@ type oaUsage struct {
 
 // oaCall is one tool call of the answer being built.
 type oaCall struct {
-	key     int    // the upstream's index
-	upID    string // the id the upstream gave, "" while none
-	id      string // the id sent to the session, once started
-	name    string // the session's name of the tool
-	started bool   // tool_call_start was sent
-	args    int    // the bytes of the arguments' fragments so far
-	red     redactStream
-	out     []byte // the arguments redacted, as sent or to be sent at the start
+	key     int          // the upstream's index
+	upID    string       // the id the upstream gave, "" while none
+	id      string       // the id sent to the session, once started
+	name    string       // the session's name of the tool
+	started bool         // tool_call_start was sent
+	red     redactStream // the arguments' fragments, redacted as they come
+	out     []byte       // the arguments redacted so far, sent or (before the start) to be sent
 }
 
 // oaStream translates one answer. It is used by one goroutine.
@@ -309,7 +308,6 @@ func (s *oaStream) toolCall(pos int, d oaToolCallDelta) error {
 		return &Error{Code: "upstream_malformed", Message: "the upstream sent tool call arguments larger than " + strconv.Itoa(oaMaxEventBytes>>20) + " MiB in all"}
 	}
 	s.argBytes += len(frag)
-	call.args += len(frag)
 	call.red.r = s.red
 	frag = call.red.Write(frag)
 	call.out = append(call.out, frag...)

@@ -33,10 +33,10 @@ const redactMaxGap = 64
 //     between two characters, as when an error body wraps the key across
 //     lines. Whitespace in the secret itself is ignored the same way.
 //
-// Each form is searched in its own decoding of the text (as it is, JSON
-// unescaped, URL unescaped with '+' as a space and with '+' as itself); an occurrence in any of them is replaced,
-// from the first byte of its first character to the last byte of its last
-// one, whitespace between included. Overlapping occurrences become one
+// Each form is searched in its own decoding of the text: as it is, JSON
+// unescaped, and URL unescaped with '+' as a space and with '+' as itself.
+// An occurrence in any of them is replaced from the first byte of its first
+// character to the last byte of its last one, whitespace between included. Overlapping occurrences become one
 // mark. Text holding none of the forms comes out unchanged.
 //
 // A nil *redactor (no secret) leaves all text as it is, at no cost. A
