@@ -184,7 +184,7 @@ test('a rebinding name on another port gets no answer and the upstream sees noth
   assertRefused(await attackFrom(`http://evil.test:${evilPort}/`, `http://evil.test:${devPort}${chatPath}`));
 });
 
-test('a rebinding name on the dev server\'s own port gets no answer and the upstream sees nothing', { skip }, async () => {
+test("a rebinding name on the dev server's own port gets no answer and the upstream sees nothing", { skip }, async () => {
   // The page's origin is http://evil.test:<dev port>: its requests are
   // same-origin to the browser, so only the Host check stands between it
   // and the key.
@@ -219,7 +219,7 @@ test('a page of an origin allowed with --allow-origin runs a turn through the mo
   assert.equal(upstreamSeen.at(-1).auth, `Bearer ${key}`);
 });
 
-test('the dev server\'s own page works as before', { skip }, async () => {
+test("the dev server's own page works as before", { skip }, async () => {
   const before = upstreamSeen.length;
   const page = await context.newPage();
   const problems = [];
