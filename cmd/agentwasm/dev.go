@@ -61,7 +61,10 @@ type devOptions struct {
 // stringsFlag is a repeatable string flag.
 type stringsFlag []string
 
-func (f *stringsFlag) String() string     { return strings.Join(*f, ", ") }
+// String lists the values given.
+func (f *stringsFlag) String() string { return strings.Join(*f, ", ") }
+
+// Set adds one value.
 func (f *stringsFlag) Set(v string) error { *f = append(*f, v); return nil }
 
 // runDev parses the flags and serves until interrupted.
