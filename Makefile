@@ -31,11 +31,14 @@ GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web
 ADDR ?= 127.0.0.1:8080
 # make run UPSTREAM=http://127.0.0.1:11434 MODEL=qwen3 forwards chats to an OpenAI-compatible server
 # (key from AGENTWASM_API_KEY or OPENAI_API_KEY).
+# ARGS passes more flags to agentwasm dev, e.g. ARGS='--allow-origin http://127.0.0.1:5173', or
+# for a non-loopback ADDR the hosts browsers use: ADDR=0.0.0.0:8080 ARGS='--allow-host studio.lan'.
 UPSTREAM ?=
 MODEL    ?=
+ARGS     ?=
 
 run: build dist/agentwasm dist/agentwasm.wasm.br
-	dist/agentwasm dev --addr $(ADDR) $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(MODEL),--model $(MODEL))
+	dist/agentwasm dev --addr $(ADDR) $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(MODEL),--model $(MODEL)) $(ARGS)
 
 # The developer binary (native): agentwasm dev, agentwasm chat.
 dist/agentwasm: $(GO_SRC)
