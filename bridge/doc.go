@@ -12,7 +12,11 @@
 //     wasm/README.md, with a wait bound on every read so that one silent
 //     stream never stalls the module's other goroutines.
 //   - fetch_native.go (every other GOOS) uses net/http. It is never compiled
-//     into either wasm build.
+//     into either wasm build. Its redirect policy (redirect_native.go) keeps
+//     a request's credentials with their origin: a request that carries a
+//     token, a cookie or a session id is never redirected to another scheme,
+//     host or port. (A browser's fetch drops Authorization on such a redirect
+//     by itself; the wasip1 host decides for its own fetches.)
 //
 // The package also holds the server-sent events reader ([SSEReader]) that the
 // chat stream and the MCP client share. Natively and in the js build it
