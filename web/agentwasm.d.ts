@@ -295,6 +295,19 @@ export interface SessionOptions {
    */
   maxTurnTextBytes?: number;
   /**
+   * Bound on one chat request as sent (its JSON body): a turn whose next request would pass it sends nothing
+   * and ends with status `error` and errorCode `request_too_large`, the history left as it was before the
+   * turn. Set it to your proxy's body bound. Default 8 MiB (8,388,608 bytes), the bound of `agentwasm dev`'s
+   * proxy.
+   */
+  maxRequestBytes?: number;
+  /**
+   * Bound on one tool message as the next request carries it (its content, JSON-escaped): a larger result,
+   * or one that would take the next request past maxRequestBytes, fails its call with `result_too_large`,
+   * and the model reads that small rejection instead. Default 2 MiB; at most maxRequestBytes.
+   */
+  maxToolResultBytes?: number;
+  /**
    * Bound from sending a chat request to the first byte of its answer; past it the request is aborted and
    * the turn ends with status `error` and errorCode `stream_timeout`, keeping the text so far. 0 disables.
    * Default 120000. (A `transport` of the page's bounds its own streams.)

@@ -47,7 +47,7 @@ const NODE_FS = 'node:fs/promises';
 const JSON_OPTIONS = new Set([
   'baseUrl', 'disableToolDiscovery', 'draft', 'maxTokens', 'maxToolRounds', 'model', 'provider', 'temperature',
   'toolChoice', 'toolDiscoveryTimeoutMs', 'watchToolListChanged', 'maxFrameBytes', 'maxTurnEvents', 'maxTurnTextBytes',
-  'streamFirstByteTimeoutMs', 'streamIdleTimeoutMs', 'capabilitiesTimeoutMs', 'mcpUrl',
+  'maxRequestBytes', 'maxToolResultBytes', 'streamFirstByteTimeoutMs', 'streamIdleTimeoutMs', 'capabilitiesTimeoutMs', 'mcpUrl',
 ]);
 
 /** Options handled here: functions and objects with methods. */

@@ -123,6 +123,11 @@ type SessionOptions struct {
 	// negative value is refused.
 	MaxTurnEvents    int `json:"maxTurnEvents,omitempty"`
 	MaxTurnTextBytes int `json:"maxTurnTextBytes,omitempty"`
+	// The request's bounds (session.Options): the largest chat request the
+	// session sends, and the largest tool message it keeps; absent or 0 is
+	// the default, a negative value is refused.
+	MaxRequestBytes    int `json:"maxRequestBytes,omitempty"`
+	MaxToolResultBytes int `json:"maxToolResultBytes,omitempty"`
 	// The chat stream's and the capabilities request's timeouts, in
 	// milliseconds: absent is the default, 0 disables, a negative value is
 	// refused.

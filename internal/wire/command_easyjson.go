@@ -187,6 +187,8 @@ var decodeSessionOptions = []jsonr.Field{
 	{Key: "maxFrameBytes", Offset: unsafe.Offsetof(SessionOptions{}.MaxFrameBytes), Kind: jsonr.Int},
 	{Key: "maxTurnEvents", Offset: unsafe.Offsetof(SessionOptions{}.MaxTurnEvents), Kind: jsonr.Int},
 	{Key: "maxTurnTextBytes", Offset: unsafe.Offsetof(SessionOptions{}.MaxTurnTextBytes), Kind: jsonr.Int},
+	{Key: "maxRequestBytes", Offset: unsafe.Offsetof(SessionOptions{}.MaxRequestBytes), Kind: jsonr.Int},
+	{Key: "maxToolResultBytes", Offset: unsafe.Offsetof(SessionOptions{}.MaxToolResultBytes), Kind: jsonr.Int},
 	{Key: "streamFirstByteTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.StreamFirstByteTimeoutMs), Kind: jsonr.PtrInt64},
 	{Key: "streamIdleTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.StreamIdleTimeoutMs), Kind: jsonr.PtrInt64},
 	{Key: "capabilitiesTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.CapabilitiesTimeoutMs), Kind: jsonr.PtrInt64},

@@ -29,6 +29,8 @@ func TestBoundOptionsRefused(t *testing.T) {
 		{"negative capabilitiesTimeoutMs", `{"capabilitiesTimeoutMs":-1}`, "capabilitiesTimeoutMs is -1"},
 		{"negative toolDiscoveryTimeoutMs", `{"toolDiscoveryTimeoutMs":-1}`, "toolDiscoveryTimeoutMs is -1; give 0 (no bound) or more"},
 		{"a timeout that is not a number", `{"streamIdleTimeoutMs":"soon"}`, "malformed"},
+		{"negative maxRequestBytes", `{"maxRequestBytes":-1}`, "MaxRequestBytes is -1"},
+		{"negative maxToolResultBytes", `{"maxToolResultBytes":-3}`, "MaxToolResultBytes is -3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +54,7 @@ func TestBoundOptionsReachTheSession(t *testing.T) {
 		{"the defaults", nil, "completed", "", strings.Repeat("x", 100) + strings.Repeat("y", 100)},
 		{"maxTurnTextBytes", map[string]any{"maxTurnTextBytes": 150}, "error", "turn_too_large", strings.Repeat("x", 100)},
 		{"maxTurnEvents", map[string]any{"maxTurnEvents": 2}, "error", "turn_too_large", strings.Repeat("x", 100) + strings.Repeat("y", 100)},
+		{"maxRequestBytes: a request past it is not sent", map[string]any{"maxRequestBytes": 64}, "error", "request_too_large", ""},
 		{"timeouts of 0 disable the bounds", map[string]any{"streamFirstByteTimeoutMs": 0, "streamIdleTimeoutMs": 0, "capabilitiesTimeoutMs": 0},
 			"completed", "", strings.Repeat("x", 100) + strings.Repeat("y", 100)},
 	}

@@ -31,6 +31,8 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 		MaxFrameBytes:        o.MaxFrameBytes,
 		MaxTurnEvents:        o.MaxTurnEvents,
 		MaxTurnTextBytes:     o.MaxTurnTextBytes,
+		MaxRequestBytes:      o.MaxRequestBytes,
+		MaxToolResultBytes:   o.MaxToolResultBytes,
 	}
 	h := hostHooks{call: hooks.Call, session: id}
 	needs := func(name string) error {

@@ -180,3 +180,33 @@ test('a page tool returning null reaches the model as {status: ok, data: null}',
     session.close();
   }
 });
+
+test('maxRequestBytes and maxToolResultBytes are the page\'s to set: past them nothing is sent, or the result is refused', async () => {
+  // A request larger than maxRequestBytes is never sent.
+  let proxy = studioProxy({ chat: [{ body: textStream('never') }] });
+  let session = runtime.createSession({ fetchImpl: proxy.fetchImpl, disableToolDiscovery: true, maxRequestBytes: 2048 });
+  const big = await session.chat('x'.repeat(4096));
+  assert.equal(big.status, 'error');
+  assert.equal(big.errorCode, 'request_too_large');
+  assert.equal(proxy.chatRequests().length, 0, 'nothing was sent');
+  assert.deepEqual(session.messages(), [], 'the history is as it was before the turn');
+  session.close();
+
+  // A result larger than maxToolResultBytes fails its call; the model reads the small rejection.
+  proxy = studioProxy({ chat: [{ body: toolCallStream({ id: 'c1', name: 'page' }) }, { body: textStream('read') }] });
+  session = runtime.createSession({
+    fetchImpl: proxy.fetchImpl,
+    disableToolDiscovery: true,
+    maxToolResultBytes: 1024,
+    tools: [{ name: 'page', inputSchema: { type: 'object' }, execute: () => 'y'.repeat(4096) }],
+  });
+  const turn = await session.chat('read');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  assert.equal(turn.toolCalls[0].errorCode, 'result_too_large');
+  assert.ok(!JSON.stringify(proxy.chatRequests()[1].body).includes('y'.repeat(1025)), 'the result never reached the model');
+  session.close();
+
+  for (const options of [{ maxRequestBytes: -1 }, { maxToolResultBytes: -1 }]) {
+    assert.throws(() => runtime.createSession({ fetchImpl: proxy.fetchImpl, ...options }), { code: 'bad_options' }, JSON.stringify(options));
+  }
+});

@@ -78,6 +78,7 @@ export async function usage(signal: AbortSignal): Promise<string> {
   };
   const session = runtime.createSession(options);
   runtime.createSession({ auth: () => null, system: 'plain' });
+  runtime.createSession({ maxRequestBytes: 1 << 20, maxToolResultBytes: 256 << 10 });
   const turn: Turn = await session.chat('hello', { signal, toolChoice: { mode: 'none' } });
   session.reset();
   const report = await session.refreshTools({ signal });
