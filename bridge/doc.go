@@ -19,7 +19,8 @@
 //     by itself; the wasip1 host decides for its own fetches.)
 //
 // The package also holds the server-sent events reader ([SSEReader]) that the
-// chat stream and the MCP client share. Natively and in the js build it
-// imports nothing but the standard library; the wasip1 build also imports
-// internal/wire, for the JSON heads of its host calls.
+// chat stream and the MCP client share. In the js build it imports nothing
+// but the standard library; natively it also imports internal/sameorigin
+// (the redirect policy), and the wasip1 build internal/wire, for the JSON
+// heads of its host calls.
 package bridge

@@ -11,6 +11,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/agentwasm/agentwasm/internal/sameorigin"
 )
 
 // HTTPFetcher is a Fetcher on a net/http client, for Go programs and tests
@@ -61,9 +63,9 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
 		}
-		var re *redirectError
+		var re *sameorigin.RedirectError
 		if errors.As(err, &re) {
-			err = re // its text says it all; the *url.Error's would repeat the URL
+			err = redirectRefused(re) // its text says it all; the *url.Error's would repeat the URL
 		}
 		return nil, &FetchError{URL: req.URL, Err: err}
 	}

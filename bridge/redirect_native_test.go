@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/sameorigin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -142,12 +143,12 @@ func TestHTTPFetcherCrossOriginRedirects(t *testing.T) {
 					assert.Nil(t, resp)
 					var fe *FetchError
 					require.True(t, errors.As(err, &fe), "want a *FetchError, got %T: %v", err, err)
-					var re *redirectError
+					var re *sameorigin.RedirectError
 					require.True(t, errors.As(err, &re), "want a refused redirect, got %v", err)
 					to, _ := url.Parse(location)
 					msg := err.Error()
 					assert.Contains(t, msg, strconv.Itoa(status))
-					assert.Contains(t, msg, originOf(to), "the message names the other origin")
+					assert.Contains(t, msg, sameorigin.Origin(to), "the message names the other origin")
 					assert.Contains(t, msg, cr.refused, "the message names the headers")
 					assert.NotContains(t, msg, token, "never a value")
 					assert.Zero(t, n, "nothing reached the other origin (authorization %q, body %q)", auth, body)
@@ -209,48 +210,49 @@ func TestHTTPFetcherRedirectLimit(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "stopped after 10 redirects")
 	mu.Lock()
-	assert.Equal(t, maxRedirects, hops)
+	assert.Equal(t, sameorigin.MaxRedirects, hops)
 	mu.Unlock()
 }
 
-func TestOriginOf(t *testing.T) {
+// TestCredentialHeaders checks which headers tie a request to its origin:
+// every header outside the plain list, named lower case and sorted, and
+// that the refusal names them but never their values.
+func TestCredentialHeaders(t *testing.T) {
 	tests := []struct {
-		a, b string
-		same bool
+		name   string
+		header map[string]string
+		want   []string
 	}{
-		{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:8080/other?q=1", true},
-		{"http://Example.COM/a", "http://example.com:80/b", true},
-		{"https://example.com/a", "https://example.com:443/b", true},
-		{"http://u:p@example.com/a", "http://example.com/b", true},
-		{"http://127.0.0.1:8080/", "http://127.0.0.1:8081/", false},
-		{"http://127.0.0.1:8080/", "http://localhost:8080/", false},
-		{"http://example.com:443/", "https://example.com:443/", false},
-		{"https://example.com/", "http://example.com/", false},
-		{"http://example.com/", "http://api.example.com/", false},
+		{"plain headers only", map[string]string{"Accept": "*/*", "Content-Type": "application/json", "MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "tools/call", "Last-Event-ID": "7"}, nil},
+		{"a bearer token", map[string]string{"Authorization": "Bearer t", "Accept": "*/*"}, []string{"authorization"}},
+		{"a session id and a cookie", map[string]string{"Mcp-Session-Id": "s", "Cookie": "c=1"}, []string{"cookie", "mcp-session-id"}},
+		{"an API key and a parameter header", map[string]string{"X-Api-Key": "k", "Mcp-Param-Region": "eu"}, []string{"mcp-param-region", "x-api-key"}},
 	}
 	for _, tt := range tests {
-		a, err := url.Parse(tt.a)
-		require.NoError(t, err)
-		b, err := url.Parse(tt.b)
-		require.NoError(t, err)
-		assert.Equal(t, tt.same, originOf(a) == originOf(b), "%s and %s", tt.a, tt.b)
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tt.header {
+				h.Set(k, v)
+			}
+			assert.Equal(t, tt.want, credentialHeaders(h))
+			first, _ := http.NewRequest(http.MethodGet, "https://127.0.0.1:8443/mcp", nil)
+			first.Header = h
+			err := sameOriginClient(http.DefaultClient).CheckRedirect(&http.Request{URL: &url.URL{Scheme: "http", Host: "127.0.0.1:8443", Path: "/mcp"}, Response: &http.Response{StatusCode: http.StatusPermanentRedirect}}, []*http.Request{first})
+			if tt.want == nil {
+				assert.NoError(t, err, "a request without credentials follows, as a browser's fetch does")
+				return
+			}
+			var re *sameorigin.RedirectError
+			require.True(t, errors.As(err, &re), "got %v", err)
+			msg := redirectRefused(re).Error()
+			assert.Contains(t, msg, "308 Permanent Redirect with a redirect to http://127.0.0.1:8443, another origin than https://127.0.0.1:8443")
+			assert.Contains(t, msg, strings.Join(tt.want, ", "))
+			for _, v := range tt.header {
+				if v != "*/*" {
+					assert.NotContains(t, msg, "="+v, "never a value")
+				}
+			}
+		})
 	}
-}
-
-// TestSameOriginClientScheme checks a scheme-only change of origin, which
-// two test servers cannot show, and the headers that count as credentials.
-func TestSameOriginClientScheme(t *testing.T) {
-	c := sameOriginClient(http.DefaultClient)
 	assert.Nil(t, http.DefaultClient.CheckRedirect, "the client is copied, not changed")
-	from, _ := http.NewRequest(http.MethodGet, "https://127.0.0.1:8443/mcp", nil)
-	from.Header.Set("X-Api-Key", "k")
-	from.Header.Set("Accept", "*/*")
-	to, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:8443/mcp", nil)
-	to.Response = &http.Response{StatusCode: http.StatusPermanentRedirect}
-	err := c.CheckRedirect(to, []*http.Request{from})
-	var re *redirectError
-	require.True(t, errors.As(err, &re), "got %v", err)
-	assert.Equal(t, []string{"x-api-key"}, re.headers)
-	assert.Contains(t, err.Error(), "308 Permanent Redirect")
-	assert.Contains(t, err.Error(), "http://127.0.0.1:8443, another origin than https://127.0.0.1:8443")
 }

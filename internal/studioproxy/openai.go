@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/sameorigin"
 )
 
 // Default bounds of OpenAIOptions.
@@ -128,7 +130,7 @@ type OpenAI struct {
 // NewOpenAI returns an OpenAI model for opts. It does not contact the
 // upstream; a URL that cannot be used is reported by every Stream.
 func NewOpenAI(opts OpenAIOptions) *OpenAI {
-	m := &OpenAI{opts: opts, client: oaSameOriginClient(opts.Client)}
+	m := &OpenAI{opts: opts, client: sameorigin.Client(opts.Client, nil)}
 	if m.opts.HeaderTimeout == 0 {
 		m.opts.HeaderTimeout = DefaultOpenAIHeaderTimeout
 	}
@@ -300,9 +302,11 @@ func (m *OpenAI) sendFailure(reqCtx context.Context, err error) error {
 	if errors.Is(context.Cause(reqCtx), errOAHeaderStall) {
 		return &Error{Code: "upstream_stalled", Message: "the upstream at " + m.shown + " sent no response headers within " + m.opts.HeaderTimeout.String() + "; check that it is running and not overloaded, then retry"}
 	}
-	var re *oaRedirectError
+	var re *sameorigin.RedirectError
 	if errors.As(err, &re) {
-		return &Error{Code: "upstream_redirected", Message: re.Error() + "; if the upstream now lives at " + re.to + ", pass its URL to --upstream"}
+		return &Error{Code: "upstream_redirected", Message: "the upstream answered " + strconv.Itoa(re.Status) + " " + http.StatusText(re.Status) +
+			" with a redirect to " + re.To + ", another origin than " + re.From + "; the API key is sent to " + re.From +
+			" only, so the redirect was not followed; if the upstream now lives at " + re.To + ", pass its URL to --upstream"}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -6,7 +6,6 @@ package studioproxy
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/sameorigin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -145,7 +145,7 @@ func TestOpenAIRefusesCrossOriginRedirects(t *testing.T) {
 				msg := got[0].Ev.ErrorMessage
 				assert.Contains(t, msg, strconv.Itoa(status))
 				to, _ := url.Parse(location)
-				assert.Contains(t, msg, oaOrigin(to), "the message names the other origin")
+				assert.Contains(t, msg, sameorigin.Origin(to), "the message names the other origin")
 				assert.NotContains(t, msg, key)
 				oaAssertNoKey(t, key, got)
 
@@ -238,46 +238,6 @@ func TestOpenAIRedirectLimit(t *testing.T) {
 	assert.Equal(t, "upstream_unreachable", got[0].Ev.ErrorCode)
 	assert.Contains(t, got[0].Ev.ErrorMessage, "stopped after 10 redirects")
 	mu.Lock()
-	assert.Equal(t, oaMaxRedirects, hops)
+	assert.Equal(t, sameorigin.MaxRedirects, hops)
 	mu.Unlock()
-}
-
-func TestOAOrigin(t *testing.T) {
-	tests := []struct {
-		a, b string
-		same bool
-	}{
-		{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/other?q=1", true},
-		{"http://Example.COM/a", "http://example.com:80/b", true},
-		{"https://example.com/a", "https://example.com:443/b", true},
-		{"http://u:p@example.com/a", "http://example.com/b", true},
-		{"http://[::1]:80/", "http://[::1]/", true},
-		{"http://127.0.0.1:8080/", "http://127.0.0.1:8081/", false},
-		{"http://127.0.0.1:8080/", "http://localhost:8080/", false},
-		{"http://example.com:443/", "https://example.com:443/", false},
-		{"https://example.com/", "http://example.com/", false},
-		{"http://example.com/", "http://api.example.com/", false},
-	}
-	for _, tt := range tests {
-		a, err := url.Parse(tt.a)
-		require.NoError(t, err)
-		b, err := url.Parse(tt.b)
-		require.NoError(t, err)
-		assert.Equal(t, tt.same, oaOrigin(a) == oaOrigin(b), "%s and %s", tt.a, tt.b)
-	}
-}
-
-// TestOASameOriginClientScheme checks the policy on a scheme-only change
-// of origin, which two test servers cannot show.
-func TestOASameOriginClientScheme(t *testing.T) {
-	c := oaSameOriginClient(nil)
-	from, _ := http.NewRequest(http.MethodPost, "https://127.0.0.1:8443/v1/chat/completions", nil)
-	to, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:8443/v1/chat/completions", nil)
-	to.Response = &http.Response{StatusCode: http.StatusPermanentRedirect}
-	err := c.CheckRedirect(to, []*http.Request{from})
-	var re *oaRedirectError
-	require.True(t, errors.As(err, &re), "got %v", err)
-	assert.Equal(t, "http://127.0.0.1:8443", re.to)
-	assert.Equal(t, "https://127.0.0.1:8443", re.from)
-	assert.Contains(t, err.Error(), "308 Permanent Redirect")
 }
