@@ -210,8 +210,7 @@ func (a *App) verdict(act *Action, askID string, input any, instance string) Fir
 	}
 	// A standing grant is live until it expires or the person says no to
 	// the action after granting it.
-	g := a.grants[act.ID]
-	if g != nil && a.lastNo[act.ID] < g.seq && (g.expires.IsZero() || a.now().Before(g.expires)) {
+	if a.grantLive(act.ID) {
 		// The grant allows the fire as called; the ask it points at is used
 		// up only when it is for this very input (using it would otherwise
 		// run the ask's input instead of the caller's).
@@ -249,6 +248,14 @@ func (a *App) verdict(act *Action, askID string, input any, instance string) Fir
 		return r
 	}
 	return FireResult{OK: true, UsedAsk: k.id}
+}
+
+// grantLive reports whether a standing grant (AlwaysApprove) allows an
+// agent's fire of action: it has not expired and the person has not said
+// no to the action since; call it with the lock.
+func (a *App) grantLive(action string) bool {
+	g := a.grants[action]
+	return g != nil && a.lastNo[action] < g.seq && (g.expires.IsZero() || a.now().Before(g.expires))
 }
 
 type grant struct {

@@ -440,3 +440,30 @@ func TestApprovalIsTheCallersOnEveryRoute(t *testing.T) {
 		assert.Equal(t, "used", info.State)
 	})
 }
+
+// A standing grant allows any caller's fire without an ask: another
+// caller's approved, unused ask for the same step does not turn that into
+// APPROVAL_NOT_YOURS or ASK_ID_REQUIRED, and is left for its own caller.
+func TestAGrantIsNotBlockedByAnotherCallersApproval(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		thief func(g gatedCheckout) approvalCaller
+	}{
+		{"another session on the port", func(g gatedCheckout) approvalCaller {
+			return portAs(g.p1, WithCaller(context.Background(), "B"))
+		}},
+		{"a stateless call", func(g gatedCheckout) approvalCaller { return mcpAs(g.d, "") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGatedCheckout(t)
+			askA := g.askFor(t, portAs(g.p1, WithCaller(context.Background(), "A")))
+			require.NoError(t, g.s.app.AlwaysApprove("checkout.pay", "pat", 0))
+
+			m := tc.thief(g)(t, confirm12)
+			assert.Equal(t, "performed", m["effectStatus"], "the grant allows the fire: %v", m)
+			assert.NotContains(t, m, "askId", "backed by the grant, not by A's ask")
+			info, _ := g.s.app.Ask(askA)
+			assert.Equal(t, "approved", info.State, "A's approval is not used")
+		})
+	}
+}

@@ -64,7 +64,8 @@ func (p *Port) fireAction(ctx context.Context, act *Action, f fireArgs, extra Ob
 // (APPROVAL_NOT_YOURS); and in a gated port a caller without an ask of
 // its own whose confirm matches an approval another caller holds
 // (APPROVAL_NOT_YOURS), or an approval raised with no identity that only
-// citing its id can use (ASK_ID_REQUIRED).
+// citing its id can use (ASK_ID_REQUIRED) — unless a standing grant
+// (AlwaysApprove) allows the fire without any ask.
 func (p *Port) pickAsk(action, instance string, input any, cited, caller string) (string, *FireResult) {
 	a := p.app
 	a.mu.Lock()
@@ -83,7 +84,7 @@ func (p *Port) pickAsk(action, instance string, input any, cited, caller string)
 			return k.id, nil // the verdict says what differs
 		}
 	} else if k = a.findOpenAsk(action, instance, input, false, caller); k == nil {
-		if p.gated {
+		if p.gated && !a.grantLive(action) { // a standing grant allows the fire without any ask
 			if o := a.othersApproval(action, instance, input, caller); o != nil {
 				reason := ReasonApprovalNotYours
 				if o.caller == "" {
