@@ -173,10 +173,12 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 			t.end(cancelledOutcome)
 			return
 		}
-		req := &ChatRequest{
+		// The request as it is sent, every known token redacted, is what
+		// the bound counts: a short token grows to "[redacted]".
+		req := s.secrets.request(&ChatRequest{
 			Provider: s.opts.Provider, Model: s.opts.Model, System: system, Messages: s.requestMessages(),
 			Tools: tools, ToolChoice: choice, MaxTokens: s.opts.MaxTokens, Temperature: s.opts.Temperature,
-		}
+		})
 		used := requestBytes(req)
 		if used > s.opts.MaxRequestBytes {
 			t.end(s.requestTooLarge(used))
@@ -239,11 +241,12 @@ func (t *turnState) answerUnrun(calls []ToolCall) {
 	}
 }
 
-// streamRound sends one request and reads its answer to the end. The answer
+// streamRound sends one request, its known tokens already redacted
+// (secrets.request), and reads its answer to the end. The answer
 // must end with message_stop (or an error event): a stream that ends before
 // is truncated, and ends the turn.
 func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, *outcome) {
-	stream, err := t.s.openStream(ctx, t.s.secrets.request(req))
+	stream, err := t.s.openStream(ctx, req)
 	if err != nil {
 		return nil, refused(t.transportFailure(ctx, err))
 	}

@@ -352,3 +352,26 @@ func TestRequestBoundOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestBoundCountsTheRedactedRequest: the bound is checked against
+// the request as it is sent, with every known token redacted — a short
+// token in the system prompt grows to "[redacted]" — so no body past
+// MaxRequestBytes ever leaves.
+func TestRequestBoundCountsTheRedactedRequest(t *testing.T) {
+	const bound = 16 << 10
+	proxy, base := startProxy(t, fakeproxy.Reply{Body: fakeproxy.TextStream("one")}, fakeproxy.Reply{Body: fakeproxy.TextStream("two")})
+	s := newSession(t, base, func(o *session.Options) {
+		o.DisableToolDiscovery = true
+		o.MaxRequestBytes = bound
+		o.Auth = session.TokenFunc(func(context.Context, bool) (string, error) { return "abcd", nil })
+		// 10,000 bytes as written; 22,000 once the token is redacted.
+		o.System = strings.Repeat("abcd ", 2000)
+	})
+	// The first request teaches the session the token.
+	require.Equal(t, session.StatusCompleted, chat(t, context.Background(), s, "a").Status)
+	turn := chat(t, context.Background(), s, "b")
+	for i, req := range chatRequests(proxy) {
+		assert.LessOrEqual(t, len(req.Body), bound, "request %d passed MaxRequestBytes", i)
+	}
+	assert.Equal(t, session.ErrorCodeRequestTooLarge, turn.ErrorCode, "the redacted request is over the bound: %s", turn.ErrorMessage)
+}
