@@ -9,11 +9,9 @@ package command
 import (
 	"context"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/portkit"
-	"github.com/agentwasm/agentwasm/serve"
 	"github.com/agentwasm/agentwasm/session"
 )
 
@@ -26,8 +24,11 @@ func (r *Runtime) portAsKit(port int, opts *session.Options) *wire.Reply {
 	if e == nil {
 		return failure(CodeBadOptions, "agentwasm: the session's port "+strconv.Itoa(port)+" is not open; create it with port.create first")
 	}
-	kit := sessionPortKit{Kit: portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)}),
-		caller: "page-session:" + strconv.FormatUint(kitSeq.Add(1), 10)}
+	// Each session gets a kit of its own, and each kit is a caller of its
+	// own (portkit.Kit): an ask the session's model raises is that
+	// session's, and another session on the same port cannot use its
+	// approval.
+	kit := portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
 	opts.Kit = kit
 	if opts.Execute != nil {
 		// The execute hook runs the session's own tools only: a port
@@ -37,42 +38,26 @@ func (r *Runtime) portAsKit(port int, opts *session.Options) *wire.Reply {
 	return nil
 }
 
-// kitSeq numbers the sessions given a port as their kit.
-var kitSeq atomic.Uint64
-
-// sessionPortKit is a port kit whose calls are made for one session (its
-// caller, serve.WithCaller): an ask the session's model raises is that
-// session's, and another session on the same port cannot use its approval.
-type sessionPortKit struct {
-	*portkit.Kit
-	caller string
-}
-
-// Execute calls the port as the kit's session.
-func (k sessionPortKit) Execute(ctx context.Context, call session.ToolCall) (session.ToolResult, error) {
-	return k.Kit.Execute(serve.WithCaller(ctx, k.caller), call)
-}
-
 // pageToolsBesidePort is a port kit whose calls of other tools (the
 // session's tools option) go to the page's execute hook.
 type pageToolsBesidePort struct {
-	sessionPortKit
+	*portkit.Kit
 	page  session.Executor
 	ports map[string]bool // the port's tool names
 }
 
-func newPageToolsBesidePort(k sessionPortKit, page session.Executor) pageToolsBesidePort {
+func newPageToolsBesidePort(k *portkit.Kit, page session.Executor) pageToolsBesidePort {
 	ports := map[string]bool{}
 	for _, t := range k.Tools() {
 		ports[t.Name] = true
 	}
-	return pageToolsBesidePort{sessionPortKit: k, page: page, ports: ports}
+	return pageToolsBesidePort{Kit: k, page: page, ports: ports}
 }
 
 // Execute sends a port tool's call to the port, any other to the page.
 func (k pageToolsBesidePort) Execute(ctx context.Context, call session.ToolCall) (session.ToolResult, error) {
 	if k.ports[call.Name] {
-		return k.sessionPortKit.Execute(ctx, call)
+		return k.Kit.Execute(ctx, call)
 	}
 	return k.page.Execute(ctx, call)
 }
