@@ -66,7 +66,8 @@ var _ session.AskError = (*PortClosedError)(nil)
 // ask is; an unknown ask is an error too. Once the port is closed every
 // answer is a *PortClosedError and the app is not touched: an approval
 // could never be used through the closed port, so no note may say it was
-// given.
+// given. (A port closed while the door answers gets a *PortClosedError
+// too, though the app may by then hold the answer.)
 func (k *Kit) AnswerAsk(_ context.Context, askID string, approve bool) (string, error) {
 	if k.port.Closed() {
 		return "", &PortClosedError{AskID: askID}
@@ -77,6 +78,12 @@ func (k *Kit) AnswerAsk(_ context.Context, askID string, approve bool) (string, 
 		err = app.ApproveAsk(askID, answeredBy)
 	} else {
 		err = app.DeclineAsk(askID, answeredBy)
+	}
+	if k.port.Closed() {
+		// Closed while the door answered: no note may say the approval
+		// can be used (only this kit's fires could use it, and none can
+		// come through a closed port).
+		return "", &PortClosedError{AskID: askID}
 	}
 	info, known := app.Ask(askID)
 	if err != nil && (!known || !sameAnswer(info.State, approve)) {
