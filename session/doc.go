@@ -14,8 +14,9 @@
 // it when the app requires a person's approval): the turn then stops after
 // that round with the asks in Turn.PendingApprovals, and the host answers
 // them with Resume, through the kit's ApprovalDoors, which continues the
-// loop. The model has no way to resume. Close ends the session's
-// background work and its MCP session. Everything that touches the
+// loop. The model has no way to resume. Close cancels the turn that is
+// running and ends the session's background work and its MCP session;
+// Reset is refused (ErrBusy) while a turn runs. Everything that touches the
 // network goes through a bridge.Fetcher, so the same code runs natively, in
 // the browser (GOOS=js) and under a WebAssembly host (GOOS=wasip1).
 //

@@ -454,7 +454,7 @@ export interface Turn {
    * A stable code for some errors: `busy` (another chat is running), `turn_too_large` (past maxTurnEvents or
    * maxTurnTextBytes), `stream_truncated` (the answer ended without message_stop or error), `stream_timeout`
    * (past streamFirstByteTimeoutMs or streamIdleTimeoutMs), `request_too_large` (the next chat request would
-   * pass the 8 MiB request bound, so nothing was sent), the proxy's own code of an `error` event; from
+   * pass maxRequestBytes, 8 MiB by default, so nothing was sent), the proxy's own code of an `error` event; from
    * resume(): `bad_resolution` (no id, an empty id, an id named twice), `unknown_ask` (an id that is not
    * pending), `no_approval_doors` (the session's kit has no human doors: only a Port kit has them), `ask_refused`
    * (a door refused an answer, say one the person declined on the card; the asks before it are answered),
