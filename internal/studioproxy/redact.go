@@ -36,8 +36,9 @@ const redactMaxGap = 64
 // Each form is searched in its own decoding of the text: as it is, JSON
 // unescaped, and URL unescaped with '+' as a space and with '+' as itself.
 // An occurrence in any of them is replaced from the first byte of its first
-// character to the last byte of its last one, whitespace between included. Overlapping occurrences become one
-// mark. Text holding none of the forms comes out unchanged.
+// character to the last byte of its last one, whitespace between included.
+// Overlapping occurrences become one mark. Text holding none of the forms
+// comes out unchanged.
 //
 // A nil *redactor (no secret) leaves all text as it is, at no cost. A
 // redactor is immutable and safe for concurrent use; a redactStream over it
