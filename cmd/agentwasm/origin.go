@@ -3,11 +3,12 @@
 //
 // A request is served only when its Host names this server (a loopback name
 // at the port the connection reached, the specific address given with
-// --addr, or a host given with --allow-host) and its Origin, when present, is the server's own
-// origin or one given with --allow-origin. A request with a body must be
-// application/json, so no CORS simple request (text/plain, a form) gets
-// through, and a cross-site request that carries no Origin is refused too.
-// Allowed cross origins get CORS answers, the preflight included.
+// --addr, or a host given with --allow-host) and its Origin, when present,
+// is the server's own origin or one given with --allow-origin. A request
+// with a body must be application/json, so no CORS simple request
+// (text/plain, a form) gets through, and a cross-site request that carries
+// no Origin is refused too. Allowed cross origins get CORS answers, the
+// preflight included.
 
 package main
 

@@ -107,8 +107,8 @@ type OpenAIOptions struct {
 // not the expected JSON, or too large), upstream_error (an error object in
 // the stream), upstream_redirected (a redirect to another origin, refused:
 // the key is sent to the upstream's origin only), bad_request (a chat
-// request that cannot be translated) and model_not_allowed (a chat request naming a model outside Model and
-// Models; nothing is sent upstream).
+// request that cannot be translated) and model_not_allowed (a chat request
+// naming a model outside Model and Models; nothing is sent upstream).
 //
 // Tool names outside ^[a-zA-Z0-9_-]{1,64}$, which many such upstreams
 // reject, are renamed for the upstream and renamed back in the answer: each
