@@ -193,8 +193,9 @@ func newDevHandler(o devOptions) http.Handler {
 	policy.log = logf
 	if host, port, err := net.SplitHostPort(o.Addr); err == nil {
 		// A specific address listened on is served as itself (an IP
-		// literal: no name to rebind).
-		if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
+		// literal: no name to rebind), a loopback one such as 127.0.0.2
+		// too: only 127.0.0.1 and ::1 are served as loopback names.
+		if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() && !isLoopbackHostName(ip.String()) {
 			if port == "0" {
 				port = ""
 			}

@@ -347,6 +347,25 @@ func TestDevNonLoopbackHosts(t *testing.T) {
 	assert.Equal(t, int64(2), up.n.Load())
 }
 
+// TestDevOtherLoopbackAddress: with --addr 127.0.0.2:PORT (a loopback
+// address other than 127.0.0.1, which needs no --allow-host), the address
+// printed to open is served as the page's own, by the proxy and MCP alike.
+func TestDevOtherLoopbackAddress(t *testing.T) {
+	up := newCountingUpstream(t, false)
+	srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Addr: "127.0.0.2:0", Upstream: up.URL, Model: "m"})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	host := "127.0.0.2:" + port
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp, body := apiRequest(t, srv, "POST", "/api/v1/studio/ai/chat", host, chatBody, "Origin", "http://"+host, "Content-Type", "application/json")
+	assert.Equal(t, 200, resp.StatusCode, string(body))
+	resp, body = apiRequest(t, srv, "POST", "/api/mcp", host, init, "Origin", "http://"+host, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	assert.Equal(t, 200, resp.StatusCode, string(body))
+	assert.Equal(t, int64(1), up.n.Load())
+	// Another loopback address is still not this server's name.
+	resp, body = apiRequest(t, srv, "POST", "/api/v1/studio/ai/chat", "127.0.0.3:"+port, chatBody, "Content-Type", "application/json")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, string(body))
+}
+
 // TestDevMCPKeepsItsOwnHostChecks: the MCP handler itself, given the
 // policy's hosts, refuses any other Host even on a listener where it would
 // otherwise accept any (a non-loopback one), so its rebinding protection
