@@ -47,9 +47,15 @@ func oaArgsDelta(id, name, args string) map[string]any {
 // arguments of a call do.
 func oaAssertNoKey(t *testing.T, key string, events []oaRec) {
 	t.Helper()
-	var text strings.Builder
+	var text strings.Builder // one run of text: between tool calls
 	args := map[string]string{}
 	for i, e := range events {
+		if e.Ev.ToolCallID != "" {
+			if redactOracle(key, text.String()) {
+				t.Fatalf("a run of text holds the key: %q", text.String())
+			}
+			text.Reset()
+		}
 		for _, field := range []string{e.Ev.Model, e.Ev.Text, e.Ev.ToolCallID, e.Ev.ToolName, e.Ev.ToolArgumentsDelta, string(e.Ev.ToolArguments), e.Ev.ErrorMessage, e.Ev.StopReason} {
 			if redactOracle(key, field) {
 				t.Fatalf("event %d (%s) holds the key: %q", i, e.Name, field)
@@ -59,7 +65,7 @@ func oaAssertNoKey(t *testing.T, key string, events []oaRec) {
 		args[e.Ev.ToolCallID] += e.Ev.ToolArgumentsDelta
 	}
 	if redactOracle(key, text.String()) {
-		t.Fatalf("the joined text holds the key: %q", text.String())
+		t.Fatalf("the last run of text holds the key: %q", text.String())
 	}
 	for id, a := range args {
 		if redactOracle(key, a) {
@@ -116,6 +122,26 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 				{EventTextDelta, Event{Text: "almost "}},
 				{EventTextDelta, Event{Text: k[:8]}},
 				{EventMessageStop, Event{StopReason: StopEndTurn}},
+			},
+		},
+		{
+			// Text that could begin the key ("…s " for "sk-…") is held back
+			// only until the next piece: a tool call is one, so the text
+			// still comes before the call, as the upstream sent it.
+			name: "text held back is sent before a tool call that follows it",
+			body: func(t *testing.T) string {
+				return oaChunkOf(t, map[string]any{"content": "Checking the parks "}) +
+					oaChunkOf(t, oaArgsDelta("c1", "get_weather", `{"place":"Oslo"}`)) +
+					"data: [DONE]\n\n"
+			},
+			want: []oaRec{
+				{EventMessageStart, Event{Model: "m"}},
+				{EventTextDelta, Event{Text: "Checking the park"}},
+				{EventTextDelta, Event{Text: "s "}},
+				{EventToolCallStart, Event{ToolCallID: "c1", ToolName: "get_weather"}},
+				{EventToolCallDelta, Event{ToolCallID: "c1", ToolArgumentsDelta: `{"place":"Oslo"}`}},
+				{EventToolCallStop, Event{ToolCallID: "c1", ToolArguments: wire.RawMessage(`{"place":"Oslo"}`)}},
+				{EventMessageStop, Event{StopReason: StopToolCall}},
 			},
 		},
 		{

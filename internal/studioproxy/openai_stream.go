@@ -261,6 +261,15 @@ func (s *oaStream) chunk(c *oaChunk) error {
 			zero := 0
 			calls = []oaToolCallDelta{{Index: &zero, Function: *fc}}
 		}
+		if len(calls) > 0 {
+			// The text before a tool call reaches the page before it: what
+			// redaction held back is sent now, so the page's text and tool
+			// cards keep the upstream's order. A key is found within one run
+			// of text (between tool calls), not across a call.
+			if err := s.sendText(s.text.Flush()); err != nil {
+				return err
+			}
+		}
 		for pos, d := range calls {
 			if err := s.toolCall(pos, d); err != nil {
 				return err
