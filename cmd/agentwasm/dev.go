@@ -43,8 +43,8 @@ type devOptions struct {
 	// AllowHosts are the Host values served besides loopback names
 	// (--allow-host HOST[:PORT]); a non-loopback Addr needs at least one.
 	// AllowOrigins are the other origins whose pages may call /api, with
-	// CORS answers (--allow-origin URL). Both are checked by runDev; an
-	// invalid value reaching newDevHandler is left out.
+	// CORS answers (--allow-origin URL). Both are checked by runDev; when
+	// one reaching newDevHandler is invalid, none of them is allowed.
 	AllowHosts   []string
 	AllowOrigins []string
 	// MaxConcurrent bounds the chat requests answered at once

@@ -4,8 +4,8 @@
 // A request is served only when its Host names this server (a loopback name
 // at the port the connection reached, the specific address given with
 // --addr, or a host given with --allow-host) and its Origin, when present,
-// is the server's own origin or one given with --allow-origin. A request
-// with a body must be application/json, so no CORS simple request
+// is the server's own origin or one given with --allow-origin. A POST (or
+// PUT, PATCH) must be application/json, so no CORS simple request
 // (text/plain, a form) gets through, and a cross-site request that carries
 // no Origin is refused too. Allowed cross origins get CORS answers, the
 // preflight included.
@@ -36,7 +36,7 @@ var corsAllowHeaders = []string{"Content-Type", "Accept", "Authorization", "Last
 const corsExposeHeaders = "Mcp-Session-Id, MCP-Protocol-Version, Retry-After"
 
 // corsAllowMethods are the methods served under /api.
-const corsAllowMethods = "GET, POST, DELETE"
+const corsAllowMethods = "GET, HEAD, POST, DELETE"
 
 // corsMaxAge is how long (seconds) a browser may keep a preflight answer.
 const corsMaxAge = "600"

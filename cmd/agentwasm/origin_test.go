@@ -202,7 +202,7 @@ func TestOriginPolicy(t *testing.T) {
 			}
 			if c.method == "OPTIONS" && c.status == 204 {
 				h := resp.Header
-				assert.Equal(t, "GET, POST, DELETE", h.Get("Access-Control-Allow-Methods"))
+				assert.Equal(t, "GET, HEAD, POST, DELETE", h.Get("Access-Control-Allow-Methods"))
 				assert.Equal(t, "600", h.Get("Access-Control-Max-Age"))
 				allowHeaders := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
 				for _, want := range []string{"content-type", "authorization", "accept", "last-event-id"} {
