@@ -21,82 +21,41 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/internal/sameorigin"
+	"github.com/agentwasm/agentwasm/internal/sameorigin/sameorigintest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// seenRequests records the requests a server received.
-type seenRequests struct {
-	mu   sync.Mutex
-	n    int
-	auth []string
-	body []string
-}
-
-func (s *seenRequests) add(r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.n++
-	s.auth = append(s.auth, r.Header.Get("Authorization"))
-	s.body = append(s.body, string(b))
-}
-
-func (s *seenRequests) get() (int, []string, []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n, append([]string(nil), s.auth...), append([]string(nil), s.body...)
-}
-
-// recordingServer starts a server on ln (a new loopback listener when nil;
-// TLS when tls) that records every request and answers "landed".
-func recordingServer(t *testing.T, ln net.Listener, tls bool) (*httptest.Server, *seenRequests) {
-	t.Helper()
-	seen := &seenRequests{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seen.add(r)
-		io.WriteString(w, "landed")
-	}))
-	if ln != nil {
-		srv.Listener.Close()
-		srv.Listener = ln
-	}
-	if tls {
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
-	t.Cleanup(srv.Close)
-	return srv, seen
-}
+// landed is the answer of the servers a redirect may name.
+func landed(w http.ResponseWriter) { _, _ = io.WriteString(w, "landed") }
 
 func TestHTTPFetcherCrossOriginRedirects(t *testing.T) {
 	const token = "tok-Secret-42"
 	type target struct {
 		name  string
-		start func(t *testing.T, origin *httptest.Server, hostSeen *seenRequests) (string, *seenRequests, *http.Client)
+		start func(t *testing.T, origin *httptest.Server, hostSeen *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client)
 	}
 	targets := []target{
-		{"another port", func(t *testing.T, _ *httptest.Server, _ *seenRequests) (string, *seenRequests, *http.Client) {
-			srv, seen := recordingServer(t, nil, false)
+		{"another port", func(t *testing.T, _ *httptest.Server, _ *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
+			srv, seen := sameorigintest.Server(t, nil, false, landed)
 			return srv.URL + "/mcp", seen, nil
 		}},
-		{"another host, same port", func(t *testing.T, origin *httptest.Server, hostSeen *seenRequests) (string, *seenRequests, *http.Client) {
+		{"another host, same port", func(t *testing.T, origin *httptest.Server, hostSeen *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
 			// localhost is another host than 127.0.0.1 though it reaches the
 			// same server, which records requests for it in hostSeen.
 			_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
 			return "http://localhost:" + port + "/mcp", hostSeen, nil
 		}},
-		{"another address", func(t *testing.T, _ *httptest.Server, _ *seenRequests) (string, *seenRequests, *http.Client) {
+		{"another address", func(t *testing.T, _ *httptest.Server, _ *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
 			ln, err := net.Listen("tcp", "127.0.0.2:0")
 			if err != nil {
 				t.Skip("cannot listen on 127.0.0.2:", err)
 			}
-			srv, seen := recordingServer(t, ln, false)
+			srv, seen := sameorigintest.Server(t, ln, false, landed)
 			return srv.URL + "/mcp", seen, nil
 		}},
-		{"another scheme (https)", func(t *testing.T, _ *httptest.Server, _ *seenRequests) (string, *seenRequests, *http.Client) {
-			srv, seen := recordingServer(t, nil, true)
+		{"another scheme (https)", func(t *testing.T, _ *httptest.Server, _ *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
+			srv, seen := sameorigintest.Server(t, nil, true, landed)
 			return srv.URL + "/mcp", seen, srv.Client()
 		}},
 	}
@@ -114,24 +73,24 @@ func TestHTTPFetcherCrossOriginRedirects(t *testing.T) {
 			for _, cr := range creds {
 				t.Run(strconv.Itoa(status)+"/"+tg.name+"/"+cr.name, func(t *testing.T) {
 					var location string
-					originSeen, hostSeen := &seenRequests{}, &seenRequests{}
+					originSeen, hostSeen := &sameorigintest.Seen{}, &sameorigintest.Seen{}
 					origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 						if !strings.HasPrefix(r.Host, "127.0.0.1:") {
-							hostSeen.add(r)
+							hostSeen.Add(r)
 							io.WriteString(w, "landed")
 							return
 						}
-						originSeen.add(r)
+						originSeen.Add(r)
 						http.Redirect(w, r, location, status)
 					}))
 					defer origin.Close()
-					var seen *seenRequests
+					var seen *sameorigintest.Seen
 					var client *http.Client
 					location, seen, client = tg.start(t, origin, hostSeen)
 
 					req := &Request{Method: "POST", URL: origin.URL + "/mcp", Header: cr.header, Body: []byte(`{"secret":"` + token + `"}`)}
 					resp, err := (&HTTPFetcher{Client: client}).Fetch(context.Background(), req)
-					n, auth, body := seen.get()
+					n, auth, body := seen.Get()
 					if cr.refused == "" {
 						require.NoError(t, err)
 						b, _ := io.ReadAll(resp.Body)
@@ -152,7 +111,7 @@ func TestHTTPFetcherCrossOriginRedirects(t *testing.T) {
 					assert.Contains(t, msg, cr.refused, "the message names the headers")
 					assert.NotContains(t, msg, token, "never a value")
 					assert.Zero(t, n, "nothing reached the other origin (authorization %q, body %q)", auth, body)
-					on, _, _ := originSeen.get()
+					on, _, _ := originSeen.Get()
 					assert.Equal(t, 1, on)
 					if client != nil {
 						assert.Nil(t, client.CheckRedirect, "the caller's client is not changed")
@@ -167,10 +126,10 @@ func TestHTTPFetcherSameOriginRedirect(t *testing.T) {
 	const token = "tok-same-origin"
 	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			moved := &seenRequests{}
+			moved := &sameorigintest.Seen{}
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path == "/moved" {
-					moved.add(r)
+					moved.Add(r)
 					io.WriteString(w, "landed")
 					return
 				}
@@ -185,7 +144,7 @@ func TestHTTPFetcherSameOriginRedirect(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			assert.Equal(t, "landed", string(b))
-			n, auth, body := moved.get()
+			n, auth, body := moved.Get()
 			require.Equal(t, 1, n)
 			assert.Equal(t, "Bearer "+token, auth[0], "the token follows a redirect within its origin")
 			if status != http.StatusFound {

@@ -17,59 +17,15 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/internal/sameorigin"
+	"github.com/agentwasm/agentwasm/internal/sameorigin/sameorigintest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// oaSeen records the requests a server received.
-type oaSeen struct {
-	mu    sync.Mutex
-	count int
-	auth  []string
-	body  []string
-}
-
-func (s *oaSeen) add(r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.count++
-	s.auth = append(s.auth, r.Header.Get("Authorization"))
-	s.body = append(s.body, string(b))
-}
-
-func (s *oaSeen) snapshot() (int, []string, []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.count, append([]string(nil), s.auth...), append([]string(nil), s.body...)
-}
 
 // oaAnswer writes a short streamed answer.
 func oaAnswer(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	_, _ = io.WriteString(w, `data: {"model":"m","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
-}
-
-// oaRecordingServer starts a server on ln (a new loopback listener when
-// nil; TLS when tls) that records every request and answers it.
-func oaRecordingServer(t *testing.T, ln net.Listener, tls bool) (*httptest.Server, *oaSeen) {
-	t.Helper()
-	seen := &oaSeen{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seen.add(r)
-		oaAnswer(w)
-	}))
-	if ln != nil {
-		srv.Listener.Close()
-		srv.Listener = ln
-	}
-	if tls {
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
-	t.Cleanup(srv.Close)
-	return srv, seen
 }
 
 func TestOpenAIRefusesCrossOriginRedirects(t *testing.T) {
@@ -78,33 +34,33 @@ func TestOpenAIRefusesCrossOriginRedirects(t *testing.T) {
 		name string
 		// start returns the URL to redirect to, what saw requests there,
 		// and the client the model should use (one that trusts the target).
-		start func(t *testing.T, origin *httptest.Server, hostSeen *oaSeen) (string, *oaSeen, *http.Client)
+		start func(t *testing.T, origin *httptest.Server, hostSeen *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client)
 	}
 	targets := []target{
-		{"another port", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
-			srv, seen := oaRecordingServer(t, nil, false)
+		{"another port", func(t *testing.T, _ *httptest.Server, _ *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
+			srv, seen := sameorigintest.Server(t, nil, false, oaAnswer)
 			return srv.URL + "/v1/chat/completions", seen, nil
 		}},
-		{"another host, same port", func(t *testing.T, origin *httptest.Server, hostSeen *oaSeen) (string, *oaSeen, *http.Client) {
+		{"another host, same port", func(t *testing.T, origin *httptest.Server, hostSeen *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
 			// localhost is another host than 127.0.0.1 though it reaches the
 			// same server, which records requests for it in hostSeen.
 			_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
 			return "http://localhost:" + port + "/v1/chat/completions", hostSeen, nil
 		}},
-		{"another address", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
+		{"another address", func(t *testing.T, _ *httptest.Server, _ *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
 			ln, err := net.Listen("tcp", "127.0.0.2:0")
 			if err != nil {
 				t.Skip("cannot listen on 127.0.0.2:", err)
 			}
-			srv, seen := oaRecordingServer(t, ln, false)
+			srv, seen := sameorigintest.Server(t, ln, false, oaAnswer)
 			return srv.URL + "/v1/chat/completions", seen, nil
 		}},
-		{"another scheme (https)", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
-			srv, seen := oaRecordingServer(t, nil, true)
+		{"another scheme (https)", func(t *testing.T, _ *httptest.Server, _ *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
+			srv, seen := sameorigintest.Server(t, nil, true, oaAnswer)
 			return srv.URL + "/v1/chat/completions", seen, srv.Client()
 		}},
-		{"the key in the location", func(t *testing.T, _ *httptest.Server, _ *oaSeen) (string, *oaSeen, *http.Client) {
-			srv, seen := oaRecordingServer(t, nil, false)
+		{"the key in the location", func(t *testing.T, _ *httptest.Server, _ *sameorigintest.Seen) (string, *sameorigintest.Seen, *http.Client) {
+			srv, seen := sameorigintest.Server(t, nil, false, oaAnswer)
 			u, _ := url.Parse(srv.URL)
 			u.User = url.UserPassword("u", key)
 			return u.String() + "/v1/chat/completions?key=" + key, seen, nil
@@ -115,21 +71,21 @@ func TestOpenAIRefusesCrossOriginRedirects(t *testing.T) {
 			t.Run(strconv.Itoa(status)+"/"+tg.name, func(t *testing.T) {
 				var (
 					location   string
-					originSeen = &oaSeen{}
-					hostSeen   = &oaSeen{} // requests to the origin's server under another host name
+					originSeen = &sameorigintest.Seen{}
+					hostSeen   = &sameorigintest.Seen{} // requests to the origin's server under another host name
 				)
 				origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if !strings.HasPrefix(r.Host, "127.0.0.1:") {
-						hostSeen.add(r)
+						hostSeen.Add(r)
 						oaAnswer(w)
 						return
 					}
-					originSeen.add(r)
+					originSeen.Add(r)
 					http.Redirect(w, r, location, status)
 				}))
 				defer origin.Close()
 				var (
-					seen   *oaSeen
+					seen   *sameorigintest.Seen
 					client *http.Client
 				)
 				location, seen, client = tg.start(t, origin, hostSeen)
@@ -149,10 +105,10 @@ func TestOpenAIRefusesCrossOriginRedirects(t *testing.T) {
 				assert.NotContains(t, msg, key)
 				oaAssertNoKey(t, key, got)
 
-				n, auth, _ := originSeen.snapshot()
+				n, auth, _ := originSeen.Get()
 				assert.Equal(t, 1, n, "the origin got the request")
 				assert.Equal(t, []string{"Bearer " + key}, auth)
-				n, auth, body := seen.snapshot()
+				n, auth, body := seen.Get()
 				assert.Zero(t, n, "no request reached the other origin (authorization %q, body %q)", auth, body)
 				if client != nil {
 					assert.Nil(t, client.CheckRedirect, "the caller's client is not changed")
@@ -166,12 +122,12 @@ func TestOpenAIFollowsSameOriginRedirects(t *testing.T) {
 	const key = "sk-same-origin-7"
 	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			moved := &oaSeen{}
+			moved := &sameorigintest.Seen{}
 			var redirected int
 			var mu sync.Mutex
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if strings.HasPrefix(r.URL.Path, "/moved/") {
-					moved.add(r)
+					moved.Add(r)
 					oaAnswer(w)
 					return
 				}
@@ -196,7 +152,7 @@ func TestOpenAIFollowsSameOriginRedirects(t *testing.T) {
 				{EventTextDelta, Event{Text: "ok"}},
 				{EventMessageStop, Event{StopReason: StopEndTurn}},
 			}, rec.got(t))
-			n, auth, body := moved.snapshot()
+			n, auth, body := moved.Get()
 			require.Equal(t, 1, n)
 			assert.Equal(t, []string{"Bearer " + key}, auth, "the key follows a redirect within its origin")
 			assert.Contains(t, body[0], `"messages"`, "307 and 308 keep the body")
