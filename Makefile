@@ -159,13 +159,12 @@ test: vet sizecheck gotest nodetest typecheck browsertest packagetest
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-# Both wasm builds vet every package that compiles for them; internal/demomcp is left out: it
-# serves serve's native MCP HTTP handler to agentwasm dev and builds natively only.
+# Both wasm builds vet every package the modules link (the dev binary's servers under cmd/ build natively only).
 	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
-		$$($(GO) list ./internal/... | grep -v '/internal/demomcp$$') ./wasm/js/...
-	GOOS=js GOARCH=wasm $(GO) vet -tags agentwasm_sessiononly ./wasm/command/... ./wasm/js/...
+		./internal/... ./wasm/js/...
+	GOOS=js GOARCH=wasm $(GO) vet -tags agentwasm_sessiononly ./internal/command/... ./wasm/js/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
-		$$($(GO) list ./internal/... | grep -v '/internal/demomcp$$') ./wasm/wasip1/...
+		./internal/... ./wasm/wasip1/...
 	@for t in js wasip1; do \
 		if GOOS=$$t GOARCH=wasm $(GO) list -deps ./wasm/$$t/... | grep -qx net/http; then \
 			echo "the $$t build imports net/http; find the importer with go list -deps"; exit 1; fi; \
@@ -174,7 +173,7 @@ vet:
 # The native suite runs with the race detector (it needs cgo: gcc and libc6-dev).
 gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -race -count=1 ./...
-	$(GO) test -race -count=1 -tags agentwasm_sessiononly -run SessionOnly ./wasm/command/
+	$(GO) test -race -count=1 -tags agentwasm_sessiononly -run SessionOnly ./internal/command/
 
 # With both builds in dist/, so that the tests of the two side by side run.
 nodetest: build build-tiny
@@ -191,7 +190,7 @@ browsertest: build build-tiny dist/agentwasm dist/agentwasm.wasm.br web/node_mod
 
 # dist/package/: the npm package `agentwasm` — the loader, its types, both modules, wasm_exec.js,
 # web/package/README.md — and its package.json, whose version scripts/package.mjs reads from
-# wasm/command (the module's Version), so the two cannot drift.
+# internal/command (the module's Version), so the two cannot drift.
 package: build build-tiny
 	tinygo=$(TINYGO_BIN) && TINYGOROOT="$$($$tinygo env TINYGOROOT)" GO=$(GO) $(NODE) scripts/package.mjs
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 )
 
 // BenchmarkChatTurn measures one text-only turn of 50 deltas, served from

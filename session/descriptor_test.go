@@ -16,9 +16,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agentwasm/agentwasm/internal/fakemcp"
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/testing/fakemcp"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

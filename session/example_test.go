@@ -8,8 +8,8 @@ import (
 	"net/http/httptest"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 )
 
 // A session streams one turn from a Studio AI proxy (here a scripted one)

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/agentwasm/agentwasm/wazerotest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/agentwasm/agentwasm/wazerotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

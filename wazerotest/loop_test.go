@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/agentwasm/agentwasm/wazerotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

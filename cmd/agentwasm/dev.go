@@ -19,10 +19,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentwasm/agentwasm/internal/demomcp"
-	"github.com/agentwasm/agentwasm/internal/studioproxy"
+	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/demomcp"
+	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/studioproxy"
+	"github.com/agentwasm/agentwasm/internal/command"
 	"github.com/agentwasm/agentwasm/serve"
-	"github.com/agentwasm/agentwasm/wasm/command"
 )
 
 // version is the release version the binary and the module share.

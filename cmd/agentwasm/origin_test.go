@@ -26,7 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentwasm/agentwasm/internal/demomcp"
+	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/demomcp"
 	"github.com/agentwasm/agentwasm/serve"
 )
 

@@ -1,5 +1,5 @@
 // Command wasmpack rewrites a WebAssembly module written by the Go toolchain so that its brotli
-// download is smaller (package internal/wasmpack says how and what it costs). The Makefile runs
+// download is smaller (package cmd/wasmpack/internal/wasmpack says how and what it costs). The Makefile runs
 // it on the js modules after the Go linker:
 //
 //	wasmpack [-max-gap N] [-drop-lines] [-compute-findfunctab] -o OUT IN
@@ -9,7 +9,7 @@ import (
 	"flag"
 	"os"
 
-	"github.com/agentwasm/agentwasm/internal/wasmpack"
+	"github.com/agentwasm/agentwasm/cmd/wasmpack/internal/wasmpack"
 )
 
 func main() {

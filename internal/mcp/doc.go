@@ -1,6 +1,6 @@
 // Package mcp is the one definition of the Model Context Protocol that
 // agentwasm's client (session.HTTPMCPClient), its server (serve's
-// dispatcher and HTTP handler), the test fake (internal/fakemcp) and the
+// dispatcher and HTTP handler), the test fake (testing/fakemcp) and the
 // conformance commands share: the protocol revisions and how a version is
 // negotiated (version.go), the JSON-RPC error codes (codes.go), the method,
 // notification and _meta names (names.go), the header names and the

@@ -1,7 +1,7 @@
 //go:build agentwasm_sessiononly && !js && !wasip1
 
 // The session-only build's tests: `go test -tags agentwasm_sessiononly -run
-// SessionOnly ./wasm/command/` (make test runs them). The rest of this
+// SessionOnly ./internal/command/` (make test runs them). The rest of this
 // package's tests expect the full build.
 
 package command_test
@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentwasm/agentwasm/internal/fakeproxy"
-	"github.com/agentwasm/agentwasm/wasm/command"
+	"github.com/agentwasm/agentwasm/internal/command"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -1,4 +1,4 @@
-// Command lineprog is the wasip1 program internal/wasmpack's tests pack: it exercises what the
+// Command lineprog is the wasip1 program cmd/wasmpack/internal/wasmpack's tests pack: it exercises what the
 // runtime needs its function table for — stack growth, the collector's stack scan, panics,
 // goroutines — and prints where it is, so the test can compare the packed build with the
 // linker's.

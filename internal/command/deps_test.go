@@ -92,7 +92,7 @@ func TestWasmBuildsImportNoForbiddenPackage(t *testing.T) {
 					importers[imp] = append(importers[imp], pkg)
 				}
 			}
-			require.True(t, deps["github.com/agentwasm/agentwasm/wasm/command"], "go list -deps %s lists the command layer", b.pkg)
+			require.True(t, deps["github.com/agentwasm/agentwasm/internal/command"], "go list -deps %s lists the command layer", b.pkg)
 			for pkg, why := range forbidden {
 				assert.False(t, deps[pkg], "the %s build imports %s, through %v (%s); find the importer with go list -deps -f '{{.ImportPath}}: {{join .Imports \" \"}}'",
 					b.name, pkg, importers[pkg], why)

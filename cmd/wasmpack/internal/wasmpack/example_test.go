@@ -3,7 +3,7 @@ package wasmpack_test
 import (
 	"fmt"
 
-	"github.com/agentwasm/agentwasm/internal/wasmpack"
+	"github.com/agentwasm/agentwasm/cmd/wasmpack/internal/wasmpack"
 )
 
 // A module whose data section holds two stretches of data five zero bytes apart, as two

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/internal/sameorigin"
-	"github.com/agentwasm/agentwasm/internal/sameorigin/sameorigintest"
+	"github.com/agentwasm/agentwasm/testing/sameorigintest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

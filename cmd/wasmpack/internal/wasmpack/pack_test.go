@@ -186,7 +186,7 @@ func TestLEB128RoundTrip(t *testing.T) {
 }
 
 func TestREADMENamesTheDefaultMaxGap(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../../../README.md")
 	require.NoError(t, err)
 	text := strings.Join(strings.Fields(string(readme)), " ") // line breaks as spaces
 	require.Contains(t, text, "runs of up to "+strconv.Itoa(DefaultMaxGap)+" bytes (`wasmpack.DefaultMaxGap`)")
