@@ -1,5 +1,6 @@
-// The serving port: options, construction, the fixed tool list and call(),
-// which type-checks every argument, routes to a tool and never panics.
+// The serving port: options, construction, the fixed tool list and Call,
+// which reads the arguments (port_args.go), routes to a tool and never
+// panics; and errorResult, the result of a refusal.
 
 package serve
 
@@ -35,9 +36,6 @@ const (
 	JourneyToolsPerJourney = "per-journey"
 	JourneyToolsSingle     = "single"
 )
-
-// maxArgs caps the arguments of one call.
-const maxArgs = 1 << 20
 
 type routeKind int
 
@@ -187,9 +185,9 @@ func (p *Port) Call(ctx context.Context, name string, args []byte) (res Result) 
 		return p.position(newResult("ok", false, "judgment", JudgmentError, "reason", ReasonUnknownTool,
 			"why", whyOf(ReasonUnknownTool), "tools", p.toolNames)).withError()
 	}
-	a, bad := parseArgs(args)
-	if bad.fields != nil {
-		return p.position(bad)
+	a, err := parseArgs(args)
+	if err != nil {
+		return p.position(argRefusal(err))
 	}
 	var r Result
 	switch rt.kind {
@@ -217,37 +215,6 @@ func (p *Port) position(r Result) Result {
 	return r.With("youAreOn", page).With("version", v)
 }
 
-// args are the parsed arguments of a call.
-type argMap map[string]any
-
-// parseArgs parses raw arguments, or returns an error result.
-func parseArgs(raw []byte) (argMap, Result) {
-	if len(raw) > maxArgs {
-		return nil, errorResult(ReasonArgumentsTooLarge, "error", "the arguments are "+strconv.Itoa(len(raw))+" bytes; the limit is "+strconv.Itoa(maxArgs))
-	}
-	blank := true
-	for _, c := range raw {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			blank = false
-			break
-		}
-	}
-	if blank {
-		return argMap{}, Result{}
-	}
-	v, err := ParseValue(raw)
-	if err != nil {
-		return nil, errorResult(ReasonInvalidArguments, "error", "the arguments are not valid JSON: "+capText(err.Error(), maxErrorText))
-	}
-	switch m := v.(type) {
-	case nil:
-		return argMap{}, Result{}
-	case map[string]any:
-		return argMap(m), Result{}
-	}
-	return nil, errorResult(ReasonInvalidArguments, "error", "the arguments must be a JSON object")
-}
-
 // errorResult is a port-level error (nothing fired) with extra fields.
 func errorResult(reason string, kv ...any) Result {
 	r := newResult("ok", false, "judgment", JudgmentError, "reason", reason, "why", whyOf(reason))
@@ -266,105 +233,3 @@ func errorResult(reason string, kv ...any) Result {
 
 // maxEchoText bounds an argument echoed back in an error result.
 const maxEchoText = 200
-
-// str returns the string argument key: "" when absent, null or empty; an
-// error result when it is not a string.
-func (a argMap) str(key string) (string, Result) {
-	v, ok := a[key]
-	if !ok || v == nil {
-		return "", Result{}
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		return "", errorResult(ReasonInvalidArguments, "error", key+" must be a string, not "+jsonType(v))
-	}
-	return s, Result{}
-}
-
-// flag returns the boolean argument key (false when absent or null).
-func (a argMap) flag(key string) (bool, Result) {
-	v, ok := a[key]
-	if !ok || v == nil {
-		return false, Result{}
-	}
-	b, isBool := v.(bool)
-	if !isBool {
-		return false, errorResult(ReasonInvalidArguments, "error", key+" must be true or false, not "+jsonType(v))
-	}
-	return b, Result{}
-}
-
-// jsonType names the JSON type of v.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "an unknown value"
-}
-
-// fireArgs are the arguments shared by the journey tools and do_action.
-type fireArgs struct {
-	input           any
-	hasInput        bool
-	confirm, refuse bool
-	instance        string // a repeating action's card
-	offerID         string // a "cite" action's offer
-	askID           string // the ask the call answers (askId), if cited
-}
-
-// fireArgs reads input, confirm and decline, and instance and offerId
-// when the graph has actions that take them (a graph without them
-// ignores those names, as it did before they existed).
-func (p *Port) fireArgs(a argMap) (fireArgs, Result) {
-	f, bad := a.fireArgs()
-	if bad.fields != nil {
-		return f, bad
-	}
-	if p.instances {
-		switch v := a["instance"].(type) {
-		case float64:
-			f.instance = instanceKey(v) // a numeric card key, in its JSON form
-		default:
-			if f.instance, bad = a.str("instance"); bad.fields != nil {
-				return f, bad
-			}
-		}
-	}
-	if p.citing {
-		if f.offerID, bad = a.str("offerId"); bad.fields != nil {
-			return f, bad
-		}
-	}
-	return f, Result{}
-}
-
-// fireArgs reads input, confirm and decline.
-func (a argMap) fireArgs() (fireArgs, Result) {
-	var f fireArgs
-	var bad Result
-	if f.confirm, bad = a.flag("confirm"); bad.fields != nil {
-		return f, bad
-	}
-	if f.refuse, bad = a.flag("decline"); bad.fields != nil {
-		return f, bad
-	}
-	if f.confirm && f.refuse {
-		return f, errorResult(ReasonInvalidArguments, "error", "confirm and decline cannot both be true; pass the person's one answer")
-	}
-	if f.askID, bad = a.str("askId"); bad.fields != nil {
-		return f, bad
-	}
-	f.input, f.hasInput = a["input"]
-	return f, Result{}
-}

@@ -11,13 +11,13 @@ import (
 
 // didItWork serves the did_it_work tool.
 func (p *Port) didItWork(a argMap, caller string) Result {
-	id, bad := a.str("transitionId")
-	if bad.fields != nil {
-		return bad
+	id, err := a.str("transitionId")
+	if err != nil {
+		return argRefusal(err)
 	}
 	if id == "" {
-		if id, bad = a.str("askId"); bad.fields != nil {
-			return bad
+		if id, err = a.str("askId"); err != nil {
+			return argRefusal(err)
 		}
 	}
 	if id == "" {
@@ -136,13 +136,13 @@ func (p *Port) askResult(k *ask) Result {
 
 // doAction serves the do_action tool.
 func (p *Port) doAction(ctx context.Context, a argMap) Result {
-	name, bad := a.str("action")
-	if bad.fields != nil {
-		return bad
+	name, err := a.str("action")
+	if err != nil {
+		return argRefusal(err)
 	}
-	fa, bad := p.fireArgs(a)
-	if bad.fields != nil {
-		return bad
+	fa, err := p.fireArgs(a)
+	if err != nil {
+		return argRefusal(err)
 	}
 	if name == "" {
 		return errorResult(ReasonActionRequired, "actions", p.actionsHere())

@@ -156,9 +156,9 @@ func (p *Port) journeyIDs() []string {
 // callJourney serves a journey tool; jid is empty in single mode.
 func (p *Port) callJourney(ctx context.Context, jid string, a argMap) Result {
 	if jid == "" {
-		var bad Result
-		if jid, bad = a.str("journey"); bad.fields != nil {
-			return bad
+		var err error
+		if jid, err = a.str("journey"); err != nil {
+			return argRefusal(err)
 		}
 		if jid == "" {
 			return errorResult(ReasonJourneyRequired, "journeys", p.journeyIDs())
@@ -169,13 +169,13 @@ func (p *Port) callJourney(ctx context.Context, jid string, a argMap) Result {
 	if j == nil {
 		return errorResult(ReasonUnknownJourney, "journey", jid, "journeys", p.journeyIDs())
 	}
-	step, bad := a.str("step")
-	if bad.fields != nil {
-		return bad
+	step, err := a.str("step")
+	if err != nil {
+		return argRefusal(err)
 	}
-	fa, bad := p.fireArgs(a)
-	if bad.fields != nil {
-		return bad
+	fa, err := p.fireArgs(a)
+	if err != nil {
+		return argRefusal(err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -5,7 +5,6 @@
 package serve
 
 import (
-	"math"
 	"slices"
 	"strconv"
 )
@@ -16,18 +15,14 @@ const maxBrief = 10
 
 // whatsHere serves the whats_here tool.
 func (p *Port) whatsHere(a argMap, caller string) Result {
-	since := int64(-1)
-	if v, ok := a["sinceVersion"]; ok && v != nil {
-		f, isNum := v.(float64)
-		if !isNum || f < 0 || f != math.Trunc(f) || f > 1e15 {
-			return errorResult(ReasonInvalidArguments, "error", "sinceVersion must be a whole number ≥ 0, a version from an earlier result")
-		}
-		since = int64(f)
+	since, err := a.sinceVersion()
+	if err != nil {
+		return argRefusal(err)
 	}
 	if p.app.g.RouteTo {
-		to, bad := a.str("routeTo")
-		if bad.fields != nil {
-			return bad
+		to, err := a.str("routeTo")
+		if err != nil {
+			return argRefusal(err)
 		}
 		if to != "" {
 			return p.routeResult(to)
@@ -235,9 +230,9 @@ func joinKeys(keys []string) string {
 
 // why serves the why tool.
 func (p *Port) why(a argMap) Result {
-	key, bad := a.str("key")
-	if bad.fields != nil {
-		return bad
+	key, err := a.str("key")
+	if err != nil {
+		return argRefusal(err)
 	}
 	if key == "" {
 		return errorResult(ReasonKeyRequired)
