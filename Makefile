@@ -8,9 +8,9 @@
 #   make test         vet, go test -race ./..., node --test web/test, tsc on the types, the browser tests
 #   make test-tiny    the wazero suite and the Node suite against the TinyGo modules, and their size budget
 #   make size         raw, gzip and brotli bytes of the five modules (Go's full and session-only js modules,
-#                     Go's wasip1 module, TinyGo's two), checked against the budgets; writes README's table
+#                     Go's wasip1 module, TinyGo's two), checked against the budgets; writes docs/SIZE.md's table
 #   make size-opt     the js modules' raw and brotli bytes at each wasm-opt level and inlining choice (the
-#                     choice of flags); writes README's table
+#                     choice of flags); writes docs/SIZE.md's table
 #   make package      dist/package/: the npm package (npm pack works there, offline)
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
 #   make generate     regenerate the easyjson codecs
@@ -57,9 +57,9 @@ build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.was
 # (-tags agentwasm_sessiononly: no serve, no portkit; createPort answers port_unavailable).
 # They do not go through wasm-opt: -Os and -Oz make the Go module's brotli download larger, though
 # the raw bytes smaller, and -O2 changes it by little either way (`make size-opt` measures each
-# level on this revision and writes the table into README.md, Size). GCFLAGS_JS: inlining off (-l) except
+# level on this revision and writes the table into docs/SIZE.md). GCFLAGS_JS: inlining off (-l) except
 # in the runtime and syscall/js: most of what -l saves in brotli bytes, without the slower events
-# that turning it off in the runtime costs (README.md, Size; that table has both ends, Go's default
+# that turning it off in the runtime costs (docs/SIZE.md; that table has both ends, Go's default
 # and -l everywhere).
 GCFLAGS_JS ?= -gcflags=all=-l -gcflags=runtime= -gcflags=syscall/js=
 GOFLAGS_JS := $(GOFLAGS_W) $(GCFLAGS_JS)
@@ -69,7 +69,7 @@ GOFLAGS_JS := $(GOFLAGS_W) $(GCFLAGS_JS)
 # tables, so a stack trace names functions but prints ?:0 for their places; with
 # -compute-findfunctab, a start function builds the runtime's pc lookup table at instantiation
 # in place of the megabyte of table in the data. `make build PACK_FLAGS=` does the merge alone.
-# The linker's own output stays beside it as *.linked.wasm (README.md, Size, has each step).
+# The linker's own output stays beside it as *.linked.wasm (docs/SIZE.md has each step).
 PACK_FLAGS ?= -drop-lines -compute-findfunctab
 
 dist/agentwasm.wasm: $(GO_SRC) dist/wasmpack
@@ -102,7 +102,7 @@ dist/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	@mkdir -p dist
 	cp $< $@
 
-# The TinyGo build (README.md, TinyGo build): the same two entry points built by TinyGo v0.41.0
+# The TinyGo build (docs/SIZE.md, The TinyGo build): the same two entry points built by TinyGo v0.41.0
 # against Debian's LLVM 19, with tinygo/js.json and tinygo/wasip1.json, which name Debian's
 # wasi-libc and compiler-rt. scripts/tinygo.sh installs what is missing and builds TinyGo once
 # (cached outside the repository), then prints the binary; TINYGO=/path/to/tinygo skips it.
@@ -202,14 +202,14 @@ packagetest: package web/node_modules/.package-lock.json
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
-# The js modules' budgets (README.md, Size, says why and what each raise or cut was):
+# The js modules' budgets (docs/SIZE.md says why):
 # the full build 4.5 MB raw and 800,000 B brotli, the session-only build 3.6 MB raw and 650,000 B:
 # the brotli figures are the download goals.
 SIZE_BUDGETS := --budget dist/agentwasm.wasm:4500000:800000 --budget dist/agentwasm-session.wasm:3600000:650000
 SIZE_MODULES := dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm
 
 size: $(SIZE_MODULES) dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
-	@$(NODE) scripts/size.mjs --readme README.md $(SIZE_BUDGETS) $(SIZE_MODULES) \
+	@$(NODE) scripts/size.mjs --doc docs/SIZE.md $(SIZE_BUDGETS) $(SIZE_MODULES) \
 		dist/agentwasm.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
 
 sizecheck: $(SIZE_MODULES)
@@ -224,7 +224,7 @@ size-opt: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm.tiny.wa
 	dist/wasmpack $(PACK_FLAGS) -o dist/agentwasm.noinline.wasm dist/agentwasm.noinline.linked.wasm
 	dist/wasmpack -o dist/agentwasm.lines.wasm dist/agentwasm.linked.wasm
 	dist/wasmpack -drop-lines -o dist/agentwasm.findfunc.wasm dist/agentwasm.linked.wasm
-	@$(NODE) scripts/wasmopt.mjs --readme README.md 'Go, full (as `make build`)=dist/agentwasm.wasm' \
+	@$(NODE) scripts/wasmopt.mjs --doc docs/SIZE.md 'Go, full (as `make build`)=dist/agentwasm.wasm' \
 		'Go, full, as the linker wrote it (no `wasmpack`)=dist/agentwasm.linked.wasm' \
 		'Go, full, `wasmpack` merging segments only=dist/agentwasm.lines.wasm' \
 		'Go, full, `wasmpack -drop-lines` only=dist/agentwasm.findfunc.wasm' \

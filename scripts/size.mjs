@@ -6,13 +6,13 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 // --budget FILE:RAW:BROTLI fails (exit 1) when FILE is larger than either
 // bound in bytes; `make test` checks the js module against its budget.
-// --readme FILE rewrites the table between FILE's `<!-- size:begin -->` and
+// --doc FILE rewrites the table between FILE's `<!-- size:begin -->` and
 // `<!-- size:end -->` lines with these figures (`make size` does it for
-// README.md), so the README's figures are never typed by hand.
+// docs/SIZE.md), so the document's figures are never typed by hand.
 const args = process.argv.slice(2);
-let readme = '';
-const ri = args.indexOf('--readme');
-if (ri !== -1) readme = args.splice(ri, 2)[1];
+let doc = '';
+const di = args.indexOf('--doc');
+if (di !== -1) doc = args.splice(di, 2)[1];
 const budgets = [];
 for (let i = args.indexOf('--budget'); i !== -1; i = args.indexOf('--budget')) {
   const [file, raw, brotli] = args.splice(i, 2)[1].split(':');
@@ -31,15 +31,15 @@ console.log('file'.padEnd(32), 'raw'.padStart(18), 'gzip -9'.padStart(18), 'brot
 for (const r of rows) {
   console.log(r.file.padEnd(32), `${r.raw} (${mb(r.raw)})`.padStart(18), `${r.gzip} (${mb(r.gzip)})`.padStart(18), `${r.brotli} (${mb(r.brotli)})`.padStart(18));
 }
-if (readme) {
+if (doc) {
   const { readFileSync: read, writeFileSync } = await import('node:fs');
-  const text = read(readme, 'utf8');
+  const text = read(doc, 'utf8');
   const begin = '<!-- size:begin -->\n';
   const end = '<!-- size:end -->';
   const a = text.indexOf(begin);
   const b = text.indexOf(end, a);
   if (a === -1 || b === -1) {
-    console.error(`size: ${readme} has no ${begin.trim()} … ${end} block`);
+    console.error(`size: ${doc} has no ${begin.trim()} … ${end} block`);
     process.exit(1);
   }
   const n = (x) => x.toLocaleString('en-US');
@@ -51,8 +51,8 @@ if (readme) {
   };
   const table = ['| module | raw | gzip | brotli |', '|---|---|---|---|',
     ...rows.map((r) => `| \`${r.file}\`${notes[r.file] ?? ''} | ${n(r.raw)} B (${mb(r.raw)}) | ${n(r.gzip)} B (${mb(r.gzip)}) | ${n(r.brotli)} B (${mb(r.brotli)}) |`)];
-  writeFileSync(readme, text.slice(0, a + begin.length) + table.join('\n') + '\n' + text.slice(b));
-  console.log(`size: the table in ${readme} is up to date`);
+  writeFileSync(doc, text.slice(0, a + begin.length) + table.join('\n') + '\n' + text.slice(b));
+  console.log(`size: the table in ${doc} is up to date`);
 }
 let over = false;
 for (const b of budgets) {

@@ -2,12 +2,12 @@
 // module given, its raw and brotli (quality 11) bytes as built and after
 // `wasm-opt -O2`, `-Os` and `-Oz`, each with the features Go's and TinyGo's
 // modules use. `make size-opt` runs it on the modules as their compilers
-// wrote them and rewrites the table between README.md's
-// `<!-- wasmopt:begin -->` and `<!-- wasmopt:end -->` lines; the Makefile
-// runs wasm-opt only where a level makes the brotli bytes smaller (README.md,
-// Size).
+// wrote them and, with --doc FILE, rewrites the table between FILE's
+// `<!-- wasmopt:begin -->` and `<!-- wasmopt:end -->` lines (the Makefile
+// passes docs/SIZE.md); the Makefile runs wasm-opt only where a level makes
+// the brotli bytes smaller (docs/SIZE.md says which).
 //
-//   node scripts/wasmopt.mjs [--readme README.md] LABEL=FILE...
+//   node scripts/wasmopt.mjs [--doc docs/SIZE.md] LABEL=FILE...
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,11 +15,11 @@ import path from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
 
 const args = process.argv.slice(2);
-let readme = '';
-const ri = args.indexOf('--readme');
-if (ri !== -1) readme = args.splice(ri, 2)[1];
+let doc = '';
+const di = args.indexOf('--doc');
+if (di !== -1) doc = args.splice(di, 2)[1];
 if (args.length === 0) {
-  console.error('usage: node scripts/wasmopt.mjs [--readme README.md] LABEL=FILE...');
+  console.error('usage: node scripts/wasmopt.mjs [--doc docs/SIZE.md] LABEL=FILE...');
   process.exit(2);
 }
 const wasmOpt = process.env.WASM_OPT || 'wasm-opt';
@@ -55,14 +55,14 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
-if (readme) {
-  const text = readFileSync(readme, 'utf8');
+if (doc) {
+  const text = readFileSync(doc, 'utf8');
   const begin = '<!-- wasmopt:begin -->\n';
   const end = '<!-- wasmopt:end -->';
   const a = text.indexOf(begin);
   const b = text.indexOf(end, a);
   if (a === -1 || b === -1) {
-    console.error(`wasmopt: ${readme} has no ${begin.trim()} … ${end} block`);
+    console.error(`wasmopt: ${doc} has no ${begin.trim()} … ${end} block`);
     process.exit(1);
   }
   const n = (x) => x.toLocaleString('en-US');
@@ -71,6 +71,6 @@ if (readme) {
     `|---|${levels.map(() => '---').join('|')}|---|`,
     ...rows.map((r) => `| ${r.label} | ${r.cells.map((c) => `${n(c.raw)} / ${n(c.brotli)}`).join(' | ')} | ${r.best === 'none' ? 'as compiled' : `\`${r.best}\``} |`),
   ];
-  writeFileSync(readme, text.slice(0, a + begin.length) + table.join('\n') + '\n' + text.slice(b));
-  console.log(`wasmopt: the table in ${readme} is up to date`);
+  writeFileSync(doc, text.slice(0, a + begin.length) + table.join('\n') + '\n' + text.slice(b));
+  console.log(`wasmopt: the table in ${doc} is up to date`);
 }

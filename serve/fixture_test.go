@@ -39,7 +39,7 @@ const (
 // tools (does, one line of use, a compact schema whose confirm and decline
 // point at do_action) and the 4 shared tools in per-journey mode; the one
 // journey tool and the 4 shared tools in single mode. A change of a tool's
-// text or schema changes them: update them here and in README.md.
+// text or schema changes them: update them here and in docs/PORT.md.
 const (
 	fixturePerJourneyBytes = 38054
 	fixtureSingleBytes     = 2945
@@ -157,8 +157,8 @@ func TestFixtureToolBytes(t *testing.T) {
 	perJSON, singleJSON := per.ToolsJSON(), single.ToolsJSON()
 	t.Logf("57-journey fixture tool array: per-journey %d bytes (reference %d, goal %d), single %d bytes (reference %d, goal %d)",
 		len(perJSON), refPerJourneyBytes, goalPerJourneyBytes, len(singleJSON), refSingleBytes, goalSingleBytes)
-	assert.Equal(t, fixturePerJourneyBytes, len(perJSON), "per-journey bytes: update fixturePerJourneyBytes and README.md")
-	assert.Equal(t, fixtureSingleBytes, len(singleJSON), "single bytes: update fixtureSingleBytes and README.md")
+	assert.Equal(t, fixturePerJourneyBytes, len(perJSON), "per-journey bytes: update fixturePerJourneyBytes and docs/PORT.md")
+	assert.Equal(t, fixtureSingleBytes, len(singleJSON), "single bytes: update fixtureSingleBytes and docs/PORT.md")
 	assert.Len(t, per.Tools(), 57+4)
 	assert.Len(t, single.Tools(), 5)
 
@@ -214,20 +214,20 @@ func TestFixtureToolBytesStable(t *testing.T) {
 	}
 }
 
-// README.md states the pinned figures, and the reference's.
-func TestFixtureFiguresInReadme(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+// docs/PORT.md states the pinned figures, and the reference's.
+func TestFixtureFiguresInPortDoc(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "PORT.md"))
 	require.NoError(t, err)
 	readme := strings.Join(strings.Fields(string(b)), " ")
 	for _, want := range []string{
 		"**" + thousands(fixturePerJourneyBytes) + " bytes** in `per-journey` mode (the reference: " + thousands(refPerJourneyBytes) + ")",
 		"**" + thousands(fixtureSingleBytes) + " bytes** in `single` mode (the reference: ~" + thousands(refSingleBytes) + ")",
 	} {
-		assert.True(t, strings.Contains(readme, want), "README.md lacks %q", want)
+		assert.True(t, strings.Contains(readme, want), "docs/PORT.md lacks %q", want)
 	}
 }
 
-// thousands writes n with a comma between thousands, as README.md does.
+// thousands writes n with a comma between thousands, as docs/PORT.md does.
 func thousands(n int) string {
 	s := fmt.Sprint(n)
 	for i := len(s) - 3; i > 0; i -= 3 {

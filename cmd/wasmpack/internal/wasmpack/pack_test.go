@@ -185,8 +185,8 @@ func TestLEB128RoundTrip(t *testing.T) {
 	require.ErrorContains(t, err, "32 bits")
 }
 
-func TestREADMENamesTheDefaultMaxGap(t *testing.T) {
-	readme, err := os.ReadFile("../../../../README.md")
+func TestSizeDocNamesTheDefaultMaxGap(t *testing.T) {
+	readme, err := os.ReadFile("../../../../docs/SIZE.md")
 	require.NoError(t, err)
 	text := strings.Join(strings.Fields(string(readme)), " ") // line breaks as spaces
 	require.Contains(t, text, "runs of up to "+strconv.Itoa(DefaultMaxGap)+" bytes (`wasmpack.DefaultMaxGap`)")
