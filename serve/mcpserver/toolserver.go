@@ -1,6 +1,6 @@
 // What the dispatcher serves: the ToolServer interface (a tool list and
 // tool calls, as JSON bytes), the optional CallHandler that wants the whole
-// call, and the extra methods an Options may answer.
+// call, and the extra JSON-RPC methods Options.Methods may answer.
 
 package mcpserver
 
