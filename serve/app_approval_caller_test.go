@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,10 +33,10 @@ func portAs(p *Port, ctx context.Context) approvalCaller {
 
 // mcpAs calls do_action over d in MCP session sid, or in the stateless era
 // when sid is "".
-func mcpAs(d *MCPDispatcher, sid string) approvalCaller {
+func mcpAs(d *mcpserver.Dispatcher, sid string) approvalCaller {
 	return func(t *testing.T, args string) map[string]any {
 		t.Helper()
-		req := MCPRequest{SessionID: sid}
+		req := mcpserver.Request{SessionID: sid}
 		if sid == "" {
 			req.Body = []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shop.do_action","arguments":` + args + `,` + statelessMeta + `}}`)
 		} else {
@@ -55,9 +56,9 @@ func mcpAs(d *MCPDispatcher, sid string) approvalCaller {
 }
 
 // newMCPSession initializes a session on d and returns its id.
-func newMCPSession(t *testing.T, d *MCPDispatcher) string {
+func newMCPSession(t *testing.T, d *mcpserver.Dispatcher) string {
 	t.Helper()
-	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)})
+	resp := d.Handle(context.Background(), mcpserver.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)})
 	require.Equal(t, 200, resp.Status, "answer: %s", resp.Body)
 	require.NotEmpty(t, resp.SessionID)
 	return resp.SessionID
@@ -68,13 +69,13 @@ func newMCPSession(t *testing.T, d *MCPDispatcher) string {
 type gatedCheckout struct {
 	s      *shop
 	p1, p2 *Port
-	d      *MCPDispatcher
+	d      *mcpserver.Dispatcher
 }
 
 func newGatedCheckout(t *testing.T) gatedCheckout {
 	s := newShop(t, AppOptions{Page: "checkout", RequireHumanApproval: ptrBool(true)})
 	p1 := s.port(t, PortOptions{})
-	d := NewMCPDispatcher(NewPortToolServer(p1, time.Second), MCPDispatcherOptions{Sessions: true})
+	d := mcpserver.New(NewPortToolServer(p1, time.Second), mcpserver.Options{Sessions: true})
 	return gatedCheckout{s: s, p1: p1, p2: s.port(t, PortOptions{}), d: d}
 }
 

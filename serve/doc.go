@@ -5,9 +5,9 @@
 // and journeys as a graph (ParseGraph), runs them as an app session with
 // guards, input schemas, confirm gates, human approval and settled
 // transitions, and offers them to a model as a small, byte-stable set of
-// tools (a port), also served over MCP. In per-journey mode each journey
-// is a tool of its own, carrying its does, one line of use and a compact
-// schema; the rules every firing tool shares (needs-confirm, confirm,
+// tools (a port), also served over MCP (NewMCPServer adapts a port to the
+// server in serve/mcpserver). In per-journey mode each journey is a tool
+// of its own, carrying its does, one line of use and a compact schema; the rules every firing tool shares (needs-confirm, confirm,
 // decline, a person's approval) are stated once, on do_action.
 //
 // An ask belongs to the caller whose fire raised it (caller.go): a port,

@@ -2,6 +2,8 @@
 // (text content and structuredContent, the same object), and a fire's result
 // is held up to a ceiling for its transition to settle (the settlement fold),
 // with progress notifications around the wait when the client asks for them.
+// The server itself (the dispatcher, its two eras, the HTTP transport) is
+// serve/mcpserver; this file only adapts a port to its ToolServer.
 
 package serve
 
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // MCPServerOptions configure the MCP server of a port: the port options,
@@ -29,8 +32,9 @@ type MCPServerOptions struct {
 }
 
 // NewMCPServer builds a port over app and the MCP dispatcher that serves it.
-// Wrap the dispatcher with NewMCPHandler for Streamable HTTP.
-func NewMCPServer(app *App, opts MCPServerOptions) (*MCPDispatcher, *Port, error) {
+// Wrap the dispatcher with mcpserver.NewHandler for Streamable HTTP (native
+// builds).
+func NewMCPServer(app *App, opts MCPServerOptions) (*mcpserver.Dispatcher, *Port, error) {
 	p, err := NewPort(app, opts.PortOptions)
 	if err != nil {
 		return nil, nil, err
@@ -46,7 +50,7 @@ func NewMCPServer(app *App, opts MCPServerOptions) (*MCPDispatcher, *Port, error
 	case within < 0:
 		within = 0
 	}
-	d := NewMCPDispatcher(NewPortToolServer(p, within), MCPDispatcherOptions{
+	d := mcpserver.New(NewPortToolServer(p, within), mcpserver.Options{
 		Name: name, Version: opts.Version, Sessions: opts.Sessions, Instructions: opts.Instructions,
 	})
 	return d, p, nil
@@ -66,7 +70,7 @@ func NewMCPServer(app *App, opts MCPServerOptions) (*MCPDispatcher, *Port, error
 // of its own (WithCaller): an approval backs one fire of the session that
 // asked for it; a call without a session (the stateless era, or a
 // dispatcher without Sessions) can use one only by citing its askId.
-func NewPortToolServer(p *Port, settleWithin time.Duration) ToolServer {
+func NewPortToolServer(p *Port, settleWithin time.Duration) mcpserver.ToolServer {
 	if settleWithin < 0 {
 		settleWithin = 0
 	}
@@ -92,7 +96,7 @@ func (s *portToolServer) CallTool(ctx context.Context, name string, args []byte)
 // none in the stateless era), with progress: when the call has a Progress
 // function and the server waits for fires to settle, it reports the start
 // and the end of the call (the end says whether a fire settled).
-func (s *portToolServer) HandleToolCall(ctx context.Context, call MCPToolCall) ([]byte, *MCPError) {
+func (s *portToolServer) HandleToolCall(ctx context.Context, call mcpserver.ToolCall) ([]byte, *mcpserver.Error) {
 	ctx = withMCPSession(ctx, call.SessionID)
 	if call.Progress == nil || s.within <= 0 {
 		return callToolResult(CallSettled(ctx, s.p, call.Name, call.Arguments, s.within)), nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,9 +25,33 @@ const mcpShopGraph = `{"id":"shop","pages":[{"id":"cart"},{"id":"done"}],"action
 	`{"id":"cart.slow","does":"Takes its time","on":"cart"},` +
 	`{"id":"cart.fail","does":"Always fails","on":"cart"}]}`
 
+// statelessMeta is the _meta of a stateless-era (2026-07-28) request.
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// rpc decodes an answer for assertions.
+type rpc struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  map[string]any  `json:"result"`
+	Error   *struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
+	} `json:"error"`
+}
+
+// decodeRPC decodes one JSON-RPC answer and checks its version.
+func decodeRPC(t *testing.T, b []byte) rpc {
+	t.Helper()
+	var r rpc
+	require.NoError(t, json.Unmarshal(b, &r), "answer: %s", b)
+	require.Equal(t, "2.0", r.JSONRPC)
+	return r
+}
+
 // mcpShop builds an MCP server over the shop graph. release unblocks
 // cart.slow (closing it lets every slow fire finish).
-func mcpShop(t *testing.T, within time.Duration, approval *bool) (*MCPDispatcher, *Port, chan struct{}) {
+func mcpShop(t *testing.T, within time.Duration, approval *bool) (*mcpserver.Dispatcher, *Port, chan struct{}) {
 	t.Helper()
 	g, err := ParseGraph([]byte(mcpShopGraph))
 	require.NoError(t, err)
@@ -64,9 +89,9 @@ type toolResult struct {
 
 // callMCP sends tools/call through the dispatcher and checks the shape
 // every result shares: one text block whose JSON is structuredContent.
-func callMCP(t *testing.T, ctx context.Context, d *MCPDispatcher, name, args string) toolResult {
+func callMCP(t *testing.T, ctx context.Context, d *mcpserver.Dispatcher, name, args string) toolResult {
 	t.Helper()
-	resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`)})
+	resp := d.Handle(ctx, mcpserver.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`)})
 	require.Equal(t, 200, resp.Status, "answer: %s", resp.Body)
 	var env struct {
 		Result toolResult     `json:"result"`
@@ -85,14 +110,14 @@ func callMCP(t *testing.T, ctx context.Context, d *MCPDispatcher, name, args str
 
 func TestMCPPortToolsList(t *testing.T) {
 	d, p, _ := mcpShop(t, 0, nil)
-	req := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}
+	req := mcpserver.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}
 	first := d.Handle(context.Background(), req).Body
 	for i := 0; i < 3; i++ {
 		callMCP(t, context.Background(), d, "shop.do_action", `{"action":"cart.add","input":{"sku":"a"}}`)
 		assert.Equal(t, string(first), string(d.Handle(context.Background(), req).Body), "byte-identical across calls")
 	}
 	assert.Contains(t, string(first), string(p.ToolsJSON()))
-	init := decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)}).Body)
+	init := decodeRPC(t, d.Handle(context.Background(), mcpserver.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)}).Body)
 	assert.Equal(t, map[string]any{"name": "shop", "version": "9"}, init.Result["serverInfo"], "the name defaults to the graph id")
 }
 
@@ -123,10 +148,10 @@ func TestMCPPortResults(t *testing.T) {
 		assert.Equal(t, "done", sc["youAreOn"], "the goTo moved the page")
 	})
 	t.Run("an unknown tool is invalid params over MCP, UNKNOWN_TOOL in port.call", func(t *testing.T) {
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop.nope","arguments":{}}}`)})
+		resp := d.Handle(ctx, mcpserver.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop.nope","arguments":{}}}`)})
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error, "answer: %s", resp.Body)
-		assert.Equal(t, MCPInvalidParams, r.Error.Code)
+		assert.Equal(t, mcpserver.InvalidParams, r.Error.Code)
 		assert.Equal(t, []any{"shop.whats_here", "shop.why", "shop.do_action", "shop.did_it_work"}, r.Error.Data["validTools"])
 		res := p.Call(ctx, "shop.nope", []byte(`{}`))
 		assert.True(t, res.IsError())
@@ -216,7 +241,7 @@ func TestMCPPortSettlementFold(t *testing.T) {
 		require.NoError(t, err)
 		p, err := NewPort(app, PortOptions{})
 		require.NoError(t, err)
-		d := NewMCPDispatcher(NewPortToolServer(p, 0), MCPDispatcherOptions{})
+		d := mcpserver.New(NewPortToolServer(p, 0), mcpserver.Options{})
 		r := callMCP(t, context.Background(), d, "shop.do_action", `{"action":"cart.add","input":{"sku":"x"}}`)
 		assert.Equal(t, "pending", r.StructuredContent["effectStatus"])
 		assert.Contains(t, r.StructuredContent, "settleWith")

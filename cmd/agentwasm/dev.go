@@ -22,7 +22,7 @@ import (
 	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/demomcp"
 	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/studioproxy"
 	"github.com/agentwasm/agentwasm/internal/command"
-	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // version is the release version the binary and the module share.
@@ -219,8 +219,8 @@ func newDevHandler(o devOptions) http.Handler {
 // origins, and its allowed hosts, so that its own rebinding checks stay on
 // with a non-loopback address (it then serves only these hosts and
 // loopback names).
-func devMCPOptions(policy *originPolicy) serve.MCPHandlerOptions {
-	o := serve.MCPHandlerOptions{AllowedOrigins: policy.origins}
+func devMCPOptions(policy *originPolicy) mcpserver.HandlerOptions {
+	o := mcpserver.HandlerOptions{AllowedOrigins: policy.origins}
 	for _, r := range policy.hosts {
 		h := r.name
 		if r.port != "" {

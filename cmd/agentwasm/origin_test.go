@@ -27,7 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/demomcp"
-	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // countingUpstream is an OpenAI-compatible upstream that counts the chat
@@ -397,7 +397,7 @@ func TestDevMCPKeepsItsOwnHostChecks(t *testing.T) {
 	}
 	// Without the hosts, the handler on such a listener serves any Host:
 	// the protection the options keep on.
-	assert.Equal(t, 200, serveOn(demomcp.New().Handler(serve.MCPHandlerOptions{}), "evil.example:8080"))
+	assert.Equal(t, 200, serveOn(demomcp.New().Handler(mcpserver.HandlerOptions{}), "evil.example:8080"))
 }
 
 // TestDevMaxConcurrent: past --max-concurrent, a chat is answered 429 with

@@ -1,7 +1,7 @@
 // Command mcp-conformance-server is the server under test for the official
 // MCP conformance suite's server scenarios (@modelcontextprotocol/conformance,
-// run by `make conformance`). It serves serve.MCPDispatcher through
-// serve.NewMCPHandler, the same code a port's MCP server runs, over a fixed
+// run by `make conformance`). It serves mcpserver.Dispatcher through
+// mcpserver.NewHandler, the same code a port's MCP server runs, over a fixed
 // tool set: the tools the suite's scenarios call (simple text, image, audio,
 // embedded resource, mixed content, an error, progress notifications, a JSON
 // Schema 2020-12 input schema, an x-mcp-header parameter, and the
@@ -25,7 +25,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
-	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 func main() {
@@ -39,13 +39,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mcp-conformance-server: -era must be both, session or stateless, not %q\n", *era)
 		os.Exit(2)
 	}
-	d := serve.NewMCPDispatcher(fixture{}, serve.MCPDispatcherOptions{
+	d := mcpserver.New(fixture{}, mcpserver.Options{
 		Name:         "agentwasm-conformance-server",
 		Version:      "1.0.0",
 		Sessions:     *sessions,
 		Era:          *era,
 		Capabilities: []byte(`{"tools":{"listChanged":false},"prompts":{"listChanged":false},"resources":{"listChanged":false,"subscribe":false}}`),
-		Methods: map[string]serve.MCPMethod{
+		Methods: map[string]mcpserver.Method{
 			mcp.MethodPromptsList:            constant(`{"prompts":[]}`),
 			mcp.MethodResourcesList:          constant(`{"resources":[]}`),
 			mcp.MethodResourcesTemplatesList: constant(`{"resourceTemplates":[]}`),
@@ -57,7 +57,7 @@ func main() {
 		os.Exit(1)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", serve.NewMCPHandler(d, serve.MCPHandlerOptions{}))
+	mux.Handle("/mcp", mcpserver.NewHandler(d, mcpserver.HandlerOptions{}))
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
 	if err := http.Serve(ln, mux); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp-conformance-server:", err)
@@ -66,8 +66,8 @@ func main() {
 }
 
 // constant answers a method with a fixed result.
-func constant(result string) serve.MCPMethod {
-	return func(context.Context, []byte) ([]byte, *serve.MCPError) { return []byte(result), nil }
+func constant(result string) mcpserver.Method {
+	return func(context.Context, []byte) ([]byte, *mcpserver.Error) { return []byte(result), nil }
 }
 
 // A 1×1 PNG and a tiny WAV, base64.
@@ -107,12 +107,12 @@ func (fixture) ListTools() []byte { return []byte(tools) }
 
 // CallTool runs a tool (the dispatcher calls HandleToolCall instead).
 func (f fixture) CallTool(ctx context.Context, name string, args []byte) []byte {
-	res, _ := f.HandleToolCall(ctx, serve.MCPToolCall{Name: name, Arguments: args})
+	res, _ := f.HandleToolCall(ctx, mcpserver.ToolCall{Name: name, Arguments: args})
 	return res
 }
 
 // HandleToolCall runs a tool with the request's era and client capabilities.
-func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]byte, *serve.MCPError) {
+func (fixture) HandleToolCall(ctx context.Context, call mcpserver.ToolCall) ([]byte, *mcpserver.Error) {
 	switch call.Name {
 	case "test_simple_text":
 		return text("This is a simple text response for testing."), nil
@@ -141,7 +141,7 @@ func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]by
 			select {
 			case <-time.After(50 * time.Millisecond):
 			case <-ctx.Done():
-				return nil, &serve.MCPError{Code: mcp.InternalError, Message: "cancelled: the request ended"}
+				return nil, &mcpserver.Error{Code: mcp.InternalError, Message: "cancelled: the request ended"}
 			}
 			progress(p)
 		}
@@ -156,7 +156,7 @@ func (fixture) HandleToolCall(ctx context.Context, call serve.MCPToolCall) ([]by
 		return text("region: " + region), nil
 	case "test_missing_capability":
 		if !hasCapability(call.ClientCapabilities, "sampling") && call.Stateless {
-			return nil, &serve.MCPError{Code: mcp.MissingRequiredClientCapability, Message: "missing required client capability: sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
+			return nil, &mcpserver.Error{Code: mcp.MissingRequiredClientCapability, Message: "missing required client capability: sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
 		}
 		return text("The client declared sampling."), nil
 	case "test_streaming_elicitation":

@@ -15,6 +15,7 @@ import (
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // HasServe is true: this build has the serving port (the version op
@@ -25,8 +26,8 @@ const HasServe = true
 type portEntry struct {
 	port   *serve.Port
 	opts   wire.PortOptions
-	mcp    *serve.MCPDispatcher // built on first port.mcp
-	closed atomic.Bool          // port.close: no more events to the host
+	mcp    *mcpserver.Dispatcher // built on first port.mcp
+	closed atomic.Bool           // port.close: no more events to the host
 }
 
 // The handlers of the port.* ops (the command table is in ops.go).
@@ -336,12 +337,12 @@ func (r *Runtime) portMCP(ctx context.Context, c *wire.Command, e *portEntry) *w
 		if name == "" {
 			name = e.port.App().Graph().ID
 		}
-		e.mcp = serve.NewMCPDispatcher(serve.NewPortToolServer(e.port, settle),
-			serve.MCPDispatcherOptions{Name: name, Version: e.opts.Version})
+		e.mcp = mcpserver.New(serve.NewPortToolServer(e.port, settle),
+			mcpserver.Options{Name: name, Version: e.opts.Version})
 	}
 	d := e.mcp
 	r.mu.Unlock()
-	resp := d.Handle(ctx, serve.MCPRequest{Body: body})
+	resp := d.Handle(ctx, mcpserver.Request{Body: body})
 	return &wire.Reply{OK: true, Value: resp.Body}
 }
 

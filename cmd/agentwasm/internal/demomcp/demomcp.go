@@ -2,7 +2,7 @@
 
 // Package demomcp is the MCP server of `agentwasm dev`: a small catalog of
 // classified honua_studio_* composition tools over drafts with generations,
-// served by serve's MCP dispatcher in both eras, with list-changed
+// served by serve/mcpserver's dispatcher in both eras, with list-changed
 // notifications. It exists to show a session's composition plane working:
 //
 //   - the tools carry the classification a session's policy routes on
@@ -49,7 +49,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // Classification families of the catalog.
@@ -140,7 +140,7 @@ func draftSize(d *draft) int {
 
 // Server is the demo catalog. Its methods are safe for concurrent use.
 type Server struct {
-	d      *serve.MCPDispatcher
+	d      *mcpserver.Dispatcher
 	limits Limits
 
 	mu       sync.Mutex
@@ -160,7 +160,7 @@ func New() *Server {
 // NewWithLimits is [New] with limits (zero fields take their defaults).
 func NewWithLimits(limits Limits) *Server {
 	s := &Server{drafts: map[string]*draft{}, limits: limits.withDefaults()}
-	s.d = serve.NewMCPDispatcher(s, serve.MCPDispatcherOptions{
+	s.d = mcpserver.New(s, mcpserver.Options{
 		Name:         "agentwasm-dev-studio",
 		Version:      "1.0.0",
 		Instructions: "A demo Studio composition server: create a draft, then add and style layers on it. Every edit names the draft's generation.",
@@ -171,8 +171,8 @@ func NewWithLimits(limits Limits) *Server {
 }
 
 // Handler returns the Streamable HTTP handler (both eras) with opts.
-func (s *Server) Handler(opts serve.MCPHandlerOptions) http.Handler {
-	return serve.NewMCPHandler(s.d, opts)
+func (s *Server) Handler(opts mcpserver.HandlerOptions) http.Handler {
+	return mcpserver.NewHandler(s.d, opts)
 }
 
 // tool is one catalog entry.

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // callResult is a CallToolResult as the demo writes it.
@@ -56,7 +56,7 @@ func toolNames(t *testing.T, s *Server) []string {
 func TestDemoDraftsAndGenerations(t *testing.T) {
 	s := New()
 	assert.NotContains(t, toolNames(t, s), "honua_studio_preview_draft")
-	init := s.d.Handle(context.Background(), serve.MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)})
+	init := s.d.Handle(context.Background(), mcpserver.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)})
 	require.NotEmpty(t, init.SessionID, string(init.Body))
 	assert.Contains(t, string(init.Body), `"listChanged":true`)
 	l, e := s.d.ListenSession(init.SessionID)

@@ -25,7 +25,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // argsJSON encodes a tool's arguments.
@@ -355,7 +355,7 @@ func TestDemoLimitsHugeTitleThroughTheHTTPHandler(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			s := New()
-			srv := httptest.NewServer(s.Handler(serve.MCPHandlerOptions{}))
+			srv := httptest.NewServer(s.Handler(mcpserver.HandlerOptions{}))
 			t.Cleanup(srv.Close)
 
 			status, body := era.send(t, srv.URL, strconv.Quote(huge))

@@ -7,7 +7,7 @@
 // serves one page's own agent, not a network, so the ids need to be unique,
 // not secret from a remote attacker.
 
-package serve
+package mcpserver
 
 import (
 	"math/rand/v2"

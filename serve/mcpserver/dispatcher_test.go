@@ -2,7 +2,7 @@
 // batches, sessions, the stateless era's _meta and header checks, and
 // recovery from a failing tool server.
 
-package serve
+package mcpserver
 
 import (
 	"context"
@@ -86,10 +86,10 @@ func statelessHeaders(method, name string, extra ...string) func(string) (string
 }
 
 func TestMCPDispatcherSessionEra(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Name: "shop", Version: "1.2.3", Sessions: true})
+	d := New(&fakeTools{}, Options{Name: "shop", Version: "1.2.3", Sessions: true})
 	ctx := context.Background()
 
-	init := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)})
+	init := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)})
 	require.Equal(t, 200, init.Status)
 	require.NotEmpty(t, init.SessionID)
 	r := decodeRPC(t, init.Body)
@@ -122,15 +122,15 @@ func TestMCPDispatcherSessionEra(t *testing.T) {
 			assert.Equal(t, `echo {}`, r.Result["content"].([]any)[0].(map[string]any)["text"])
 		}},
 		{"unknown method", `{"jsonrpc":"2.0","id":5,"method":"nope/nope"}`, 200, func(t *testing.T, r rpc) {
-			assert.Equal(t, MCPMethodNotFound, r.Error.Code)
+			assert.Equal(t, MethodNotFound, r.Error.Code)
 		}},
 		{"server/discover without _meta", `{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{}}`, 400, func(t *testing.T, r rpc) {
-			assert.Equal(t, MCPInvalidParams, r.Error.Code)
+			assert.Equal(t, InvalidParams, r.Error.Code)
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := d.Handle(ctx, MCPRequest{Body: []byte(tc.body), SessionID: init.SessionID})
+			resp := d.Handle(ctx, Request{Body: []byte(tc.body), SessionID: init.SessionID})
 			assert.Equal(t, tc.status, resp.Status)
 			if tc.check == nil {
 				assert.Nil(t, resp.Body)
@@ -141,24 +141,24 @@ func TestMCPDispatcherSessionEra(t *testing.T) {
 	}
 
 	t.Run("unknown and ended sessions are 404", func(t *testing.T) {
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: "nope"})
+		resp := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: "nope"})
 		assert.Equal(t, 404, resp.Status)
 		assert.True(t, d.EndSession(init.SessionID))
 		assert.False(t, d.EndSession(init.SessionID))
-		resp = d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: init.SessionID})
+		resp = d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: init.SessionID})
 		assert.Equal(t, 404, resp.Status)
-		assert.Equal(t, MCPSessionNotFound, decodeRPC(t, resp.Body).Error.Code)
+		assert.Equal(t, SessionNotFound, decodeRPC(t, resp.Body).Error.Code)
 	})
 }
 
 func TestMCPDispatcherNegotiatesVersions(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	d := New(&fakeTools{}, Options{})
 	for _, tc := range []struct{ asked, got string }{
 		{"2025-03-26", "2025-03-26"}, {"2025-06-18", "2025-06-18"}, {"2025-11-25", "2025-11-25"},
 		{"2024-11-05", "2025-11-25"}, {"1999-01-01", "2025-11-25"}, {"", "2025-11-25"},
 	} {
 		t.Run(tc.asked, func(t *testing.T) {
-			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.asked + `"}}`)})
+			resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.asked + `"}}`)})
 			assert.Equal(t, tc.got, decodeRPC(t, resp.Body).Result["protocolVersion"])
 			assert.Empty(t, resp.SessionID, "sessions are off by default")
 		})
@@ -166,13 +166,13 @@ func TestMCPDispatcherNegotiatesVersions(t *testing.T) {
 }
 
 func TestMCPDispatcherToolsListByteIdentical(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	d := New(&fakeTools{}, Options{})
 	for _, tc := range []struct {
 		name string
-		req  MCPRequest
+		req  Request
 	}{
-		{"session era", MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)}},
-		{"stateless era", MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + statelessMeta + `}}`), Header: statelessHeaders("tools/list", "")}},
+		{"session era", Request{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)}},
+		{"stateless era", Request{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + statelessMeta + `}}`), Header: statelessHeaders("tools/list", "")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first := d.Handle(context.Background(), tc.req).Body
@@ -186,7 +186,7 @@ func TestMCPDispatcherToolsListByteIdentical(t *testing.T) {
 }
 
 func TestMCPDispatcherErrors(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	d := New(&fakeTools{}, Options{})
 	tests := []struct {
 		name   string
 		body   string
@@ -194,31 +194,31 @@ func TestMCPDispatcherErrors(t *testing.T) {
 		status int
 		id     string
 	}{
-		{"empty body", ``, MCPParseError, 400, "null"},
-		{"truncated", `{"jsonrpc":"2.0","id":1,`, MCPParseError, 400, "null"},
-		{"bad literal", `{"jsonrpc":"2.0","id":1,"method":tru}`, MCPParseError, 400, "null"},
-		{"trailing data", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, MCPParseError, 400, "null"},
-		{"not an object", `42`, MCPInvalidRequest, 400, "null"},
-		{"a string", `"ping"`, MCPInvalidRequest, 400, "null"},
-		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, MCPInvalidRequest, 400, "1"},
-		{"missing jsonrpc", `{"id":1,"method":"ping"}`, MCPInvalidRequest, 400, "1"},
-		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, MCPInvalidRequest, 400, "null"},
-		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, MCPInvalidRequest, 400, "null"},
-		{"numeric method", `{"jsonrpc":"2.0","id":1,"method":5}`, MCPInvalidRequest, 400, "1"},
-		{"no method", `{"jsonrpc":"2.0","id":1}`, MCPInvalidRequest, 400, "1"},
-		{"params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}`, MCPInvalidParams, 400, "1"},
-		{"call without name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, MCPInvalidParams, 200, "1"},
-		{"call with a numeric name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}`, MCPInvalidParams, 200, "1"},
-		{"arguments not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`, MCPInvalidParams, 200, "1"},
-		{"unknown method", `{"jsonrpc":"2.0","id":"x","method":"resources/list"}`, MCPMethodNotFound, 200, `"x"`},
-		{"tool server returns garbage", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"garbage"}}`, MCPInternalError, 200, "1"},
-		{"tool server panics", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"boom"}}`, MCPInternalError, 200, "9"},
-		{"empty batch", `[]`, MCPInvalidRequest, 400, "null"},
-		{"batch outside 2025-03-26", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, MCPInvalidRequest, 400, "null"},
+		{"empty body", ``, ParseError, 400, "null"},
+		{"truncated", `{"jsonrpc":"2.0","id":1,`, ParseError, 400, "null"},
+		{"bad literal", `{"jsonrpc":"2.0","id":1,"method":tru}`, ParseError, 400, "null"},
+		{"trailing data", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, ParseError, 400, "null"},
+		{"not an object", `42`, InvalidRequest, 400, "null"},
+		{"a string", `"ping"`, InvalidRequest, 400, "null"},
+		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, InvalidRequest, 400, "1"},
+		{"missing jsonrpc", `{"id":1,"method":"ping"}`, InvalidRequest, 400, "1"},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, InvalidRequest, 400, "null"},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, InvalidRequest, 400, "null"},
+		{"numeric method", `{"jsonrpc":"2.0","id":1,"method":5}`, InvalidRequest, 400, "1"},
+		{"no method", `{"jsonrpc":"2.0","id":1}`, InvalidRequest, 400, "1"},
+		{"params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}`, InvalidParams, 400, "1"},
+		{"call without name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, InvalidParams, 200, "1"},
+		{"call with a numeric name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}`, InvalidParams, 200, "1"},
+		{"arguments not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`, InvalidParams, 200, "1"},
+		{"unknown method", `{"jsonrpc":"2.0","id":"x","method":"resources/list"}`, MethodNotFound, 200, `"x"`},
+		{"tool server returns garbage", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"garbage"}}`, InternalError, 200, "1"},
+		{"tool server panics", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"boom"}}`, InternalError, 200, "9"},
+		{"empty batch", `[]`, InvalidRequest, 400, "null"},
+		{"batch outside 2025-03-26", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, InvalidRequest, 400, "null"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body)})
+			resp := d.Handle(context.Background(), Request{Body: []byte(tc.body)})
 			assert.Equal(t, tc.status, resp.Status)
 			r := decodeRPC(t, resp.Body)
 			require.NotNil(t, r.Error, "answer: %s", resp.Body)
@@ -230,11 +230,11 @@ func TestMCPDispatcherErrors(t *testing.T) {
 
 func TestMCPDispatcherPanicDoesNotBreakNextRequest(t *testing.T) {
 	ts := &fakeTools{}
-	d := NewMCPDispatcher(ts, MCPDispatcherOptions{})
+	d := New(ts, Options{})
 	for i := 0; i < 3; i++ {
-		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom"}}`)})
-		assert.Equal(t, MCPInternalError, decodeRPC(t, resp.Body).Error.Code)
-		resp = d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`)})
+		resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom"}}`)})
+		assert.Equal(t, InternalError, decodeRPC(t, resp.Body).Error.Code)
+		resp = d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`)})
 		assert.Nil(t, decodeRPC(t, resp.Body).Error)
 	}
 	assert.Equal(t, int32(6), ts.calls.Load())
@@ -246,30 +246,30 @@ type panicList struct{ fakeTools }
 func (*panicList) ListTools() []byte { panic("no list") }
 
 func TestMCPDispatcherListToolsPanicServesEmptyList(t *testing.T) {
-	d := NewMCPDispatcher(&panicList{}, MCPDispatcherOptions{})
-	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)})
+	d := New(&panicList{}, Options{})
+	resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)})
 	assert.Equal(t, []any{}, decodeRPC(t, resp.Body).Result["tools"])
 }
 
 func TestMCPDispatcherBatches(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	d := New(&fakeTools{}, Options{})
 	h := headers("MCP-Protocol-Version", "2025-03-26")
-	resp := d.Handle(context.Background(), MCPRequest{Header: h, Body: []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"nope"},5]`)})
+	resp := d.Handle(context.Background(), Request{Header: h, Body: []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"nope"},5]`)})
 	require.Equal(t, 200, resp.Status)
 	var answers []rpc
 	require.NoError(t, json.Unmarshal(resp.Body, &answers))
 	require.Len(t, answers, 3)
 	assert.Nil(t, answers[0].Error)
-	assert.Equal(t, MCPMethodNotFound, answers[1].Error.Code)
-	assert.Equal(t, MCPInvalidRequest, answers[2].Error.Code)
+	assert.Equal(t, MethodNotFound, answers[1].Error.Code)
+	assert.Equal(t, InvalidRequest, answers[2].Error.Code)
 
-	resp = d.Handle(context.Background(), MCPRequest{Header: h, Body: []byte(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`)})
+	resp = d.Handle(context.Background(), Request{Header: h, Body: []byte(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`)})
 	assert.Equal(t, 202, resp.Status)
 	assert.Nil(t, resp.Body)
 }
 
 func TestMCPDispatcherStatelessEra(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Name: "shop", Version: "2"})
+	d := New(&fakeTools{}, Options{Name: "shop", Version: "2"})
 	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`
 	tests := []struct {
 		name   string
@@ -296,29 +296,29 @@ func TestMCPDispatcherStatelessEra(t *testing.T) {
 			assert.Equal(t, "complete", r.Result["resultType"])
 		}},
 		{"Mcp-Name with white space", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", "  echo "), 200, 0, nil},
-		{"missing _meta", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, statelessHeaders("server/discover", ""), 400, MCPInvalidParams, nil},
-		{"_meta without protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, statelessHeaders("server/discover", ""), 400, MCPInvalidParams, nil},
-		{"_meta without capabilities", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, statelessHeaders("server/discover", ""), 400, MCPInvalidParams, nil},
-		{"missing version header", discover, headers("Mcp-Method", "server/discover"), 400, MCPHeaderMismatch, nil},
-		{"header differs from _meta", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, statelessHeaders("server/discover", ""), 400, MCPHeaderMismatch, nil},
-		{"unsupported version", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, headers("MCP-Protocol-Version", "v9", "Mcp-Method", "server/discover"), 400, MCPUnsupportedProtocol, func(t *testing.T, r rpc) {
+		{"missing _meta", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, statelessHeaders("server/discover", ""), 400, InvalidParams, nil},
+		{"_meta without protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, statelessHeaders("server/discover", ""), 400, InvalidParams, nil},
+		{"_meta without capabilities", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, statelessHeaders("server/discover", ""), 400, InvalidParams, nil},
+		{"missing version header", discover, headers("Mcp-Method", "server/discover"), 400, HeaderMismatch, nil},
+		{"header differs from _meta", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, statelessHeaders("server/discover", ""), 400, HeaderMismatch, nil},
+		{"unsupported version", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, headers("MCP-Protocol-Version", "v9", "Mcp-Method", "server/discover"), 400, UnsupportedProtocol, func(t *testing.T, r rpc) {
 			assert.Equal(t, map[string]any{"supported": []any{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}, "requested": "v9"}, r.Error.Data,
 				"every revision the endpoint serves")
 		}},
-		{"missing Mcp-Method", discover, headers("MCP-Protocol-Version", "2026-07-28"), 400, MCPHeaderMismatch, nil},
-		{"Mcp-Method differs", discover, statelessHeaders("tools/list", ""), 400, MCPHeaderMismatch, nil},
-		{"Mcp-Method is case-sensitive", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`, statelessHeaders("TOOLS/LIST", ""), 400, MCPHeaderMismatch, nil},
-		{"missing Mcp-Name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", ""), 400, MCPHeaderMismatch, nil},
-		{"Mcp-Name differs", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", "other"), 400, MCPHeaderMismatch, nil},
-		{"ping is gone", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + statelessMeta + `}}`, statelessHeaders("ping", ""), 404, MCPMethodNotFound, nil},
-		{"initialize is gone", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + statelessMeta + `}}`, statelessHeaders("initialize", ""), 404, MCPMethodNotFound, nil},
-		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"x/y","params":{` + statelessMeta + `}}`, statelessHeaders("x/y", ""), 404, MCPMethodNotFound, nil},
+		{"missing Mcp-Method", discover, headers("MCP-Protocol-Version", "2026-07-28"), 400, HeaderMismatch, nil},
+		{"Mcp-Method differs", discover, statelessHeaders("tools/list", ""), 400, HeaderMismatch, nil},
+		{"Mcp-Method is case-sensitive", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`, statelessHeaders("TOOLS/LIST", ""), 400, HeaderMismatch, nil},
+		{"missing Mcp-Name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", ""), 400, HeaderMismatch, nil},
+		{"Mcp-Name differs", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`, statelessHeaders("tools/call", "other"), 400, HeaderMismatch, nil},
+		{"ping is gone", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + statelessMeta + `}}`, statelessHeaders("ping", ""), 404, MethodNotFound, nil},
+		{"initialize is gone", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + statelessMeta + `}}`, statelessHeaders("initialize", ""), 404, MethodNotFound, nil},
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"x/y","params":{` + statelessMeta + `}}`, statelessHeaders("x/y", ""), 404, MethodNotFound, nil},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`, statelessHeaders("notifications/cancelled", ""), 202, 0, nil},
-		{"batch", `[` + discover + `]`, statelessHeaders("server/discover", ""), 400, MCPInvalidRequest, nil},
+		{"batch", `[` + discover + `]`, statelessHeaders("server/discover", ""), 400, InvalidRequest, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body), Header: tc.header})
+			resp := d.Handle(context.Background(), Request{Body: []byte(tc.body), Header: tc.header})
 			assert.Equal(t, tc.status, resp.Status, "answer: %s", resp.Body)
 			if resp.Status == 202 {
 				assert.Nil(t, resp.Body)
@@ -344,9 +344,9 @@ func TestMCPDispatcherStatelessEra(t *testing.T) {
 }
 
 func TestMCPDispatcherParamHeaders(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
-	call := func(args string, extra ...string) MCPResponse {
-		return d.Handle(context.Background(), MCPRequest{
+	d := New(&fakeTools{}, Options{})
+	call := func(args string, extra ...string) Response {
+		return d.Handle(context.Background(), Request{
 			Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tagged","arguments":` + args + `,` + statelessMeta + `}}`),
 			Header: statelessHeaders("tools/call", "tagged", extra...),
 		})
@@ -380,9 +380,9 @@ func TestMCPDispatcherParamHeaders(t *testing.T) {
 			resp := call(tc.args, tc.extra...)
 			assert.Equal(t, tc.status, resp.Status, "answer: %s", resp.Body)
 			if tc.status == 400 {
-				code := MCPHeaderMismatch
+				code := HeaderMismatch
 				if strings.Contains(tc.name, "duplicated") {
-					code = MCPInvalidParams
+					code = InvalidParams
 				}
 				assert.Equal(t, code, decodeRPC(t, resp.Body).Error.Code)
 			}
@@ -391,12 +391,12 @@ func TestMCPDispatcherParamHeaders(t *testing.T) {
 }
 
 func TestMCPDispatcherEraLimit(t *testing.T) {
-	ping := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}
-	discover := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`)}
-	session := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Era: "session"})
+	ping := Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}
+	discover := Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`)}
+	session := New(&fakeTools{}, Options{Era: "session"})
 	assert.Equal(t, 200, session.Handle(context.Background(), ping).Status)
 	assert.Equal(t, 404, session.Handle(context.Background(), discover).Status)
-	stateless := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Era: "stateless"})
+	stateless := New(&fakeTools{}, Options{Era: "stateless"})
 	assert.Equal(t, 404, stateless.Handle(context.Background(), ping).Status)
 	assert.Equal(t, 200, stateless.Handle(context.Background(), discover).Status)
 }
@@ -404,46 +404,46 @@ func TestMCPDispatcherEraLimit(t *testing.T) {
 // capTools wants the whole call.
 type capTools struct{ fakeTools }
 
-func (*capTools) HandleToolCall(_ context.Context, call MCPToolCall) ([]byte, *MCPError) {
+func (*capTools) HandleToolCall(_ context.Context, call ToolCall) ([]byte, *Error) {
 	if !strings.Contains(string(call.ClientCapabilities), "sampling") {
-		return nil, &MCPError{Code: MCPMissingCapability, Message: "needs sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
+		return nil, &Error{Code: MissingCapability, Message: "needs sampling", Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}
 	}
 	return []byte(`{"content":[]}`), nil
 }
 
 func TestMCPDispatcherCallHandlerErrors(t *testing.T) {
-	d := NewMCPDispatcher(&capTools{}, MCPDispatcherOptions{})
-	resp := d.Handle(context.Background(), MCPRequest{
+	d := New(&capTools{}, Options{})
+	resp := d.Handle(context.Background(), Request{
 		Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`),
 		Header: statelessHeaders("tools/call", "echo"),
 	})
 	assert.Equal(t, 400, resp.Status)
 	r := decodeRPC(t, resp.Body)
-	assert.Equal(t, MCPMissingCapability, r.Error.Code)
+	assert.Equal(t, MissingCapability, r.Error.Code)
 	assert.Equal(t, map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}}, r.Error.Data)
 }
 
 func TestMCPDispatcherExtraMethods(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{
+	d := New(&fakeTools{}, Options{
 		Capabilities: []byte(`{"tools":{},"prompts":{}}`),
-		Methods: map[string]MCPMethod{
-			"prompts/list": func(context.Context, []byte) ([]byte, *MCPError) { return []byte(`{"prompts":[]}`), nil },
-			"bad":          func(context.Context, []byte) ([]byte, *MCPError) { panic("x") },
+		Methods: map[string]Method{
+			"prompts/list": func(context.Context, []byte) ([]byte, *Error) { return []byte(`{"prompts":[]}`), nil },
+			"bad":          func(context.Context, []byte) ([]byte, *Error) { panic("x") },
 		},
 	})
-	r := decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{` + statelessMeta + `}}`)}).Body)
+	r := decodeRPC(t, d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{` + statelessMeta + `}}`)}).Body)
 	assert.Equal(t, "private", r.Result["cacheScope"])
 	assert.Equal(t, []any{}, r.Result["prompts"])
-	r = decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"bad"}`)}).Body)
-	assert.Equal(t, MCPInternalError, r.Error.Code)
-	r = decodeRPC(t, d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)}).Body)
+	r = decodeRPC(t, d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"bad"}`)}).Body)
+	assert.Equal(t, InternalError, r.Error.Code)
+	r = decodeRPC(t, d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)}).Body)
 	assert.Equal(t, map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}}, r.Result["capabilities"])
 }
 
 func TestMCPDispatcherMcpNameBase64(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
-	call := func(name string) MCPResponse {
-		return d.Handle(context.Background(), MCPRequest{
+	d := New(&fakeTools{}, Options{})
+	call := func(name string) Response {
+		return d.Handle(context.Background(), Request{
 			Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + statelessMeta + `}}`),
 			Header: statelessHeaders("tools/call", name),
 		})
@@ -451,28 +451,28 @@ func TestMCPDispatcherMcpNameBase64(t *testing.T) {
 	assert.Equal(t, 200, call("=?base64?ZWNobw==?=").Status, "an encoded Mcp-Name is decoded before the comparison")
 	resp := call("=?base64?ZWNobA==?=") // "echl"
 	assert.Equal(t, 400, resp.Status)
-	assert.Equal(t, MCPHeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
+	assert.Equal(t, HeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
 	resp = call("=?base64?not base64?=")
 	assert.Equal(t, 400, resp.Status)
-	assert.Equal(t, MCPHeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
+	assert.Equal(t, HeaderMismatch, decodeRPC(t, resp.Body).Error.Code)
 }
 
 func TestMCPDispatcherRefusesDuplicateMembers(t *testing.T) {
 	f := &fakeTools{}
-	d := NewMCPDispatcher(f, MCPDispatcherOptions{})
+	d := New(f, Options{})
 	tests := []struct {
 		name, body, id string
 		code           int
 	}{
-		{"two ids", `{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}`, "null", MCPInvalidRequest},
-		{"two methods", `{"jsonrpc":"2.0","id":7,"method":"ping","method":"tools/list"}`, "7", MCPInvalidRequest},
-		{"two names", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","name":"boom"}}`, "7", MCPInvalidParams},
-		{"deep in the arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"a":[{"b":1,"c":{"x":1,"y":2,"x":3}}]}}}`, "7", MCPInvalidParams},
-		{"an escaped twin", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"ab":1,"a\u0062":2}}}`, "7", MCPInvalidParams},
+		{"two ids", `{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}`, "null", InvalidRequest},
+		{"two methods", `{"jsonrpc":"2.0","id":7,"method":"ping","method":"tools/list"}`, "7", InvalidRequest},
+		{"two names", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","name":"boom"}}`, "7", InvalidParams},
+		{"deep in the arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"a":[{"b":1,"c":{"x":1,"y":2,"x":3}}]}}}`, "7", InvalidParams},
+		{"an escaped twin", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"ab":1,"a\u0062":2}}}`, "7", InvalidParams},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body)})
+			resp := d.Handle(context.Background(), Request{Body: []byte(tc.body)})
 			assert.Equal(t, 400, resp.Status)
 			r := decodeRPC(t, resp.Body)
 			assert.JSONEq(t, tc.id, string(r.ID))
@@ -491,7 +491,7 @@ func TestMCPDispatcherRefusesDuplicateMembers(t *testing.T) {
 		`{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":"\"a\":1,\"a\":2"}`,
 		`{` + many.String() + `"end":true}`,
 	} {
-		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":` + args + `}}`)})
+		resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":` + args + `}}`)})
 		assert.Equal(t, 200, resp.Status, "answer: %s", resp.Body)
 		assert.Nil(t, decodeRPC(t, resp.Body).Error)
 	}
@@ -499,12 +499,12 @@ func TestMCPDispatcherRefusesDuplicateMembers(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		many.WriteString(`"k` + strconv.Itoa(i) + `":1,`)
 	}
-	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{` + many.String() + `"k3":2}}}`)})
+	resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{` + many.String() + `"k3":2}}}`)})
 	assert.Equal(t, 400, resp.Status, "a duplicate among many members (the map path)")
 }
 
 func TestMCPDispatcherUnsupportedVersionHeader(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	d := New(&fakeTools{}, Options{})
 	both := []any{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 	for _, tc := range []struct {
 		version   string
@@ -517,25 +517,25 @@ func TestMCPDispatcherUnsupportedVersionHeader(t *testing.T) {
 		{"", both},
 	} {
 		v := tc.version
-		resp := d.Handle(context.Background(), MCPRequest{
+		resp := d.Handle(context.Background(), Request{
 			Body:   []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`),
 			Header: headers("MCP-Protocol-Version", v),
 		})
 		assert.Equal(t, 400, resp.Status, "version %q", v)
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error, "version %q", v)
-		assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code, "not a complaint about _meta: %s", resp.Body)
+		assert.Equal(t, UnsupportedProtocol, r.Error.Code, "not a complaint about _meta: %s", resp.Body)
 		assert.Equal(t, tc.supported, r.Error.Data["supported"], "version %q", v)
 		assert.Equal(t, v, r.Error.Data["requested"])
 	}
 	// a served session-era version in the header still works
-	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), Header: headers("MCP-Protocol-Version", "2025-06-18")})
+	resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), Header: headers("MCP-Protocol-Version", "2025-06-18")})
 	assert.Equal(t, 200, resp.Status)
 }
 
 func TestMCPDispatcherStatelessIgnoresSessionID(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
-	stateless := d.Handle(context.Background(), MCPRequest{
+	d := New(&fakeTools{}, Options{Sessions: true})
+	stateless := d.Handle(context.Background(), Request{
 		Body:      []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`),
 		Header:    statelessHeaders("tools/list", ""),
 		SessionID: "stale",
@@ -543,11 +543,11 @@ func TestMCPDispatcherStatelessIgnoresSessionID(t *testing.T) {
 	assert.Equal(t, 200, stateless.Status, "the 2026-07-28 revision ignores Mcp-Session-Id: %s", stateless.Body)
 	assert.Empty(t, stateless.SessionID)
 	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`} {
-		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(body), SessionID: "stale"})
+		resp := d.Handle(context.Background(), Request{Body: []byte(body), SessionID: "stale"})
 		assert.Equal(t, 404, resp.Status, "a session-era request of an ended session: %s", body)
 		assert.Contains(t, string(resp.Body), "send initialize")
 	}
-	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`), SessionID: "stale"})
+	resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`), SessionID: "stale"})
 	assert.Equal(t, 200, resp.Status, "initialize with a stale id starts a new session")
 	assert.NotEmpty(t, resp.SessionID)
 }
@@ -582,14 +582,14 @@ func (m *manyTools) ListTools() []byte {
 
 func TestMCPDispatcherUnknownToolIsInvalidParams(t *testing.T) {
 	f := &fakeTools{}
-	d := NewMCPDispatcher(f, MCPDispatcherOptions{})
+	d := New(f, Options{})
 	tests := []struct {
 		name   string
-		req    MCPRequest
+		req    Request
 		status int
 	}{
-		{"session era", MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)}, 200},
-		{"stateless era", MCPRequest{
+		{"session era", Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)}, 200},
+		{"stateless era", Request{
 			Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope",` + statelessMeta + `}}`),
 			Header: statelessHeaders("tools/call", "nope"),
 		}, 400},
@@ -601,7 +601,7 @@ func TestMCPDispatcherUnknownToolIsInvalidParams(t *testing.T) {
 			r := decodeRPC(t, resp.Body)
 			require.NotNil(t, r.Error, "an unknown tool is a protocol error, not a tool result: %s", resp.Body)
 			assert.Nil(t, r.Result)
-			assert.Equal(t, MCPInvalidParams, r.Error.Code)
+			assert.Equal(t, InvalidParams, r.Error.Code)
 			assert.Contains(t, r.Error.Message, `"nope"`)
 			assert.Equal(t, "nope", r.Error.Data["tool"])
 			assert.Equal(t, []any{"echo", "tagged", "boom", "garbage"}, r.Error.Data["validTools"])
@@ -611,20 +611,20 @@ func TestMCPDispatcherUnknownToolIsInvalidParams(t *testing.T) {
 	assert.Zero(t, f.calls.Load(), "the tool server never saw the unknown name")
 
 	t.Run("the list of valid names is capped", func(t *testing.T) {
-		d := NewMCPDispatcher(&manyTools{n: 60}, MCPDispatcherOptions{})
-		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t60"}}`)})
+		d := New(&manyTools{n: 60}, Options{})
+		resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t60"}}`)})
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error)
 		assert.Len(t, r.Error.Data["validTools"], 50)
 		assert.Equal(t, float64(60), r.Error.Data["validToolCount"])
-		resp = d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t59"}}`)})
+		resp = d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t59"}}`)})
 		assert.Nil(t, decodeRPC(t, resp.Body).Error, "a listed tool past the cap is still callable")
 	})
 	t.Run("a tool that appears on ToolsChanged becomes callable", func(t *testing.T) {
 		m := &manyTools{n: 1}
-		d := NewMCPDispatcher(m, MCPDispatcherOptions{})
-		call := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t1"}}`)}
-		assert.Equal(t, MCPInvalidParams, errorCode(t, d.Handle(context.Background(), call).Body))
+		d := New(m, Options{})
+		call := Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t1"}}`)}
+		assert.Equal(t, InvalidParams, errorCode(t, d.Handle(context.Background(), call).Body))
 		m.n = 2
 		d.ToolsChanged()
 		assert.Nil(t, decodeRPC(t, d.Handle(context.Background(), call).Body).Error)
@@ -633,9 +633,9 @@ func TestMCPDispatcherUnknownToolIsInvalidParams(t *testing.T) {
 
 func TestMCPDispatcherSessionIDRequired(t *testing.T) {
 	ctx := context.Background()
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	d := New(&fakeTools{}, Options{Sessions: true})
 	init := func() string {
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)})
+		resp := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)})
 		require.Equal(t, 200, resp.Status, "initialize needs no session id: %s", resp.Body)
 		require.NotEmpty(t, resp.SessionID)
 		return resp.SessionID
@@ -658,11 +658,11 @@ func TestMCPDispatcherSessionIDRequired(t *testing.T) {
 				if when == "after" {
 					init()
 				}
-				resp := d.Handle(ctx, MCPRequest{Body: []byte(tc.body), Header: tc.header})
+				resp := d.Handle(ctx, Request{Body: []byte(tc.body), Header: tc.header})
 				assert.Equal(t, 400, resp.Status, "%s initialize: %s", when, resp.Body)
 				r := decodeRPC(t, resp.Body)
 				require.NotNil(t, r.Error, "answer: %s", resp.Body)
-				assert.Equal(t, MCPInvalidRequest, r.Error.Code)
+				assert.Equal(t, InvalidRequest, r.Error.Code)
 				assert.Contains(t, r.Error.Message, "Mcp-Session-Id")
 				assert.Contains(t, r.Error.Message, "initialize")
 				assert.JSONEq(t, tc.id, string(r.ID))
@@ -671,24 +671,24 @@ func TestMCPDispatcherSessionIDRequired(t *testing.T) {
 	}
 	t.Run("with the id it is served", func(t *testing.T) {
 		sid := init()
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`), SessionID: sid})
+		resp := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`), SessionID: sid})
 		assert.Equal(t, 200, resp.Status)
 	})
 	t.Run("the stateless era needs no session id", func(t *testing.T) {
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`), Header: statelessHeaders("tools/list", "")})
+		resp := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + statelessMeta + `}}`), Header: statelessHeaders("tools/list", "")})
 		assert.Equal(t, 200, resp.Status, "answer: %s", resp.Body)
 	})
 	t.Run("without sessions no id is needed", func(t *testing.T) {
-		d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)})
+		d := New(&fakeTools{}, Options{})
+		resp := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)})
 		assert.Equal(t, 200, resp.Status)
 	})
 }
 
 func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 	ctx := context.Background()
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
-	init := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)})
+	d := New(&fakeTools{}, Options{Sessions: true})
+	init := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)})
 	require.Equal(t, 200, init.Status)
 	sid := init.SessionID
 	sessionEra := []any{"2025-03-26", "2025-06-18", "2025-11-25"}
@@ -709,7 +709,7 @@ func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req := MCPRequest{Body: []byte(tc.body), SessionID: sid}
+			req := Request{Body: []byte(tc.body), SessionID: sid}
 			if tc.version != "" {
 				req.Header = headers("MCP-Protocol-Version", tc.version)
 			}
@@ -721,7 +721,7 @@ func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 			}
 			r := decodeRPC(t, resp.Body)
 			require.NotNil(t, r.Error, "answer: %s", resp.Body)
-			assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code, r.Error.Message)
+			assert.Equal(t, UnsupportedProtocol, r.Error.Code, r.Error.Message)
 			assert.Equal(t, both, r.Error.Data["supported"], "every revision the endpoint serves")
 			assert.Equal(t, tc.version, r.Error.Data["requested"])
 			if tc.negotiated != "" {
@@ -734,21 +734,21 @@ func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 		})
 	}
 	t.Run("without sessions a session-era version is checked too", func(t *testing.T) {
-		d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", "2024-11-05")})
+		d := New(&fakeTools{}, Options{})
+		resp := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", "2024-11-05")})
 		assert.Equal(t, 400, resp.Status)
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error)
-		assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code)
+		assert.Equal(t, UnsupportedProtocol, r.Error.Code)
 		assert.Equal(t, both, r.Error.Data["supported"])
 		for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
-			resp = d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", v)})
+			resp = d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", v)})
 			assert.Equal(t, 200, resp.Status, "without a session any session-era version is fine: %s", v)
 		}
 	})
 	t.Run("a session-only server answers an unknown version with its versions", func(t *testing.T) {
-		d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Era: "session"})
-		resp := d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", "2099-01-01")})
+		d := New(&fakeTools{}, Options{Era: "session"})
+		resp := d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Header: headers("MCP-Protocol-Version", "2099-01-01")})
 		assert.Equal(t, 400, resp.Status, "answer: %s", resp.Body)
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error)
@@ -757,42 +757,42 @@ func TestMCPDispatcherSessionEraVersionHeader(t *testing.T) {
 }
 
 func TestMCPDispatcherSessionNotFoundCarriesID(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	d := New(&fakeTools{}, Options{Sessions: true})
 	for _, tc := range []struct{ body, id string }{
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, "7"},
 		{`{"jsonrpc":"2.0","id":"x-1","method":"ping"}`, `"x-1"`},
 		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "null"},
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "null"},
 	} {
-		resp := d.Handle(context.Background(), MCPRequest{Body: []byte(tc.body), SessionID: "gone"})
+		resp := d.Handle(context.Background(), Request{Body: []byte(tc.body), SessionID: "gone"})
 		assert.Equal(t, 404, resp.Status)
 		r := decodeRPC(t, resp.Body)
 		require.NotNil(t, r.Error)
-		assert.Equal(t, MCPSessionNotFound, r.Error.Code)
+		assert.Equal(t, SessionNotFound, r.Error.Code)
 		assert.JSONEq(t, tc.id, string(r.ID), "body %s", tc.body)
 	}
 }
 
 func TestMCPDispatcherStatelessRemovedMethodsAreNotFound(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
+	d := New(&fakeTools{}, Options{})
 	for _, method := range []string{"ping", "initialize", "logging/setLevel", "x/y"} {
 		for _, params := range []string{`{}`, `{` + statelessMeta + `}`} {
 			t.Run(method+" "+params, func(t *testing.T) {
-				resp := d.Handle(context.Background(), MCPRequest{
+				resp := d.Handle(context.Background(), Request{
 					Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`),
 					Header: statelessHeaders(method, ""),
 				})
-				assert.Equal(t, statusFor(MCPMethodNotFound, true), resp.Status, "answer: %s", resp.Body)
+				assert.Equal(t, statusFor(MethodNotFound, true), resp.Status, "answer: %s", resp.Body)
 				assert.Equal(t, 404, resp.Status)
 				r := decodeRPC(t, resp.Body)
 				require.NotNil(t, r.Error)
-				assert.Equal(t, MCPMethodNotFound, r.Error.Code, r.Error.Message)
+				assert.Equal(t, MethodNotFound, r.Error.Code, r.Error.Message)
 				assert.JSONEq(t, "1", string(r.ID))
 			})
 		}
 	}
 	// a served method still needs its _meta
-	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`), Header: statelessHeaders("tools/list", "")})
+	resp := d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`), Header: statelessHeaders("tools/list", "")})
 	assert.Equal(t, 400, resp.Status)
-	assert.Equal(t, MCPInvalidParams, errorCode(t, resp.Body))
+	assert.Equal(t, InvalidParams, errorCode(t, resp.Body))
 }

@@ -1,7 +1,7 @@
 // Fuzz test of the MCP dispatcher: any bytes in, in either era, never a
 // panic, and always one JSON answer — or none, for notifications.
 
-package serve
+package mcpserver
 
 import (
 	"context"
@@ -25,9 +25,9 @@ func FuzzMCPDispatcher(f *testing.F) {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
 	}
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	d := New(&fakeTools{}, Options{Sessions: true})
 	f.Fuzz(func(t *testing.T, body []byte, stateless bool) {
-		req := MCPRequest{Body: body}
+		req := Request{Body: body}
 		if stateless {
 			req.Header = statelessHeaders("tools/call", "tagged", "Mcp-Param-Region", "eu")
 		} else {

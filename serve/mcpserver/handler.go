@@ -5,7 +5,7 @@
 // Origin checks), a request size cap, and Content-Type/Accept checks. The
 // wasm builds leave this file out: net/http costs megabytes there.
 
-package serve
+package mcpserver
 
 import (
 	"errors"
@@ -22,8 +22,8 @@ import (
 	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
-// MCPHandlerOptions configure the HTTP handler.
-type MCPHandlerOptions struct {
+// HandlerOptions configure the HTTP handler.
+type HandlerOptions struct {
 	// MaxBodyBytes caps a request body [4 MiB]; a larger one is answered 413.
 	MaxBodyBytes int64
 	// AllowedOrigins are browser origins ("https://app.example.com") allowed
@@ -45,7 +45,7 @@ type MCPHandlerOptions struct {
 // defaultMaxBodyBytes is the request cap when none is set.
 const defaultMaxBodyBytes = 4 << 20
 
-// NewMCPHandler returns the Streamable HTTP handler of d: POST carries
+// NewHandler returns the Streamable HTTP handler of d: POST carries
 // JSON-RPC and is answered with application/json — or, when the request
 // sends notifications before its answer (progress of a tools/call that
 // carried a progressToken) and the client's Accept admits
@@ -56,27 +56,27 @@ const defaultMaxBodyBytes = 4 << 20
 // ListChanged, and is 405 otherwise; DELETE ends a session when d issues
 // session ids. A full session table answers initialize 503 with
 // Retry-After.
-func NewMCPHandler(d *MCPDispatcher, opts MCPHandlerOptions) http.Handler {
+func NewHandler(d *Dispatcher, opts HandlerOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBodyBytes
 	}
-	return &mcpHandler{d: d, opts: opts}
+	return &handler{d: d, opts: opts}
 }
 
-type mcpHandler struct {
-	d    *MCPDispatcher
-	opts MCPHandlerOptions
+type handler struct {
+	d    *Dispatcher
+	opts HandlerOptions
 }
 
 // ServeHTTP answers one request; a panic becomes a 500 for that request.
-func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if recover() != nil {
-			writeRPCError(w, http.StatusInternalServerError, MCPInternalError, "internal error")
+			writeRPCError(w, http.StatusInternalServerError, InternalError, "internal error")
 		}
 	}()
 	if msg := h.forbidden(r); msg != "" {
-		writeRPCError(w, http.StatusForbidden, MCPInvalidRequest, msg)
+		writeRPCError(w, http.StatusForbidden, InvalidRequest, msg)
 		return
 	}
 	allow := "POST"
@@ -102,32 +102,32 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.d.streamsSessionEra() {
 			msg = "method not allowed: GET the event stream, POST JSON-RPC messages"
 		}
-		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, msg)
+		writeRPCError(w, http.StatusMethodNotAllowed, InvalidRequest, msg)
 	}
 }
 
 // post answers a JSON-RPC POST.
-func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
+func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != mcp.ContentTypeJSON {
-		writeRPCError(w, http.StatusUnsupportedMediaType, MCPInvalidRequest, "unsupported media type: POST a JSON-RPC message as application/json")
+		writeRPCError(w, http.StatusUnsupportedMediaType, InvalidRequest, "unsupported media type: POST a JSON-RPC message as application/json")
 		return
 	}
 	if vs := r.Header.Values("Accept"); len(vs) > 0 && !accepts(vs, mcp.ContentTypeJSON, "application/*") {
-		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: this server answers application/json")
+		writeRPCError(w, http.StatusNotAcceptable, InvalidRequest, "not acceptable: this server answers application/json")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, MCPInvalidRequest, "request too large: the body exceeds the server's limit")
+			writeRPCError(w, http.StatusRequestEntityTooLarge, InvalidRequest, "request too large: the body exceeds the server's limit")
 			return
 		}
-		writeRPCError(w, http.StatusBadRequest, MCPParseError, "parse error: the body could not be read")
+		writeRPCError(w, http.StatusBadRequest, ParseError, "parse error: the body could not be read")
 		return
 	}
-	req := MCPRequest{
+	req := Request{
 		Body:      body,
 		Header:    func(name string) (string, bool) { v := r.Header.Values(name); return strings.Join(v, ","), len(v) > 0 },
 		SessionID: r.Header.Get(mcp.HeaderSessionID),
@@ -212,15 +212,15 @@ func (s *sseAnswer) flush() {
 }
 
 // get opens the session era's notification stream.
-func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
+func (h *handler) get(w http.ResponseWriter, r *http.Request) {
 	if !accepts(r.Header.Values("Accept"), mcp.ContentTypeEventStream, "text/*") {
-		writeRPCError(w, http.StatusNotAcceptable, MCPInvalidRequest, "not acceptable: the stream is text/event-stream; send Accept: text/event-stream")
+		writeRPCError(w, http.StatusNotAcceptable, InvalidRequest, "not acceptable: the stream is text/event-stream; send Accept: text/event-stream")
 		return
 	}
 	l, e := h.d.ListenSession(r.Header.Get(mcp.HeaderSessionID))
 	if e != nil {
 		status := http.StatusBadRequest
-		if e.Code == MCPSessionNotFound {
+		if e.Code == SessionNotFound {
 			status = http.StatusNotFound
 		}
 		writeRPCError(w, status, e.Code, e.Message)
@@ -233,7 +233,7 @@ func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
 // goes or l is closed (its session ended). The events carry no ids: a
 // reconnecting client cannot resume, and needs not (a list change is a
 // state, and the client lists the tools again after reconnecting).
-func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen) {
+func writeStream(w http.ResponseWriter, r *http.Request, l *Listen) {
 	defer l.Close()
 	w.Header().Set("Content-Type", mcp.ContentTypeEventStream)
 	w.Header().Set("Cache-Control", "no-store")
@@ -262,19 +262,19 @@ func writeStream(w http.ResponseWriter, r *http.Request, l *MCPListen) {
 }
 
 // delete ends a session.
-func (h *mcpHandler) delete(w http.ResponseWriter, r *http.Request) {
+func (h *handler) delete(w http.ResponseWriter, r *http.Request) {
 	if !h.d.SessionsEnabled() {
 		w.Header().Set("Allow", "POST")
-		writeRPCError(w, http.StatusMethodNotAllowed, MCPInvalidRequest, "method not allowed: this server keeps no sessions")
+		writeRPCError(w, http.StatusMethodNotAllowed, InvalidRequest, "method not allowed: this server keeps no sessions")
 		return
 	}
 	sid := r.Header.Get(mcp.HeaderSessionID)
 	if sid == "" {
-		writeRPCError(w, http.StatusBadRequest, MCPInvalidRequest, "bad request: DELETE needs an "+mcp.HeaderSessionID+" header")
+		writeRPCError(w, http.StatusBadRequest, InvalidRequest, "bad request: DELETE needs an "+mcp.HeaderSessionID+" header")
 		return
 	}
 	if !h.d.EndSession(sid) {
-		writeRPCError(w, http.StatusNotFound, MCPSessionNotFound, "session not found: it ended or never existed")
+		writeRPCError(w, http.StatusNotFound, SessionNotFound, "session not found: it ended or never existed")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -284,7 +284,7 @@ func (h *mcpHandler) delete(w http.ResponseWriter, r *http.Request) {
 // ("" when it passes): on a loopback listener the Host must be a loopback
 // name (or allowed); a browser Origin must be the request's own host, a
 // loopback origin on a loopback request, or allowed.
-func (h *mcpHandler) forbidden(r *http.Request) string {
+func (h *handler) forbidden(r *http.Request) string {
 	hostName := hostOnly(r.Host)
 	loopbackReq := isLoopbackName(hostName)
 	if isLoopbackListener(r) && !loopbackReq && !h.hostAllowed(r.Host) {
@@ -319,7 +319,7 @@ func (h *mcpHandler) forbidden(r *http.Request) string {
 // OPTIONS (it reports whether it did). A JSON POST from another origin is
 // always preflighted, so without this a configured origin could not call at
 // all. Same-origin pages need no CORS; other loopback origins get none.
-func (h *mcpHandler) cors(w http.ResponseWriter, r *http.Request, allow string) bool {
+func (h *handler) cors(w http.ResponseWriter, r *http.Request, allow string) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" || !h.originConfigured(origin) {
 		return false
@@ -342,7 +342,7 @@ func (h *mcpHandler) cors(w http.ResponseWriter, r *http.Request, allow string) 
 }
 
 // originConfigured reports whether origin is in AllowedOrigins (or "*" is).
-func (h *mcpHandler) originConfigured(origin string) bool {
+func (h *handler) originConfigured(origin string) bool {
 	for _, a := range h.opts.AllowedOrigins {
 		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), origin) {
 			return true
@@ -352,7 +352,7 @@ func (h *mcpHandler) originConfigured(origin string) bool {
 }
 
 // hostAllowed reports whether host (with or without port) is configured.
-func (h *mcpHandler) hostAllowed(host string) bool {
+func (h *handler) hostAllowed(host string) bool {
 	for _, a := range h.opts.AllowedHosts {
 		if strings.EqualFold(a, host) || strings.EqualFold(a, hostOnly(host)) {
 			return true

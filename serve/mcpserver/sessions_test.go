@@ -3,7 +3,7 @@
 // notification streams), and refuses initialize with 503 and a retry delay
 // when none can go.
 
-package serve
+package mcpserver
 
 import (
 	"context"
@@ -36,12 +36,12 @@ func (c *fakeClock) advance(d time.Duration) {
 func TestMCPSessionTableEvictsOnlyIdleSessions(t *testing.T) {
 	ctx := context.Background()
 	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true, ListChanged: true, MaxSessions: 3, SessionIdle: time.Minute, Now: clock.Now})
-	initialize := func() MCPResponse {
-		return d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)})
+	d := New(&fakeTools{}, Options{Sessions: true, ListChanged: true, MaxSessions: 3, SessionIdle: time.Minute, Now: clock.Now})
+	initialize := func() Response {
+		return d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)})
 	}
 	ping := func(sid string) int {
-		return d.Handle(ctx, MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: sid}).Status
+		return d.Handle(ctx, Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), SessionID: sid}).Status
 	}
 	var sids []string
 	for i := 0; i < 3; i++ {
@@ -63,7 +63,7 @@ func TestMCPSessionTableEvictsOnlyIdleSessions(t *testing.T) {
 	assert.Equal(t, 30, resp.RetryAfter, "b and c may go in 30 s")
 	r := decodeRPC(t, resp.Body)
 	require.NotNil(t, r.Error)
-	assert.Equal(t, MCPServerBusy, r.Error.Code)
+	assert.Equal(t, ServerBusy, r.Error.Code)
 	assert.Contains(t, r.Error.Message, "retry")
 	assert.JSONEq(t, "1", string(r.ID))
 	for _, sid := range sids {
@@ -95,7 +95,7 @@ func TestMCPSessionTableEvictsOnlyIdleSessions(t *testing.T) {
 }
 
 func TestMCPSessionTableDefaults(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true})
+	d := New(&fakeTools{}, Options{Sessions: true})
 	assert.Equal(t, 4096, d.opts.MaxSessions)
 	assert.Equal(t, 10*time.Minute, d.opts.SessionIdle)
 	require.NotNil(t, d.opts.Now)

@@ -4,11 +4,10 @@
 // eras, sessions and DELETE, GET 405, DNS-rebinding protection, size and
 // media-type checks, and one bad request not affecting the next.
 
-package serve
+package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -44,14 +43,14 @@ func post(t *testing.T, url, body string, kv ...string) (*http.Response, string)
 	return resp, string(b)
 }
 
-func newTestMCPServer(t *testing.T, dopts MCPDispatcherOptions, hopts MCPHandlerOptions) *httptest.Server {
-	srv := httptest.NewServer(NewMCPHandler(NewMCPDispatcher(&fakeTools{}, dopts), hopts))
+func newTestMCPServer(t *testing.T, dopts Options, hopts HandlerOptions) *httptest.Server {
+	srv := httptest.NewServer(NewHandler(New(&fakeTools{}, dopts), hopts))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 func TestMCPHandlerSessionEra(t *testing.T) {
-	srv := newTestMCPServer(t, MCPDispatcherOptions{Sessions: true}, MCPHandlerOptions{})
+	srv := newTestMCPServer(t, Options{Sessions: true}, HandlerOptions{})
 	resp, body := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	require.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
@@ -91,7 +90,7 @@ func TestMCPHandlerSessionEra(t *testing.T) {
 }
 
 func TestMCPHandlerStatelessEra(t *testing.T) {
-	srv := newTestMCPServer(t, MCPDispatcherOptions{}, MCPHandlerOptions{})
+	srv := newTestMCPServer(t, Options{}, HandlerOptions{})
 	resp, body := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+statelessMeta+`}}`,
 		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
 	require.Equal(t, 200, resp.StatusCode, body)
@@ -117,7 +116,7 @@ func TestMCPHandlerStatelessEra(t *testing.T) {
 }
 
 func TestMCPHandlerRefusals(t *testing.T) {
-	srv := newTestMCPServer(t, MCPDispatcherOptions{}, MCPHandlerOptions{MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example.com"}})
+	srv := newTestMCPServer(t, Options{}, HandlerOptions{MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example.com"}})
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	host := strings.TrimPrefix(srv.URL, "http://")
 	tests := []struct {
@@ -159,7 +158,7 @@ func TestMCPHandlerRefusals(t *testing.T) {
 }
 
 func TestMCPHandlerAllowedHosts(t *testing.T) {
-	srv := newTestMCPServer(t, MCPDispatcherOptions{}, MCPHandlerOptions{AllowedHosts: []string{"mcp.internal"}})
+	srv := newTestMCPServer(t, Options{}, HandlerOptions{AllowedHosts: []string{"mcp.internal"}})
 	resp, _ := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Host", "mcp.internal:8080")
 	assert.Equal(t, 200, resp.StatusCode)
 	resp, _ = post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Host", "other.internal")
@@ -169,12 +168,12 @@ func TestMCPHandlerAllowedHosts(t *testing.T) {
 // panicServer panics in every call, even in the handler path.
 type panicHandlerTools struct{ fakeTools }
 
-func (*panicHandlerTools) HandleToolCall(context.Context, MCPToolCall) ([]byte, *MCPError) {
+func (*panicHandlerTools) HandleToolCall(context.Context, ToolCall) ([]byte, *Error) {
 	panic("handler exploded")
 }
 
 func TestMCPHandlerPanicDoesNotBreakNextRequest(t *testing.T) {
-	srv := httptest.NewServer(NewMCPHandler(NewMCPDispatcher(&panicHandlerTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{}))
+	srv := httptest.NewServer(NewHandler(New(&panicHandlerTools{}, Options{}), HandlerOptions{}))
 	defer srv.Close()
 	for i := 0; i < 3; i++ {
 		resp, body := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
@@ -186,38 +185,14 @@ func TestMCPHandlerPanicDoesNotBreakNextRequest(t *testing.T) {
 }
 
 // newHTTPForDispatcher serves d on a loopback test server and returns its URL.
-func newHTTPForDispatcher(t *testing.T, d *MCPDispatcher) string {
-	srv := httptest.NewServer(NewMCPHandler(d, MCPHandlerOptions{}))
+func newHTTPForDispatcher(t *testing.T, d *Dispatcher) string {
+	srv := httptest.NewServer(NewHandler(d, HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
 
-func TestMCPPortOverHTTPBothEras(t *testing.T) {
-	d, _, _ := mcpShop(t, time.Second, nil)
-	srv := newHTTPForDispatcher(t, d)
-	resp, body := post(t, srv, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	require.Equal(t, 200, resp.StatusCode)
-	resp, body = post(t, srv, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shop.do_action","arguments":{"action":"cart.pay"}}}`, "MCP-Protocol-Version", "2025-11-25")
-	require.Equal(t, 200, resp.StatusCode)
-	assert.Contains(t, body, `needs-confirm`)
-	assert.NotContains(t, body, `"isError"`)
-
-	resp, body = post(t, srv, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shop.do_action","arguments":{"action":"cart.pay","confirm":true},`+statelessMeta+`}}`,
-		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "shop.do_action")
-	require.Equal(t, 200, resp.StatusCode, body)
-	var env struct {
-		Result struct {
-			ResultType        string         `json:"resultType"`
-			StructuredContent map[string]any `json:"structuredContent"`
-		} `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body), &env))
-	assert.Equal(t, "complete", env.Result.ResultType)
-	assert.Equal(t, "performed", env.Result.StructuredContent["effectStatus"])
-}
-
 func TestMCPHandlerCORSForConfiguredOrigins(t *testing.T) {
-	srv := newTestMCPServer(t, MCPDispatcherOptions{Sessions: true}, MCPHandlerOptions{AllowedOrigins: []string{"https://app.example.com/"}})
+	srv := newTestMCPServer(t, Options{Sessions: true}, HandlerOptions{AllowedOrigins: []string{"https://app.example.com/"}})
 	preflight := func(origin string) *http.Response {
 		req, err := http.NewRequestWithContext(context.Background(), http.MethodOptions, srv.URL, nil)
 		require.NoError(t, err)
@@ -257,7 +232,7 @@ func TestMCPHandlerCORSForConfiguredOrigins(t *testing.T) {
 }
 
 func TestMCPHandlerParallelMixedRequests(t *testing.T) {
-	srv := newTestMCPServer(t, MCPDispatcherOptions{Sessions: true}, MCPHandlerOptions{})
+	srv := newTestMCPServer(t, Options{Sessions: true}, HandlerOptions{})
 	bodies := []string{
 		`{"jsonrpc":"2.0","id":%d,"method":"ping"}`,
 		`{"jsonrpc":`,
@@ -317,11 +292,11 @@ func TestMCPHandlerAllowedHostsOffLoopback(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		return rec.Code
 	}
-	guarded := NewMCPHandler(NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{AllowedHosts: []string{"mcp.example.com"}})
+	guarded := NewHandler(New(&fakeTools{}, Options{}), HandlerOptions{AllowedHosts: []string{"mcp.example.com"}})
 	assert.Equal(t, 200, ping(guarded, "mcp.example.com"))
 	assert.Equal(t, 200, ping(guarded, "mcp.example.com:8443"))
 	assert.Equal(t, 403, ping(guarded, "attacker.example"))
-	open := NewMCPHandler(NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{})
+	open := NewHandler(New(&fakeTools{}, Options{}), HandlerOptions{})
 	assert.Equal(t, 200, ping(open, "attacker.example"), "no AllowedHosts: a public server serves any Host")
 }
 
@@ -337,7 +312,7 @@ func sseEvents(body string) []string {
 }
 
 func TestMCPHandlerProgressStreamsTheAnswer(t *testing.T) {
-	srv := httptest.NewServer(NewMCPHandler(NewMCPDispatcher(&progressTools{}, MCPDispatcherOptions{}), MCPHandlerOptions{}))
+	srv := httptest.NewServer(NewHandler(New(&progressTools{}, Options{}), HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	call := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"t"}}}`
 	stateless := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -374,8 +349,8 @@ func TestMCPHandlerProgressStreamsTheAnswer(t *testing.T) {
 }
 
 func TestMCPHandlerFullSessionTableIs503(t *testing.T) {
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Sessions: true, MaxSessions: 1, SessionIdle: time.Hour})
-	srv := httptest.NewServer(NewMCPHandler(d, MCPHandlerOptions{}))
+	d := New(&fakeTools{}, Options{Sessions: true, MaxSessions: 1, SessionIdle: time.Hour})
+	srv := httptest.NewServer(NewHandler(d, HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`
 	resp, body := post(t, srv.URL, init)

@@ -3,7 +3,7 @@
 // Mcp-Method, Mcp-Name) and the custom Mcp-Param-* headers a tool's
 // x-mcp-header annotations ask for.
 
-package serve
+package mcpserver
 
 import (
 	"bytes"
@@ -14,6 +14,10 @@ import (
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
+// StatelessVersion is the protocol revision of the stateless era
+// ("2026-07-28").
+const StatelessVersion = mcp.LatestStatelessVersion
+
 // isStateless tells a request's era: stateless when its _meta names a
 // protocol version, it asks server/discover, or its MCP-Protocol-Version
 // header names a stateless revision. A header naming a revision served in
@@ -22,7 +26,7 @@ import (
 // (2024-11-05) or the request carries an Mcp-Session-Id, and to the
 // stateless era otherwise. (An UnsupportedProtocolVersion error lists
 // every revision the dispatcher serves, whichever era it was told.)
-func (d *MCPDispatcher) isStateless(req MCPRequest, msg rpcMessage) bool {
+func (d *Dispatcher) isStateless(req Request, msg rpcMessage) bool {
 	if msg.method == mcp.MethodServerDiscover {
 		return true
 	}
@@ -50,7 +54,7 @@ func (d *MCPDispatcher) isStateless(req MCPRequest, msg rpcMessage) bool {
 // server/discover, tools/list, tools/call, subscriptions/listen (with
 // ListChanged) and the extra Methods. Others (ping and initialize, which the
 // revision removed, among them) are not found there, whatever the _meta.
-func (d *MCPDispatcher) statelessMethod(method string) bool {
+func (d *Dispatcher) statelessMethod(method string) bool {
 	switch method {
 	case mcp.MethodServerDiscover, mcp.MethodToolsList, mcp.MethodToolsCall:
 		return true
@@ -83,13 +87,13 @@ func metaFields(params []byte) []wire.Field {
 
 // checkStateless validates a stateless-era request's _meta and headers. It
 // returns the request's protocol version and client capabilities.
-func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, []byte, *MCPError) {
+func (d *Dispatcher) checkStateless(req Request, msg rpcMessage) (string, []byte, *Error) {
 	hv, hasHeader := "", false
 	if req.Header != nil {
 		hv, hasHeader = req.Header(mcp.HeaderProtocolVersion)
 		hv = trimOWS(hv)
 		if !hasHeader {
-			return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + mcp.HeaderProtocolVersion + " header is missing"}
+			return "", nil, &Error{Code: HeaderMismatch, Message: "header mismatch: the " + mcp.HeaderProtocolVersion + " header is missing"}
 		}
 	}
 	meta := metaFields(msg.params)
@@ -103,12 +107,12 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 		if msg.method == mcp.MethodSubscriptionsListen {
 			// Part of the revision, but only a server whose tool list may
 			// change offers it.
-			return "", nil, &MCPError{Code: MCPMethodNotFound, Message: "method not found: this server offers no subscriptions: its tool list does not change (capabilities.tools.listChanged is false), so there is nothing to listen for"}
+			return "", nil, &Error{Code: MethodNotFound, Message: "method not found: this server offers no subscriptions: its tool list does not change (capabilities.tools.listChanged is false), so there is nothing to listen for"}
 		}
-		return "", nil, &MCPError{Code: MCPMethodNotFound, Message: "method not found: " + msg.method + " is not part of the " + MCPStatelessVersion + " revision"}
+		return "", nil, &Error{Code: MethodNotFound, Message: "method not found: " + msg.method + " is not part of the " + StatelessVersion + " revision"}
 	}
 	if meta == nil {
-		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: params._meta is required in the " + MCPStatelessVersion + " revision"}
+		return "", nil, &Error{Code: InvalidParams, Message: "invalid params: params._meta is required in the " + StatelessVersion + " revision"}
 	}
 	var missing []string
 	if len(vraw) == 0 {
@@ -119,17 +123,17 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 		missing = append(missing, mcp.MetaClientCapabilities)
 	}
 	if len(missing) > 0 {
-		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: _meta lacks " + strings.Join(missing, " and ")}
+		return "", nil, &Error{Code: InvalidParams, Message: "invalid params: _meta lacks " + strings.Join(missing, " and ")}
 	}
 	version, err := wire.DecodeString(vraw)
 	if err != nil || vraw[0] != '"' {
-		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + mcp.MetaProtocolVersion + " must be a string"}
+		return "", nil, &Error{Code: InvalidParams, Message: "invalid params: " + mcp.MetaProtocolVersion + " must be a string"}
 	}
 	if cc[0] != '{' {
-		return "", nil, &MCPError{Code: MCPInvalidParams, Message: "invalid params: " + mcp.MetaClientCapabilities + " must be an object"}
+		return "", nil, &Error{Code: InvalidParams, Message: "invalid params: " + mcp.MetaClientCapabilities + " must be an object"}
 	}
 	if hasHeader && hv != version {
-		return "", nil, &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + mcp.HeaderProtocolVersion + " " + quote(hv) + " differs from _meta " + quote(version)}
+		return "", nil, &Error{Code: HeaderMismatch, Message: "header mismatch: " + mcp.HeaderProtocolVersion + " " + quote(hv) + " differs from _meta " + quote(version)}
 	}
 	if !mcp.IsStatelessVersion(version) {
 		return "", nil, unsupportedVersion(version, d.servedVersions())
@@ -144,20 +148,20 @@ func (d *MCPDispatcher) checkStateless(req MCPRequest, msg rpcMessage) (string, 
 
 // unsupportedVersion is the UnsupportedProtocolVersionError for a requested
 // revision, listing the revisions the endpoint serves (supported).
-func unsupportedVersion(requested string, supported []string) *MCPError {
-	return &MCPError{Code: MCPUnsupportedProtocol, Message: "unsupported protocol version " + quote(requested) + ": use one of the supported versions in error.data",
+func unsupportedVersion(requested string, supported []string) *Error {
+	return &Error{Code: UnsupportedProtocol, Message: "unsupported protocol version " + quote(requested) + ": use one of the supported versions in error.data",
 		Data: mcp.UnsupportedVersionData(supported, requested)}
 }
 
 // checkStandardHeaders checks Mcp-Method, Mcp-Name and the custom
 // Mcp-Param-* headers against the body.
-func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MCPError {
+func (d *Dispatcher) checkStandardHeaders(req Request, msg rpcMessage) *Error {
 	m, ok := req.Header(mcp.HeaderMethod)
 	if !ok {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + mcp.HeaderMethod + " header is missing"}
+		return &Error{Code: HeaderMismatch, Message: "header mismatch: the " + mcp.HeaderMethod + " header is missing"}
 	}
 	if m = trimOWS(m); m != msg.method {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + mcp.HeaderMethod + " " + quote(m) + " differs from the body's method " + quote(msg.method)}
+		return &Error{Code: HeaderMismatch, Message: "header mismatch: " + mcp.HeaderMethod + " " + quote(m) + " differs from the body's method " + quote(msg.method)}
 	}
 	nameKey := ""
 	switch msg.method {
@@ -177,14 +181,14 @@ func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MC
 	name, _ := wire.DecodeString(nraw)
 	h, ok := req.Header(mcp.HeaderName)
 	if !ok {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + mcp.HeaderName + " header is missing"}
+		return &Error{Code: HeaderMismatch, Message: "header mismatch: the " + mcp.HeaderName + " header is missing"}
 	}
 	h, e := headerValue(mcp.HeaderName, h)
 	if e != nil {
 		return e
 	}
 	if h != name {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + mcp.HeaderName + " " + quote(h) + " differs from the body's " + nameKey + " " + quote(name)}
+		return &Error{Code: HeaderMismatch, Message: "header mismatch: " + mcp.HeaderName + " " + quote(h) + " differs from the body's " + nameKey + " " + quote(name)}
 	}
 	if msg.method != mcp.MethodToolsCall {
 		return nil
@@ -204,13 +208,13 @@ func (d *MCPDispatcher) checkStandardHeaders(req MCPRequest, msg rpcMessage) *MC
 
 // checkParamHeader compares the Mcp-Param header of annotation r with the
 // argument value.
-func checkParamHeader(req MCPRequest, r mcp.ParamHeader, args []byte) *MCPError {
+func checkParamHeader(req Request, r mcp.ParamHeader, args []byte) *Error {
 	hname := mcp.HeaderParamPrefix + r.Name
 	hv, hasHeader := req.Header(hname)
 	val, number, hasVal := argumentText(mcp.ArgumentAt(args, r.Path))
 	if !hasHeader {
 		if hasVal {
-			return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: the " + hname + " header is missing"}
+			return &Error{Code: HeaderMismatch, Message: "header mismatch: the " + hname + " header is missing"}
 		}
 		return nil
 	}
@@ -219,10 +223,10 @@ func checkParamHeader(req MCPRequest, r mcp.ParamHeader, args []byte) *MCPError 
 		return e
 	}
 	if !hasVal {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " is set but the argument is absent"}
+		return &Error{Code: HeaderMismatch, Message: "header mismatch: " + hname + " is set but the argument is absent"}
 	}
 	if hv != val && !(number && sameNumber(hv, val)) {
-		return &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " differs from the argument"}
+		return &Error{Code: HeaderMismatch, Message: "header mismatch: " + hname + " differs from the argument"}
 	}
 	return nil
 }
@@ -230,15 +234,15 @@ func checkParamHeader(req MCPRequest, r mcp.ParamHeader, args []byte) *MCPError 
 // headerValue reads an Mcp-Name or Mcp-Param-* value: it must be visible
 // ASCII, space or tab (RFC 9110 field text), and a value in the Base64
 // sentinel form =?base64?…?= is decoded.
-func headerValue(hname, hv string) (string, *MCPError) {
+func headerValue(hname, hv string) (string, *Error) {
 	for i := 0; i < len(hv); i++ {
 		if c := hv[i]; (c < 0x20 && c != '\t') || c > 0x7e {
-			return "", &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " carries characters a header value may not; send such a value as =?base64?…?="}
+			return "", &Error{Code: HeaderMismatch, Message: "header mismatch: " + hname + " carries characters a header value may not; send such a value as =?base64?…?="}
 		}
 	}
 	hv, err := mcp.DecodeHeaderValue(trimOWS(hv))
 	if err != nil {
-		return "", &MCPError{Code: MCPHeaderMismatch, Message: "header mismatch: " + hname + " is " + err.Error()}
+		return "", &Error{Code: HeaderMismatch, Message: "header mismatch: " + hname + " is " + err.Error()}
 	}
 	return hv, nil
 }

@@ -6,7 +6,7 @@
 // serves the new list, bursts coalesce, and a dispatcher without
 // ListChanged keeps answering GET 405 and listen -32601.
 
-package serve
+package mcpserver
 
 import (
 	"bufio"
@@ -66,14 +66,14 @@ func openStream(t *testing.T, req *http.Request) (*http.Response, func() string)
 }
 
 // waitListeners waits until d has n open streams.
-func waitListeners(t *testing.T, d *MCPDispatcher, n int) {
+func waitListeners(t *testing.T, d *Dispatcher, n int) {
 	t.Helper()
 	require.Eventually(t, func() bool { return d.Listeners() == n }, 10*time.Second, 5*time.Millisecond)
 }
 
 func TestMCPListChangedSessionEraStream(t *testing.T) {
 	tools := &growingTools{}
-	d := NewMCPDispatcher(tools, MCPDispatcherOptions{Sessions: true, ListChanged: true})
+	d := New(tools, Options{Sessions: true, ListChanged: true})
 	url := newHTTPForDispatcher(t, d)
 	resp, body := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	require.Equal(t, 200, resp.StatusCode)
@@ -128,7 +128,7 @@ func TestMCPListChangedSessionEraStream(t *testing.T) {
 
 func TestMCPListChangedStatelessListen(t *testing.T) {
 	tools := &growingTools{}
-	d := NewMCPDispatcher(tools, MCPDispatcherOptions{ListChanged: true})
+	d := New(tools, Options{ListChanged: true})
 	url := newHTTPForDispatcher(t, d)
 	listen := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + statelessMeta + `}}`
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(listen))
@@ -158,7 +158,7 @@ func TestMCPListChangedStatelessListen(t *testing.T) {
 }
 
 func TestMCPWithoutListChangedOffersNoStream(t *testing.T) {
-	d := NewMCPDispatcher(&growingTools{}, MCPDispatcherOptions{Sessions: true})
+	d := New(&growingTools{}, Options{Sessions: true})
 	url := newHTTPForDispatcher(t, d)
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Accept", "text/event-stream")
@@ -177,7 +177,7 @@ func TestMCPWithoutListChangedOffersNoStream(t *testing.T) {
 }
 
 func TestMCPListenCoalescesAndCloses(t *testing.T) {
-	d := NewMCPDispatcher(&growingTools{}, MCPDispatcherOptions{ListChanged: true})
+	d := New(&growingTools{}, Options{ListChanged: true})
 	l, e := d.ListenSession("")
 	require.Nil(t, e)
 	d.ToolsChanged()

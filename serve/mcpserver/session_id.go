@@ -2,7 +2,7 @@
 
 // MCP session ids in native builds: 128 bits from crypto/rand, hex encoded.
 
-package serve
+package mcpserver
 
 import (
 	"crypto/rand"

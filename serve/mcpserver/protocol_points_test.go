@@ -2,7 +2,7 @@
 // every revision the endpoint serves, and subscriptions/listen on a server
 // without list changes is refused for what it is.
 
-package serve
+package mcpserver
 
 import (
 	"context"
@@ -16,29 +16,29 @@ func TestMCPUnsupportedVersionListsEveryServedRevision(t *testing.T) {
 	session := []any{"2025-03-26", "2025-06-18", "2025-11-25"}
 	stateless := []any{"2026-07-28"}
 	both := append(append([]any{}, session...), stateless...)
-	statelessV9 := MCPRequest{
+	statelessV9 := Request{
 		Body:   []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`),
 		Header: headers("MCP-Protocol-Version", "v9", "Mcp-Method", "server/discover"),
 	}
-	sessionOld := MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), Header: headers("MCP-Protocol-Version", "2024-11-05")}
+	sessionOld := Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), Header: headers("MCP-Protocol-Version", "2024-11-05")}
 	for _, tc := range []struct {
 		name, era string
-		req       MCPRequest
+		req       Request
 		want      []any
 	}{
 		{"both eras, a stateless-era request", "", statelessV9, both},
 		{"both eras, a session-era request", "", sessionOld, both},
-		{"both eras, only a header", "both", MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), Header: headers("MCP-Protocol-Version", "2099-01-01")}, both},
+		{"both eras, only a header", "both", Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), Header: headers("MCP-Protocol-Version", "2099-01-01")}, both},
 		{"the stateless era only", "stateless", statelessV9, stateless},
 		{"the session era only", "session", sessionOld, session},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{Era: tc.era})
+			d := New(&fakeTools{}, Options{Era: tc.era})
 			resp := d.Handle(context.Background(), tc.req)
 			assert.Equal(t, 400, resp.Status, "answer: %s", resp.Body)
 			r := decodeRPC(t, resp.Body)
 			require.NotNil(t, r.Error, "answer: %s", resp.Body)
-			assert.Equal(t, MCPUnsupportedProtocol, r.Error.Code)
+			assert.Equal(t, UnsupportedProtocol, r.Error.Code)
 			assert.Equal(t, tc.want, r.Error.Data["supported"])
 		})
 	}
@@ -46,25 +46,25 @@ func TestMCPUnsupportedVersionListsEveryServedRevision(t *testing.T) {
 
 func TestMCPListenWithoutListChangedSaysSo(t *testing.T) {
 	listen := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + statelessMeta + `}}`
-	d := NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{})
-	resp := d.Handle(context.Background(), MCPRequest{Body: []byte(listen), Header: statelessHeaders("subscriptions/listen", "")})
+	d := New(&fakeTools{}, Options{})
+	resp := d.Handle(context.Background(), Request{Body: []byte(listen), Header: statelessHeaders("subscriptions/listen", "")})
 	assert.Nil(t, resp.Listen)
 	assert.Equal(t, 404, resp.Status)
 	r := decodeRPC(t, resp.Body)
 	require.NotNil(t, r.Error)
-	assert.Equal(t, MCPMethodNotFound, r.Error.Code)
+	assert.Equal(t, MethodNotFound, r.Error.Code)
 	assert.Contains(t, r.Error.Message, "this server offers no subscriptions")
 	assert.NotContains(t, r.Error.Message, "not part of", "the method is part of the revision; this server does not offer it")
 
 	// A method the revision really lacks is still named as such.
-	resp = d.Handle(context.Background(), MCPRequest{Body: []byte(`{"jsonrpc":"2.0","id":8,"method":"ping","params":{` + statelessMeta + `}}`), Header: statelessHeaders("ping", "")})
+	resp = d.Handle(context.Background(), Request{Body: []byte(`{"jsonrpc":"2.0","id":8,"method":"ping","params":{` + statelessMeta + `}}`), Header: statelessHeaders("ping", "")})
 	r = decodeRPC(t, resp.Body)
 	require.NotNil(t, r.Error)
 	assert.Contains(t, r.Error.Message, "is not part of the 2026-07-28 revision")
 
 	// With list changes the same request opens a stream.
-	d = NewMCPDispatcher(&fakeTools{}, MCPDispatcherOptions{ListChanged: true})
-	resp = d.Handle(context.Background(), MCPRequest{Body: []byte(listen), Header: statelessHeaders("subscriptions/listen", "")})
+	d = New(&fakeTools{}, Options{ListChanged: true})
+	resp = d.Handle(context.Background(), Request{Body: []byte(listen), Header: statelessHeaders("subscriptions/listen", "")})
 	require.NotNil(t, resp.Listen)
 	resp.Listen.Close()
 }
