@@ -654,7 +654,7 @@ func (d *Dispatcher) initialize(msg rpcMessage) ([]byte, string) {
 
 // discover answers server/discover.
 func (d *Dispatcher) discover() []byte {
-	kv := []any{"supportedVersions", mcp.AppendStrings(nil, mcp.StatelessVersions()), "capabilities", d.caps}
+	kv := []any{"supportedVersions", mcp.AppendStrings(nil, d.servedVersions()), "capabilities", d.caps}
 	if d.opts.Instructions != "" {
 		kv = append(kv, "instructions", wire.EncodeString(d.opts.Instructions))
 	}

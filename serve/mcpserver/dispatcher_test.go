@@ -280,7 +280,9 @@ func TestMCPDispatcherStatelessEra(t *testing.T) {
 		check  func(t *testing.T, r rpc)
 	}{
 		{"discover", discover, statelessHeaders("server/discover", ""), 200, 0, func(t *testing.T, r rpc) {
-			assert.Equal(t, []any{"2026-07-28"}, r.Result["supportedVersions"])
+			// Every revision the endpoint serves, as its unsupported-version
+			// error lists them (the conformance suite checks the two agree).
+			assert.Equal(t, []any{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}, r.Result["supportedVersions"])
 			assert.Equal(t, "complete", r.Result["resultType"])
 			assert.Contains(t, r.Result, "ttlMs")
 			assert.Equal(t, "private", r.Result["cacheScope"])
@@ -398,7 +400,10 @@ func TestMCPDispatcherEraLimit(t *testing.T) {
 	assert.Equal(t, 404, session.Handle(context.Background(), discover).Status)
 	stateless := New(&fakeTools{}, Options{Era: "stateless"})
 	assert.Equal(t, 404, stateless.Handle(context.Background(), ping).Status)
-	assert.Equal(t, 200, stateless.Handle(context.Background(), discover).Status)
+	res := stateless.Handle(context.Background(), discover)
+	assert.Equal(t, 200, res.Status)
+	// A stateless-only endpoint's discover lists the one revision it serves.
+	assert.Equal(t, []any{"2026-07-28"}, decodeRPC(t, res.Body).Result["supportedVersions"])
 }
 
 // capTools wants the whole call.

@@ -94,7 +94,7 @@ func TestMCPHandlerStatelessEra(t *testing.T) {
 	resp, body := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+statelessMeta+`}}`,
 		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
 	require.Equal(t, 200, resp.StatusCode, body)
-	assert.Contains(t, body, `"supportedVersions":["2026-07-28"]`)
+	assert.Contains(t, body, `"supportedVersions":["2025-03-26","2025-06-18","2025-11-25","2026-07-28"]`)
 	assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
 
 	resp, body = post(t, srv.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",`+statelessMeta+`}}`,
