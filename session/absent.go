@@ -23,11 +23,11 @@ import (
 //   - capabilities: the GET answered 404 or 405;
 //   - MCP (mcpclient.Client): every answer the client got from the endpoint
 //     since it was created, Reset or Closed was 404 or 405 — in the era
-//     mcpclient.EraAuto, the era probe (server/discover) and then the session-era
-//     initialize; in mcpclient.EraSession, initialize; in mcpclient.EraStateless, the
-//     first request. A 404 on a request that carried an Mcp-Session-Id is
-//     not absence: the MCP session ended, and the client re-initializes once
-//     as before.
+//     mcpclient.EraAuto, the era probe (server/discover) and then the
+//     session-era initialize; in mcpclient.EraSession, initialize; in
+//     mcpclient.EraStateless, the first request. A 404 on a request that
+//     carried an Mcp-Session-Id is not absence: the MCP session ended, and
+//     the client re-initializes once as before.
 //
 // Other failures — no response, a timeout, a 5xx or any other status, a
 // malformed answer — are not absence: a failed discovery pass makes

@@ -193,7 +193,7 @@ func (p *pageMCP) ListTools(context.Context) ([]mcpclient.Tool, error) {
 	return tools, err
 }
 
-func TestReadMCPToolList(t *testing.T) {
+func TestReadToolList(t *testing.T) {
 	deep := `{"name":"deep","inputSchema":` + nestedObject(20000) + `}`
 	cases := []struct {
 		name     string

@@ -228,7 +228,7 @@ type listing struct {
 func (s *Session) listBounded() (list []mcpclient.Tool, pages int, err error, hung string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	trace := reqtrace.New(ctx)
+	trace := &reqtrace.Trace{Context: ctx}
 	ctx = trace
 	done := make(chan listing, 1)
 	var finished, abandoned bool // guarded by s.mu

@@ -9,10 +9,11 @@ import (
 )
 
 // FuzzToolList reads arbitrary tools/list answers as the default client
-// does (mcpclient.ReadToolList) and builds a catalog from them: nothing panics, and whatever is
-// routed has a name by MCP's rule, a JSON object for an inputSchema nested
-// at most MaxToolSchemaDepth deep, and a description within its bound, cut
-// at a character boundary (the reader decodes strings to valid UTF-8).
+// does (mcpclient.ReadToolList) and builds a catalog from them: nothing
+// panics, and whatever is routed has a name by MCP's rule, a JSON object
+// for an inputSchema nested at most MaxToolSchemaDepth deep, and a
+// description within its bound, cut at a character boundary (the reader
+// decodes strings to valid UTF-8).
 func FuzzToolList(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`,

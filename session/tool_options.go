@@ -103,6 +103,13 @@ type MCPClient interface {
 	Close() error
 }
 
+// The default client implements every interface the session takes.
+var (
+	_ MCPClient     = (*mcpclient.Client)(nil)
+	_ MCPPageLister = (*mcpclient.Client)(nil)
+	_ MCPListener   = (*mcpclient.Client)(nil)
+)
+
 // validateMCPOptions checks the MCP-side options.
 func (o *Options) validateMCPOptions() error {
 	if d := o.Draft; d != nil && d.DraftID == "" {

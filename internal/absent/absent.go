@@ -6,15 +6,18 @@
 // that neither imports the other for it.
 package absent
 
-import (
-	"errors"
-	"strconv"
-)
+import "strconv"
 
 // Err is what errors.Is finds in the error of a request to an absent
 // optional endpoint (session.ErrEndpointAbsent documents when an endpoint
-// is absent).
-var Err = errors.New("session: the endpoint is absent")
+// is absent). It is a static value, set without an init function.
+var Err error = &sentinel{"session: the endpoint is absent"}
+
+// sentinel is the type of Err: an error that is its text.
+type sentinel struct{ s string }
+
+// Error returns the text.
+func (e *sentinel) Error() string { return e.s }
 
 // Error reports an absent optional endpoint; errors.Is matches it to Err.
 type Error struct {

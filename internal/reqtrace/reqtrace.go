@@ -1,8 +1,9 @@
 // Package reqtrace records which request an MCP client began last, so that
 // a discovery pass whose bound passed can say which request hung
 // (server/discover, initialize, tools/list …). session makes the trace
-// (New) and reads it (Last); session/mcpclient notes each request it begins
-// (Note). It lives below both so that neither imports the other for it.
+// (&Trace{Context: ctx}) and reads it (Last); session/mcpclient notes each
+// request it begins (Note). It lives below both so that neither imports the
+// other for it.
 package reqtrace
 
 import (
@@ -10,8 +11,8 @@ import (
 	"sync/atomic"
 )
 
-// Trace is the context of a discovery pass's listing: it records the
-// request the client began last. It is a context of its own, not
+// Trace is the context of a discovery pass's listing, over the embedded
+// Context: it records the request the client began last. It is a context of its own, not
 // context.WithValue, which the wasm modules do not otherwise link.
 type Trace struct {
 	context.Context
@@ -20,9 +21,6 @@ type Trace struct {
 
 // key is the key under which a Trace finds itself.
 type key struct{}
-
-// New returns a Trace over ctx.
-func New(ctx context.Context) *Trace { return &Trace{Context: ctx} }
 
 // Value returns the trace itself for its key, else the parent's value.
 func (t *Trace) Value(k any) any {

@@ -1,10 +1,10 @@
-// The default MCP client: MCP over Streamable HTTP at {baseUrl}/mcp through
-// the session's Fetcher, speaking both eras of the protocol (the session era
+// The client: MCP over Streamable HTTP at {baseUrl}/mcp through a
+// bridge.Fetcher, speaking both eras of the protocol (the session era
 // with initialize and Mcp-Session-Id, 2025-03-26 … 2025-11-25; the stateless
 // era with per-request _meta, 2026-07-28) and remembering which one the
 // server answered. This file holds the configuration, the client's state and
-// its MCPClient methods; mcp_era.go negotiates the era and runs the
-// handshake; mcp_http.go sends requests and reads answers.
+// the methods session.MCPClient asks for; era.go negotiates the era and runs
+// the handshake; http.go sends requests and reads answers.
 
 package mcpclient
 
@@ -103,15 +103,16 @@ type Config struct {
 	OnToolRejected func(name, reason string)
 }
 
-// Client is the default MCPClient: MCP over Streamable HTTP through a
-// bridge.Fetcher. It is safe for concurrent use; concurrent calls share one
-// era probe and one handshake.
+// Client is an MCP client over Streamable HTTP through a bridge.Fetcher,
+// and session's default one (it implements session.MCPClient,
+// MCPPageLister, MCPListener and MCPContextCloser). It is safe for
+// concurrent use; concurrent calls share one era probe and one handshake.
 //
 // When the endpoint is absent — every answer since the client was created,
 // Reset or Closed was 404 or 405, none to a request carrying an
-// Mcp-Session-Id (see ErrEndpointAbsent) — a call fails with an
-// *EndpointAbsentError wrapping the request's own error, and the client
-// forgets the era it guessed, so that a later call probes afresh.
+// Mcp-Session-Id (see session.ErrEndpointAbsent) — a call fails with an
+// *session.EndpointAbsentError wrapping the request's own error, and the
+// client forgets the era it guessed, so that a later call probes afresh.
 //
 // In the session era the client answers the requests a server sends it on
 // an event stream — the GET notification stream the list-changed watch
@@ -153,17 +154,17 @@ type mcpState struct {
 // first call.
 func New(cfg Config) (*Client, error) {
 	if cfg.URL == "" {
-		return nil, errors.New("session: Config.URL is empty; give the MCP endpoint, {baseUrl}/mcp")
+		return nil, errors.New("mcpclient: Config.URL is empty; give the MCP endpoint, {baseUrl}/mcp")
 	}
 	switch cfg.Era {
 	case "":
 		cfg.Era = EraAuto
 	case EraAuto, EraSession, EraStateless:
 	default:
-		return nil, errs.New("session: Config.Era is ", strconv.Quote(string(cfg.Era)), `; give "auto", "session" or "stateless"`)
+		return nil, errs.New("mcpclient: Config.Era is ", strconv.Quote(string(cfg.Era)), `; give "auto", "session" or "stateless"`)
 	}
 	if cfg.MaxPages < 0 || cfg.MaxResponseBytes < 0 || cfg.CloseTimeout < 0 || cfg.AnswerTimeout < 0 {
-		return nil, errors.New("session: Config bounds must not be negative")
+		return nil, errors.New("mcpclient: Config bounds must not be negative")
 	}
 	if cfg.Fetcher == nil {
 		cfg.Fetcher = bridge.DefaultFetcher()
@@ -231,7 +232,7 @@ func (c *Client) ListTools(ctx context.Context) (tools []Tool, err error) {
 }
 
 // ListToolPages is ListTools that also says how many pages the catalog
-// took (MCPPageLister).
+// took (session.MCPPageLister).
 func (c *Client) ListToolPages(ctx context.Context) (tools []Tool, pages int, err error) {
 	defer recoverMCP(&err, mcp.MethodToolsList)
 	seen := map[string]bool{}
@@ -265,8 +266,8 @@ func (c *Client) ListToolPages(ctx context.Context) (tools []Tool, pages int, er
 
 // CallTool calls tools/call with name and args, a JSON object (empty means
 // {}). Cancelling ctx aborts the request. A result with isError returns the
-// result and an *ToolError; an error answer is an *ProtocolError; no
-// usable answer is an *TransportError; an ended ctx gives an error for
+// result and a *ToolError; an error answer is a *ProtocolError; no
+// usable answer is a *TransportError; an ended ctx gives an error for
 // which errors.Is(err, ctx.Err()) holds.
 func (c *Client) CallTool(ctx context.Context, name string, args rawjson.Message) (res ToolResult, err error) {
 	defer recoverMCP(&err, mcp.MethodToolsCall)
@@ -290,7 +291,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args rawjson.Message
 }
 
 // callToolResult reads a tools/call result: an input_required result is a
-// protocol error; a result with isError comes with an *ToolError.
+// protocol error; a result with isError comes with a *ToolError.
 func callToolResult(name string, raw wire.RawMessage) (ToolResult, error) {
 	var r wire.MCPCallToolResult
 	if err := wire.Unmarshal(raw, &r); err != nil {
@@ -313,7 +314,7 @@ func callToolResult(name string, raw wire.RawMessage) (ToolResult, error) {
 
 // Reset forgets the era and the MCP session without telling the server; the
 // next call negotiates afresh (and may find the endpoint absent again, see
-// ErrEndpointAbsent). A handshake in flight is dropped.
+// session.ErrEndpointAbsent). A handshake in flight is dropped.
 func (c *Client) Reset() {
 	c.mu.Lock()
 	c.st = mcpState{gen: c.st.gen + 1}
@@ -377,7 +378,7 @@ func (c *Client) store(st mcpState) {
 // call sends one request in the current era and returns its result. In the
 // session era a 404 on a request that carried a session id re-initializes
 // once and retries; a second 404 is an error. A 404 or 405 from an endpoint
-// that never answered otherwise is an *EndpointAbsentError.
+// that never answered otherwise is a *session.EndpointAbsentError.
 //
 // extra holds headers sent in the stateless era only (Mcp-Param-*).
 func (c *Client) call(ctx context.Context, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, error) {

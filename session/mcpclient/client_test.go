@@ -731,7 +731,7 @@ func TestMCPConcurrentCallsShareOneHandshake(t *testing.T) {
 	assert.Equal(t, map[string]int{"server/discover": 1, "initialize": 1, "notifications/initialized": 1, "tools/list": 8}, counts)
 }
 
-func TestNewHTTPMCPClientValidates(t *testing.T) {
+func TestNewValidates(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  mcpclient.Config

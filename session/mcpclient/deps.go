@@ -39,14 +39,6 @@ func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
 
-// after returns a channel closed once d has passed on c, and a stop
-// function that releases the wait early.
-func after(c Clock, d time.Duration) (<-chan struct{}, func() bool) {
-	ch := make(chan struct{})
-	stop := c.AfterFunc(d, func() { close(ch) })
-	return ch, stop
-}
-
 // unwrapFetch drops the bridge's own prefix, which repeats the URL.
 func unwrapFetch(err error) error {
 	var fe *bridge.FetchError

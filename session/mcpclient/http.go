@@ -209,7 +209,7 @@ func (c *Client) observe(m *wire.RPCMessage) {
 }
 
 // statusError reads a non-2xx answer: a JSON-RPC error in the body is an
-// *ProtocolError (with the status), anything else an *TransportError.
+// *ProtocolError (with the status), anything else a *TransportError.
 func (c *Client) statusError(method string, resp *bridge.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyBytes))
 	if m, ok := mcp.ReadMessage(data); ok && m.Error != nil {
@@ -224,12 +224,12 @@ func (c *Client) statusError(method string, resp *bridge.Response) error {
 // observe, server requests to answer; answers to other ids are skipped).
 // observe and answer may be nil; they run on the reading goroutine, so
 // answer must not block. It reads at most maxBytes. The result is returned;
-// a JSON-RPC error is an *ProtocolError; anything unreadable is an
+// a JSON-RPC error is a *ProtocolError; anything unreadable is an
 // *TransportError.
 //
 // A tools/list answer is read with no bound on how deeply its result nests
 // (skipping it costs a byte per level, not a stack frame): discovery bounds
-// each tool (MaxToolSchemaDepth), so that one tool nested too deeply
+// each tool (session.MaxToolSchemaDepth), so that one tool nested too deeply
 // refuses that tool, not the whole answer.
 func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (wire.RawMessage, error) {
 	idText := strconv.FormatInt(id, 10)
@@ -285,7 +285,7 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 	}
 }
 
-// answerOf returns a response's result, or its error as an *ProtocolError.
+// answerOf returns a response's result, or its error as a *ProtocolError.
 func answerOf(method string, m *wire.RPCMessage) (wire.RawMessage, error) {
 	if m.Error != nil {
 		return nil, &ProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data)}

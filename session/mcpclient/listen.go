@@ -117,7 +117,7 @@ func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.R
 }
 
 // Next returns the method and params of the next notification on the
-// stream (for the watch, NotificationToolsListChanged matters). Server
+// stream (for the watch, notifications/tools/list_changed matters). Server
 // requests never come out of it: in the session era each is answered (a
 // ping with an empty result, anything else with MethodNotFound) on its
 // own goroutine, so Next does not wait for the answer; in the stateless era,

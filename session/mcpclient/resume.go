@@ -166,7 +166,8 @@ func (b *resumeBody) resume() error {
 	if delay <= 0 {
 		delay = b.delay
 	}
-	elapsed, stop := after(b.clock, delay)
+	elapsed := make(chan struct{})
+	stop := b.clock.AfterFunc(delay, func() { close(elapsed) })
 	defer stop()
 	select {
 	case <-elapsed:

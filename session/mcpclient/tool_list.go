@@ -12,10 +12,10 @@ import (
 // ReadToolList reads one tools/list result, {"tools": [...],
 // "nextCursor": "..."}, as an MCP client hands it to discovery. How deeply
 // a tool nests is not bounded here: discovery bounds each tool's
-// inputSchema and annotations (MaxToolSchemaDepth) and refuses the tool
+// inputSchema and annotations (session.MaxToolSchemaDepth) and refuses the tool
 // that breaks a bound, not the page. A descriptor that is not a JSON object
 // with string name, title and description is kept, with what could be read
-// of its name, for discovery to refuse (RejectDescriptor). The error is
+// of its name, for discovery to refuse (session.RejectDescriptor). The error is
 // for a result that is not such an object at all; null reads as no tools.
 func ReadToolList(data []byte) (tools []Tool, nextCursor string, err error) {
 	l := jsonr.Lexer{Data: data, MaxDepth: len(data)}
