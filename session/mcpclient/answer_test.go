@@ -1,5 +1,7 @@
 //go:build !js && !wasip1
 
+// Tests of the answers the client sends to a server's requests.
+
 package mcpclient_test
 
 import (

@@ -1,5 +1,10 @@
 //go:build !js && !wasip1
 
+// Tests of the client over a fake MCP server (testing/fakemcp) in both
+// eras: the tools/list walk, the handshake, era negotiation, errors,
+// cancellation, Close, bearer tokens, parameter headers and the listen
+// stream.
+
 package mcpclient_test
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the Mcp-Param-* header values a stateless-era tools/call sends.
+
 package mcpclient
 
 import (

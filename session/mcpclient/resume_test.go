@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Tests of ResumingFetcher: a dropped request stream is resumed with GET
+// and Last-Event-ID, and only then.
+
 package mcpclient_test
 
 import (
