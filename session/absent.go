@@ -8,6 +8,8 @@ package session
 import (
 	"errors"
 	"strconv"
+
+	"github.com/agentwasm/agentwasm/internal/absent"
 )
 
 // ErrEndpointAbsent is what errors.Is finds in the error of a request to an
@@ -19,13 +21,13 @@ import (
 // Not Allowed) to the session's first contact with it:
 //
 //   - capabilities: the GET answered 404 or 405;
-//   - MCP (HTTPMCPClient): every answer the client got from the endpoint
+//   - MCP (mcpclient.Client): every answer the client got from the endpoint
 //     since it was created, Reset or Closed was 404 or 405 — in the era
-//     MCPEraAuto, the era probe (server/discover) and then the session-era
-//     initialize; in MCPEraSession, initialize; in MCPEraStateless, the
-//     first request. A 404 on a request that carried an Mcp-Session-Id is
-//     not absence: the MCP session ended, and the client re-initializes once
-//     as before.
+//     mcpclient.EraAuto, the era probe (server/discover) and then the
+//     session-era initialize; in mcpclient.EraSession, initialize; in
+//     mcpclient.EraStateless, the first request. A 404 on a request that
+//     carried an Mcp-Session-Id is not absence: the MCP session ended, and
+//     the client re-initializes once as before.
 //
 // Other failures — no response, a timeout, a 5xx or any other status, a
 // malformed answer — are not absence: a failed discovery pass makes
@@ -39,35 +41,15 @@ import (
 // capabilities endpoint for the session's life, like a successful read
 // (Reset keeps both). An MCPClient of one's own may return an error that
 // matches ErrEndpointAbsent to get the same treatment.
-var ErrEndpointAbsent = errors.New("session: the endpoint is absent")
+var ErrEndpointAbsent = absent.Err
 
 // EndpointAbsentError reports an absent optional endpoint (see
-// ErrEndpointAbsent, which errors.Is matches it to).
-type EndpointAbsentError struct {
-	Endpoint string // "MCP" or "capabilities"
-	URL      string // the URL that answered
-	Status   int    // 404 or 405
-	Err      error  // the failed request's own error, if any (an *MCPTransportError or *MCPProtocolError for MCP)
-}
-
-// Error says which endpoint is missing, at which URL, and what to do.
-func (e *EndpointAbsentError) Error() string {
-	s := "session: the Studio AI proxy has no " + e.Endpoint + " endpoint at " + e.URL +
-		" (HTTP " + strconv.Itoa(e.Status) + "); the session goes on without it and does not ask again"
-	if e.Endpoint == "MCP" {
-		s += " until the tools are refreshed or the session reconnects (serve MCP there, or turn tool discovery off)"
-	}
-	return s
-}
-
-// Is reports whether target is ErrEndpointAbsent.
-func (e *EndpointAbsentError) Is(target error) bool { return target == ErrEndpointAbsent }
-
-// Unwrap returns the failed request's own error.
-func (e *EndpointAbsentError) Unwrap() error { return e.Err }
-
-// absentStatus reports whether status says an endpoint is not there.
-func absentStatus(status int) bool { return status == 404 || status == 405 }
+// ErrEndpointAbsent, which errors.Is matches it to). Its fields are
+// Endpoint ("MCP" or "capabilities"), URL (the URL that answered), Status
+// (404 or 405) and Err (the failed request's own error, if any: an
+// *mcpclient.TransportError or *mcpclient.ProtocolError for MCP). It is
+// defined below session so that session/mcpclient returns the same type.
+type EndpointAbsentError = absent.Error
 
 // absentMCPMessage is the discovery report's errorMessage for an absent MCP
 // endpoint.

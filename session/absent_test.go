@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/stretchr/testify/assert"
@@ -105,14 +106,14 @@ func startOptional(t *testing.T, e *optionalEndpoints) string {
 	return startHandler(t, e)
 }
 
-// withEra gives the session an HTTPMCPClient on {base}/mcp speaking era
+// withEra gives the session an mcpclient.Client on {base}/mcp speaking era
 // (auto: the default client New builds).
-func withEra(base string, era session.MCPEra) func(*session.Options) {
+func withEra(base string, era mcpclient.Era) func(*session.Options) {
 	return func(o *session.Options) {
-		if era == session.MCPEraAuto {
+		if era == mcpclient.EraAuto {
 			return
 		}
-		c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: base + "/mcp", Fetcher: &bridge.HTTPFetcher{}, Era: era})
+		c, err := mcpclient.New(mcpclient.Config{URL: base + "/mcp", Fetcher: &bridge.HTTPFetcher{}, Era: era})
 		if err != nil {
 			panic(err)
 		}
@@ -128,19 +129,19 @@ func withEra(base string, era session.MCPEra) func(*session.Options) {
 func TestAbsentEndpointsAreAskedOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		era     session.MCPEra
+		era     mcpclient.Era
 		mcp     http.Handler
 		status  int
 		methods []string // the MCP requests of the one contact
 	}{
-		{name: "404, auto era", era: session.MCPEraAuto, status: 404, methods: []string{"server/discover", "initialize"}},
-		{name: "405, auto era", era: session.MCPEraAuto, mcp: answer(405, ""), status: 405, methods: []string{"server/discover", "initialize"}},
-		{name: "404 with a JSON-RPC error body, auto era", era: session.MCPEraAuto, status: 404,
+		{name: "404, auto era", era: mcpclient.EraAuto, status: 404, methods: []string{"server/discover", "initialize"}},
+		{name: "405, auto era", era: mcpclient.EraAuto, mcp: answer(405, ""), status: 405, methods: []string{"server/discover", "initialize"}},
+		{name: "404 with a JSON-RPC error body, auto era", era: mcpclient.EraAuto, status: 404,
 			mcp:     answer(404, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`),
 			methods: []string{"server/discover", "initialize"}},
-		{name: "404, session era", era: session.MCPEraSession, status: 404, methods: []string{"initialize"}},
-		{name: "404, stateless era", era: session.MCPEraStateless, status: 404, methods: []string{"tools/list"}},
-		{name: "405, stateless era", era: session.MCPEraStateless, mcp: answer(405, ""), status: 405, methods: []string{"tools/list"}},
+		{name: "404, session era", era: mcpclient.EraSession, status: 404, methods: []string{"initialize"}},
+		{name: "404, stateless era", era: mcpclient.EraStateless, status: 404, methods: []string{"tools/list"}},
+		{name: "405, stateless era", era: mcpclient.EraStateless, mcp: answer(405, ""), status: 405, methods: []string{"tools/list"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &optionalEndpoints{mcp: tc.mcp, caps: answer(tc.status, "")}
@@ -315,84 +316,9 @@ func TestAbsentMCPEndpointIsLookedForAgain(t *testing.T) {
 	}
 }
 
-// The HTTP MCP client: when an endpoint is absent and when it is not.
-func TestHTTPMCPClientAbsence(t *testing.T) {
-	sessionEndedThenGone := func() (http.Handler, func()) {
-		srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a")}
-		var mu sync.Mutex
-		gone := false
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				g := gone
-				mu.Unlock()
-				if g {
-					http.NotFound(w, r)
-					return
-				}
-				srv.ServeHTTP(w, r)
-			}), func() {
-				mu.Lock()
-				gone = true
-				mu.Unlock()
-			}
-	}
-	for _, tc := range []struct {
-		name   string
-		era    session.MCPEra
-		h      http.Handler
-		before func(t *testing.T, c *session.HTTPMCPClient, h http.Handler) // a successful contact first, if any
-		absent bool
-		status int
-		era2   session.MCPEra // Era() after the call
-	}{
-		{name: "404 everywhere, auto", era: session.MCPEraAuto, h: answer(404, ""), absent: true, status: 404, era2: session.MCPEraAuto},
-		{name: "405 everywhere, auto", era: session.MCPEraAuto, h: answer(405, ""), absent: true, status: 405, era2: session.MCPEraAuto},
-		{name: "404 everywhere, session era", era: session.MCPEraSession, h: answer(404, ""), absent: true, status: 404, era2: session.MCPEraSession},
-		{name: "404 everywhere, stateless era", era: session.MCPEraStateless, h: answer(404, ""), absent: true, status: 404, era2: session.MCPEraStateless},
-		{name: "500", era: session.MCPEraAuto, h: answer(500, ""), era2: session.MCPEraAuto},
-		{name: "401 that a refresh does not cure", era: session.MCPEraAuto, h: answer(401, ""), era2: session.MCPEraAuto},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := startMCP(t, tc.h, func(cfg *session.HTTPMCPConfig) { cfg.Era = tc.era })
-			_, err := c.ListTools(mcpCtx(t))
-			require.Error(t, err)
-			assert.Equal(t, tc.absent, errors.Is(err, session.ErrEndpointAbsent), "%v", err)
-			assert.Equal(t, tc.era2, c.Era())
-			if !tc.absent {
-				return
-			}
-			var ae *session.EndpointAbsentError
-			require.ErrorAs(t, err, &ae)
-			assert.Equal(t, "MCP", ae.Endpoint)
-			assert.Equal(t, tc.status, ae.Status)
-			assert.Contains(t, ae.URL, "/api/mcp")
-			var te *session.MCPTransportError
-			require.ErrorAs(t, err, &te, "the request's own error is kept")
-			assert.Equal(t, tc.status, te.Status)
-			// A second call finds it absent again (the client keeps no memory
-			// of it; the session does).
-			_, err = c.ListTools(mcpCtx(t))
-			assert.ErrorIs(t, err, session.ErrEndpointAbsent)
-		})
-	}
-	t.Run("a 404 after the endpoint answered is not absence", func(t *testing.T) {
-		h, vanish := sessionEndedThenGone()
-		c := startMCP(t, h, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
-		_, err := c.ListTools(mcpCtx(t))
-		require.NoError(t, err)
-		vanish()
-		_, err = c.ListTools(mcpCtx(t))
-		require.Error(t, err, "the session ended, the re-initialize failed")
-		assert.NotErrorIs(t, err, session.ErrEndpointAbsent)
-		c.Reset()
-		_, err = c.ListTools(mcpCtx(t))
-		assert.ErrorIs(t, err, session.ErrEndpointAbsent, "after Reset the first contact decides again")
-	})
-}
-
 // An MCPClient of one's own may report absence with ErrEndpointAbsent.
 func TestCustomMCPClientReportsAbsence(t *testing.T) {
-	mcp := &fakeMCP{list: func(context.Context) ([]session.MCPTool, error) {
+	mcp := &fakeMCP{list: func(context.Context) ([]mcpclient.Tool, error) {
 		return nil, errors.Join(errors.New("no MCP here"), session.ErrEndpointAbsent)
 	}}
 	var log eventLog

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/agentwasm/agentwasm/internal/absent"
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -101,7 +102,7 @@ func (s *Session) readCapabilities(ctx context.Context) (c Capabilities, err err
 	}
 	resp.Body = g.watch(resp.Body, false)
 	defer resp.Body.Close()
-	if absentStatus(resp.Status) {
+	if absent.Status(resp.Status) {
 		return Capabilities{}, &EndpointAbsentError{Endpoint: "capabilities", URL: url, Status: resp.Status}
 	}
 	if resp.Status < 200 || resp.Status > 299 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -76,13 +77,13 @@ func (c *manualClock) Advance(d time.Duration) {
 // silentMCP never answers tools/list until its context ends.
 type silentMCP struct{}
 
-func (silentMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
+func (silentMCP) ListTools(ctx context.Context) ([]mcpclient.Tool, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
 
-func (silentMCP) CallTool(context.Context, string, json.RawMessage) (session.MCPToolResult, error) {
-	return session.MCPToolResult{}, nil
+func (silentMCP) CallTool(context.Context, string, json.RawMessage) (mcpclient.ToolResult, error) {
+	return mcpclient.ToolResult{}, nil
 }
 
 func (silentMCP) Close() error { return nil }
@@ -124,7 +125,7 @@ func TestDefaultDiscoveryBoundOnAnInjectedClock(t *testing.T) {
 func TestWatchBackoffOnAnInjectedClock(t *testing.T) {
 	clock := newManualClock()
 	mcp := &listeningMCP{fakeMCP: &fakeMCP{list: staticList(studio("honua_studio_set_view", composition, ""))}}
-	mcp.conns = []func(context.Context) (session.MCPNotificationStream, error){dropAt(assert.AnError)}
+	mcp.conns = []func(context.Context) (mcpclient.NotificationStream, error){dropAt(assert.AnError)}
 	three := 3
 	statuses := newStatusLog()
 	s := newScripted(t, session.NewScriptedTransport(session.TextRound("x")), func(o *session.Options) {

@@ -8,16 +8,17 @@ import (
 	"context"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // MCPContextCloser is implemented by MCP clients whose Close can honour a
-// context (HTTPMCPClient does): Reconnect passes its ctx to CloseContext.
+// context (mcpclient.Client does): Reconnect passes its ctx to CloseContext.
 // For other clients Reconnect stops waiting for Close when ctx ends.
 type MCPContextCloser interface {
 	CloseContext(ctx context.Context) error
 }
 
-var _ MCPContextCloser = (*HTTPMCPClient)(nil)
+var _ MCPContextCloser = (*mcpclient.Client)(nil)
 
 // Close cancels the turn in progress, if a Chat or Resume is running: its
 // model request and tool call in flight are aborted, and it returns with
@@ -28,7 +29,7 @@ var _ MCPContextCloser = (*HTTPMCPClient)(nil)
 // — and then ends the MCP session by closing the MCP client (the default client
 // sends DELETE in the session era, bounded by its CloseTimeout). It returns
 // the client's close error, with every known token redacted: for the
-// default client an *MCPTransportError when the server refused the DELETE
+// default client an *mcpclient.TransportError when the server refused the DELETE
 // or the request failed; a panic in the client's Close is returned as an
 // error. Without an MCP client (or with DisableToolDiscovery) it returns
 // nil.

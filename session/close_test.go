@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,9 +24,9 @@ type closingMCP struct {
 	closes int
 }
 
-func (c *closingMCP) ListTools(context.Context) ([]session.MCPTool, error) { return nil, nil }
-func (c *closingMCP) CallTool(context.Context, string, json.RawMessage) (session.MCPToolResult, error) {
-	return session.MCPToolResult{}, errors.New("no tools")
+func (c *closingMCP) ListTools(context.Context) ([]mcpclient.Tool, error) { return nil, nil }
+func (c *closingMCP) CallTool(context.Context, string, json.RawMessage) (mcpclient.ToolResult, error) {
+	return mcpclient.ToolResult{}, errors.New("no tools")
 }
 func (c *closingMCP) Close() error {
 	c.mu.Lock()

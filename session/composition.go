@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // Draft-binding names.
@@ -38,7 +39,7 @@ func (t *turnState) callComposition(ctx context.Context, call ToolCall) Dispatch
 		args = bindDraft(args, draft)
 	}
 	res, err := s.callTool(ctx, call.Name, args)
-	var te *MCPToolError
+	var te *mcpclient.ToolError
 	if err != nil && draft != nil && errors.As(err, &te) && te.Code == CodeFailedPrecondition && ctx.Err() == nil {
 		rec.RetriedAfterConflict = true
 		fresh, rerr := s.reloadDraft(ctx, draftIDOf(args, draft))
@@ -72,7 +73,7 @@ func (t *turnState) callComposition(ctx context.Context, call ToolCall) Dispatch
 
 // compositionFailure turns an MCP error into a rejection record.
 func (s *Session) compositionFailure(ctx context.Context, rec DispatchRecord, err error) DispatchRecord {
-	var te *MCPToolError
+	var te *mcpclient.ToolError
 	switch {
 	case ctx.Err() != nil:
 		return s.reject(rec, CodeCancelled, "The turn was cancelled while "+rec.ToolName+" ran.")
@@ -88,7 +89,7 @@ func (s *Session) compositionFailure(ctx context.Context, rec DispatchRecord, er
 }
 
 // callTool calls the MCP client, guarding against a panic in it.
-func (s *Session) callTool(ctx context.Context, name string, args RawJSON) (res MCPToolResult, err error) {
+func (s *Session) callTool(ctx context.Context, name string, args RawJSON) (res mcpclient.ToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = errs.New("the MCP client panicked: ", errs.Text(p))
@@ -136,7 +137,7 @@ func draftIDOf(args RawJSON, d *DraftBinding) string {
 
 // draftIn finds {draftId, generation} (top level or under "draft") in a
 // result's structuredContent, else in its first text block.
-func draftIn(res MCPToolResult) *DraftBinding {
+func draftIn(res mcpclient.ToolResult) *DraftBinding {
 	for _, raw := range [][]byte{res.StructuredContent, firstText(res.Content)} {
 		b := bytes.TrimSpace(raw)
 		if len(b) == 0 || b[0] != '{' {

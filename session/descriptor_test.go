@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/stretchr/testify/assert"
@@ -30,7 +31,7 @@ func nestedObject(depth int) string {
 
 // withSchema is a classified composition tool with the given inputSchema
 // and annotations (empty: absent).
-func withSchema(name, schema, annotations string) session.MCPTool {
+func withSchema(name, schema, annotations string) mcpclient.Tool {
 	t := studio(name, composition, "")
 	t.InputSchema = json.RawMessage(schema)
 	if annotations != "" {
@@ -41,7 +42,7 @@ func withSchema(name, schema, annotations string) session.MCPTool {
 
 // discover runs one pass over list and returns its report and the tools
 // the next turn advertises.
-func discover(t *testing.T, list ...session.MCPTool) (session.ToolDiscoveryReport, []session.ToolDefinition) {
+func discover(t *testing.T, list ...mcpclient.Tool) (session.ToolDiscoveryReport, []session.ToolDefinition) {
 	t.Helper()
 	tr := session.NewScriptedTransport(session.TextRound("x"))
 	s := newScripted(t, tr, func(o *session.Options) { o.MCPClient = &fakeMCP{list: staticList(list...)} })
@@ -55,7 +56,7 @@ func TestHostileToolDescriptorsAreRefused(t *testing.T) {
 	const rule = "MCP tool names are 1 to 128 characters, each of A-Z, a-z, 0-9, '_', '.' and '-'"
 	cases := []struct {
 		name   string
-		tool   session.MCPTool
+		tool   mcpclient.Tool
 		reason string
 		detail string // a substring of the rejection's detail
 	}{
@@ -133,7 +134,7 @@ func TestDescriptorsAreMended(t *testing.T) {
 // The catalog holds at most MaxCatalogTools tools: the well-formed tools
 // after them are refused with reason size; malformed ones do not count.
 func TestCatalogSizeCap(t *testing.T) {
-	var list []session.MCPTool
+	var list []mcpclient.Tool
 	for i := range session.MaxCatalogTools + 3 {
 		list = append(list, studio("tool_"+strconv.Itoa(i), composition, ""))
 		if i%100 == 0 {
@@ -159,7 +160,7 @@ func TestCatalogSizeCap(t *testing.T) {
 
 // The report lists at most 1,000 refused tools and counts the others.
 func TestRejectionsListIsBounded(t *testing.T) {
-	var list []session.MCPTool
+	var list []mcpclient.Tool
 	for i := range 1200 {
 		list = append(list, studio("bad name "+strconv.Itoa(i), composition, ""))
 	}
@@ -181,18 +182,18 @@ func TestRejectedNameIsCut(t *testing.T) {
 }
 
 // pageMCP is an MCP client that reads its tools/list result with
-// ReadMCPToolList, as a client of one's own can.
+// mcpclient.ReadToolList, as a client of one's own can.
 type pageMCP struct {
 	fakeMCP
 	page string
 }
 
-func (p *pageMCP) ListTools(context.Context) ([]session.MCPTool, error) {
-	tools, _, err := session.ReadMCPToolList([]byte(p.page))
+func (p *pageMCP) ListTools(context.Context) ([]mcpclient.Tool, error) {
+	tools, _, err := mcpclient.ReadToolList([]byte(p.page))
 	return tools, err
 }
 
-func TestReadMCPToolList(t *testing.T) {
+func TestReadToolList(t *testing.T) {
 	deep := `{"name":"deep","inputSchema":` + nestedObject(20000) + `}`
 	cases := []struct {
 		name     string
@@ -220,7 +221,7 @@ func TestReadMCPToolList(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tools, cursor, err := session.ReadMCPToolList([]byte(c.page))
+			tools, cursor, err := mcpclient.ReadToolList([]byte(c.page))
 			if c.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), c.err)

@@ -15,12 +15,14 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/reqtrace"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // MCPPageLister is implemented by MCP clients that can say how many
 // tools/list pages a catalog took; the discovery report shows it.
 type MCPPageLister interface {
-	ListToolPages(ctx context.Context) (tools []MCPTool, pages int, err error)
+	ListToolPages(ctx context.Context) (tools []mcpclient.Tool, pages int, err error)
 }
 
 // EventTypeToolDiscovery carries one ToolDiscoveryReport per published pass.
@@ -214,7 +216,7 @@ func (s *Session) runPass(p *discoveryPass) {
 
 // listing is what one tools/list walk returned.
 type listing struct {
-	list  []MCPTool
+	list  []mcpclient.Tool
 	pages int
 	err   error
 }
@@ -222,11 +224,11 @@ type listing struct {
 // listBounded lists the tools within Options.ToolDiscoveryTimeout. When
 // the bound passes first, the listing is cancelled and no longer waited
 // for, and hung names the request that did not respond: the last one the
-// client began (see noteRequest), else tools/list.
-func (s *Session) listBounded() (list []MCPTool, pages int, err error, hung string) {
+// client began (see reqtrace.Note), else tools/list.
+func (s *Session) listBounded() (list []mcpclient.Tool, pages int, err error, hung string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	trace := &requestTrace{Context: ctx}
+	trace := &reqtrace.Trace{Context: ctx}
 	ctx = trace
 	done := make(chan listing, 1)
 	var finished, abandoned bool // guarded by s.mu
@@ -260,7 +262,7 @@ func (s *Session) listBounded() (list []MCPTool, pages int, err error, hung stri
 		s.disc.abandoned++
 	}
 	s.mu.Unlock()
-	hung = trace.last()
+	hung = trace.Last()
 	if hung == "" {
 		hung = mcp.MethodToolsList
 	}
@@ -268,7 +270,7 @@ func (s *Session) listBounded() (list []MCPTool, pages int, err error, hung stri
 }
 
 // listTools asks the MCP client, guarding against a panic in it.
-func (s *Session) listTools(ctx context.Context) (list []MCPTool, pages int, err error) {
+func (s *Session) listTools(ctx context.Context) (list []mcpclient.Tool, pages int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			list, pages, err = nil, 0, errs.New("the MCP client panicked: ", errs.Text(p))

@@ -7,8 +7,6 @@
 package session
 
 import (
-	"context"
-	"sync/atomic"
 	"time"
 )
 
@@ -129,42 +127,4 @@ func (s *Session) stopDiscoveryRetries() {
 	defer s.mu.Unlock()
 	s.disc.stopped = true
 	s.stopRetryLocked()
-}
-
-// requestTrace is the context of a discovery pass's listing: it records
-// the MCP request the client began last (noteRequest), so that a pass whose
-// bound passed can say which request hung (server/discover, initialize,
-// tools/list …). It is a context of its own, not context.WithValue, which
-// the wasm modules do not otherwise link.
-type requestTrace struct {
-	context.Context
-	method atomic.Pointer[string]
-}
-
-// requestTraceKey is the key under which a requestTrace finds itself.
-type requestTraceKey struct{}
-
-// Value returns the trace itself for requestTraceKey, else the parent's
-// value.
-func (t *requestTrace) Value(key any) any {
-	if key == (requestTraceKey{}) {
-		return t
-	}
-	return t.Context.Value(key)
-}
-
-// last returns the method of the request begun last, or "".
-func (t *requestTrace) last() string {
-	if m := t.method.Load(); m != nil {
-		return *m
-	}
-	return ""
-}
-
-// noteRequest tells the discovery pass that ctx belongs to, if any, that
-// the MCP client begins a request of method.
-func noteRequest(ctx context.Context, method string) {
-	if t, ok := ctx.Value(requestTraceKey{}).(*requestTrace); ok {
-		t.method.Store(&method)
-	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/stretchr/testify/assert"
@@ -69,9 +70,9 @@ func turnOf(t *testing.T, turns <-chan session.Turn) session.Turn {
 // switchableMCP never answers tools/list (it waits for its context to
 // end) until answering is set; then it lists one composition tool.
 func switchableMCP(answering *atomic.Bool) *fakeMCP {
-	return &fakeMCP{list: func(ctx context.Context) ([]session.MCPTool, error) {
+	return &fakeMCP{list: func(ctx context.Context) ([]mcpclient.Tool, error) {
 		if answering.Load() {
-			return []session.MCPTool{studio("honua_studio_set_view", composition, "")}, nil
+			return []mcpclient.Tool{studio("honua_studio_set_view", composition, "")}, nil
 		}
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -145,7 +146,7 @@ func TestTimedOutDiscoveryRetriesInTheBackground(t *testing.T) {
 // The retry's backoff on the clock: 1 s, 2 s, 4 s … at most 60 s.
 func TestDiscoveryRetryBackoff(t *testing.T) {
 	clock := newManualClock()
-	mcpc := &fakeMCP{list: func(context.Context) ([]session.MCPTool, error) { return nil, errors.New("connection refused") }}
+	mcpc := &fakeMCP{list: func(context.Context) ([]mcpclient.Tool, error) { return nil, errors.New("connection refused") }}
 	var log eventLog
 	s := newScripted(t, session.NewScriptedTransport(session.TextRound("x")), func(o *session.Options) {
 		o.MCPClient = mcpc
@@ -254,7 +255,7 @@ func refreshWithin(t *testing.T, s *session.Session, clock *manualClock, ready <
 func TestDiscoveryBoundWithAClientThatIgnoresCancellation(t *testing.T) {
 	clock := newManualClock()
 	release := make(chan struct{})
-	mcpc := &fakeMCP{list: func(context.Context) ([]session.MCPTool, error) {
+	mcpc := &fakeMCP{list: func(context.Context) ([]mcpclient.Tool, error) {
 		<-release
 		return nil, errors.New("late and broken")
 	}}
@@ -286,7 +287,7 @@ func TestBackgroundPassStartsTheWatch(t *testing.T) {
 	clock := newManualClock()
 	var answering atomic.Bool
 	lm := &listeningMCP{fakeMCP: switchableMCP(&answering)}
-	lm.conns = []func(context.Context) (session.MCPNotificationStream, error){dropAt(session.ErrListenUnsupported)}
+	lm.conns = []func(context.Context) (mcpclient.NotificationStream, error){dropAt(mcpclient.ErrListenUnsupported)}
 	s := newScripted(t, session.NewScriptedTransport(session.TextRound("x")), func(o *session.Options) {
 		o.MCPClient = lm
 		o.Clock = clock

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,8 +21,8 @@ import (
 // fakeMCP is an MCPClient scripted by functions, counting what it is asked.
 type fakeMCP struct {
 	mu     sync.Mutex
-	list   func(ctx context.Context) ([]session.MCPTool, error)
-	call   func(ctx context.Context, name string, args json.RawMessage) (session.MCPToolResult, error)
+	list   func(ctx context.Context) ([]mcpclient.Tool, error)
+	call   func(ctx context.Context, name string, args json.RawMessage) (mcpclient.ToolResult, error)
 	lists  int
 	calls  []mcpCall
 	closes int
@@ -32,14 +33,14 @@ type mcpCall struct {
 	Args string
 }
 
-func (f *fakeMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
+func (f *fakeMCP) ListTools(ctx context.Context) ([]mcpclient.Tool, error) {
 	f.mu.Lock()
 	f.lists++
 	f.mu.Unlock()
 	return f.list(ctx)
 }
 
-func (f *fakeMCP) CallTool(ctx context.Context, name string, args json.RawMessage) (session.MCPToolResult, error) {
+func (f *fakeMCP) CallTool(ctx context.Context, name string, args json.RawMessage) (mcpclient.ToolResult, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, mcpCall{name, string(args)})
 	f.mu.Unlock()
@@ -66,24 +67,24 @@ func (f *fakeMCP) callLog() []mcpCall {
 }
 
 // studio makes a classified composition tool.
-func studio(name, family, view string) session.MCPTool {
+func studio(name, family, view string) mcpclient.Tool {
 	meta := `{"honua.studio":{"family":"` + family + `"`
 	if view != "" {
 		meta += `,"view":"` + view + `"`
 	}
 	meta += `,"revision":3}}`
-	return session.MCPTool{Name: name, Description: name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(meta)}
+	return mcpclient.Tool{Name: name, Description: name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(meta)}
 }
 
 const composition = "honua.studio.composition"
 
-func staticList(tools ...session.MCPTool) func(context.Context) ([]session.MCPTool, error) {
-	return func(context.Context) ([]session.MCPTool, error) { return tools, nil }
+func staticList(tools ...mcpclient.Tool) func(context.Context) ([]mcpclient.Tool, error) {
+	return func(context.Context) ([]mcpclient.Tool, error) { return tools, nil }
 }
 
-func okResult(structured string) func(context.Context, string, json.RawMessage) (session.MCPToolResult, error) {
-	return func(context.Context, string, json.RawMessage) (session.MCPToolResult, error) {
-		return session.MCPToolResult{StructuredContent: json.RawMessage(structured)}, nil
+func okResult(structured string) func(context.Context, string, json.RawMessage) (mcpclient.ToolResult, error) {
+	return func(context.Context, string, json.RawMessage) (mcpclient.ToolResult, error) {
+		return mcpclient.ToolResult{StructuredContent: json.RawMessage(structured)}, nil
 	}
 }
 
@@ -113,7 +114,7 @@ func TestDiscoveryIsLazyAndCached(t *testing.T) {
 }
 
 func TestPolicyDecisions(t *testing.T) {
-	list := []session.MCPTool{
+	list := []mcpclient.Tool{
 		studio("a_composition", composition, "setup"),
 		studio("b_other_family", "honua.studio.admin", "setup"),
 		studio("c_wrong_view", composition, "publish"),
@@ -202,11 +203,11 @@ func TestRuntimeToolsWinCollisions(t *testing.T) {
 func TestMCPDownDegradesAndRetries(t *testing.T) {
 	var down atomic.Bool
 	down.Store(true)
-	mcp := &fakeMCP{list: func(context.Context) ([]session.MCPTool, error) {
+	mcp := &fakeMCP{list: func(context.Context) ([]mcpclient.Tool, error) {
 		if down.Load() {
 			return nil, errors.New("connection refused")
 		}
-		return []session.MCPTool{studio("honua_studio_set_view", composition, "")}, nil
+		return []mcpclient.Tool{studio("honua_studio_set_view", composition, "")}, nil
 	}}
 	clock := newManualClock()
 	var log eventLog
@@ -240,7 +241,7 @@ func TestMCPDownDegradesAndRetries(t *testing.T) {
 }
 
 func TestSilentToolsListTimesOut(t *testing.T) {
-	mcp := &fakeMCP{list: func(ctx context.Context) ([]session.MCPTool, error) {
+	mcp := &fakeMCP{list: func(ctx context.Context) ([]mcpclient.Tool, error) {
 		<-ctx.Done() // accepts and never answers
 		return nil, ctx.Err()
 	}}
@@ -255,9 +256,9 @@ func TestSilentToolsListTimesOut(t *testing.T) {
 
 func TestHungDiscoveryAndCallerAbort(t *testing.T) {
 	release := make(chan struct{})
-	mcp := &fakeMCP{list: func(ctx context.Context) ([]session.MCPTool, error) {
+	mcp := &fakeMCP{list: func(ctx context.Context) ([]mcpclient.Tool, error) {
 		<-release
-		return []session.MCPTool{studio("honua_studio_set_view", composition, "")}, nil
+		return []mcpclient.Tool{studio("honua_studio_set_view", composition, "")}, nil
 	}}
 	tr := session.NewScriptedTransport(session.TextRound("x"))
 	s := newScripted(t, tr, func(o *session.Options) { o.MCPClient = mcp; o.ToolDiscoveryTimeout = -1 })
@@ -279,10 +280,10 @@ func TestHungDiscoveryAndCallerAbort(t *testing.T) {
 func TestPassOvertakenByReconnectChangesNothing(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 4)
-	mcp := &fakeMCP{list: func(ctx context.Context) ([]session.MCPTool, error) {
+	mcp := &fakeMCP{list: func(ctx context.Context) ([]mcpclient.Tool, error) {
 		started <- struct{}{}
 		<-release
-		return []session.MCPTool{studio("honua_studio_set_view", composition, "")}, nil
+		return []mcpclient.Tool{studio("honua_studio_set_view", composition, "")}, nil
 	}}
 	s := newScripted(t, session.NewScriptedTransport(session.TextRound("x")), func(o *session.Options) { o.MCPClient = mcp })
 	done := make(chan session.ToolDiscoveryReport, 1)
@@ -323,10 +324,10 @@ func TestDraftBindingOnCompositionCalls(t *testing.T) {
 	type step struct {
 		name string
 		args string
-		res  session.MCPToolResult
+		res  mcpclient.ToolResult
 		err  error
 	}
-	conflict := &session.MCPToolError{Tool: "honua_studio_add_layer", Code: session.CodeFailedPrecondition, Message: "stale generation"}
+	conflict := &mcpclient.ToolError{Tool: "honua_studio_add_layer", Code: session.CodeFailedPrecondition, Message: "stale generation"}
 	cases := []struct {
 		name      string
 		modelArgs string
@@ -340,13 +341,13 @@ func TestDraftBindingOnCompositionCalls(t *testing.T) {
 	}{
 		{
 			name: "draftId and generation bound", modelArgs: `{"layer":"roads"}`,
-			script: []step{{name: "honua_studio_add_layer", args: `{"layer":"roads","draftId":"d1","generation":4}`, res: session.MCPToolResult{StructuredContent: json.RawMessage(`{"draft":{"draftId":"d1","generation":5}}`)}}},
+			script: []step{{name: "honua_studio_add_layer", args: `{"layer":"roads","draftId":"d1","generation":4}`, res: mcpclient.ToolResult{StructuredContent: json.RawMessage(`{"draft":{"draftId":"d1","generation":5}}`)}}},
 			wantOK: true, wantDraft: session.DraftBinding{DraftID: "d1", Generation: 5},
 			content: `{"status":"ok","draft":{"draftId":"d1","generation":5}}`,
 		},
 		{
 			name: "the model's draftId wins, generation never", modelArgs: `{"draftId":"d9","generation":99}`,
-			script: []step{{name: "honua_studio_add_layer", args: `{"draftId":"d9","generation":4}`, res: session.MCPToolResult{Content: json.RawMessage(`[{"type":"text","text":"{\"ok\":true}"}]`)}}},
+			script: []step{{name: "honua_studio_add_layer", args: `{"draftId":"d9","generation":4}`, res: mcpclient.ToolResult{Content: json.RawMessage(`[{"type":"text","text":"{\"ok\":true}"}]`)}}},
 			wantOK: true, wantDraft: session.DraftBinding{DraftID: "d1", Generation: 4},
 			content: `{"status":"ok","result":[{"type":"text","text":"{\"ok\":true}"}]}`,
 		},
@@ -354,8 +355,8 @@ func TestDraftBindingOnCompositionCalls(t *testing.T) {
 			name: "conflict, reload, retry", modelArgs: `{}`,
 			script: []step{
 				{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":4}`, err: conflict},
-				{name: "honua_studio_get_draft", args: `{"draftId":"d1"}`, res: session.MCPToolResult{Content: json.RawMessage(`[{"type":"text","text":"{\"draftId\":\"d1\",\"generation\":7}"}]`)}},
-				{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":7}`, res: session.MCPToolResult{StructuredContent: json.RawMessage(`{"draftId":"d1","generation":8}`)}},
+				{name: "honua_studio_get_draft", args: `{"draftId":"d1"}`, res: mcpclient.ToolResult{Content: json.RawMessage(`[{"type":"text","text":"{\"draftId\":\"d1\",\"generation\":7}"}]`)}},
+				{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":7}`, res: mcpclient.ToolResult{StructuredContent: json.RawMessage(`{"draftId":"d1","generation":8}`)}},
 			},
 			wantOK: true, retried: true, wantDraft: session.DraftBinding{DraftID: "d1", Generation: 8},
 			content: `{"status":"ok","draft":{"draftId":"d1","generation":8}}`,
@@ -364,7 +365,7 @@ func TestDraftBindingOnCompositionCalls(t *testing.T) {
 			name: "a second conflict is reported", modelArgs: `{}`,
 			script: []step{
 				{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":4}`, err: conflict},
-				{name: "honua_studio_get_draft", args: `{"draftId":"d1"}`, res: session.MCPToolResult{StructuredContent: json.RawMessage(`{"draft":{"draftId":"d1","generation":7}}`)}},
+				{name: "honua_studio_get_draft", args: `{"draftId":"d1"}`, res: mcpclient.ToolResult{StructuredContent: json.RawMessage(`{"draft":{"draftId":"d1","generation":7}}`)}},
 				{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":7}`, err: conflict},
 			},
 			wantCode: session.CodeFailedPrecondition, retried: true, wantDraft: session.DraftBinding{DraftID: "d1", Generation: 7},
@@ -374,14 +375,14 @@ func TestDraftBindingOnCompositionCalls(t *testing.T) {
 			name: "no draft returned by the reload", modelArgs: `{}`,
 			script: []step{
 				{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":4}`, err: conflict},
-				{name: "honua_studio_get_draft", args: `{"draftId":"d1"}`, res: session.MCPToolResult{StructuredContent: json.RawMessage(`{}`)}},
+				{name: "honua_studio_get_draft", args: `{"draftId":"d1"}`, res: mcpclient.ToolResult{StructuredContent: json.RawMessage(`{}`)}},
 			},
 			wantCode: session.CodeFailedPrecondition, retried: true, wantDraft: session.DraftBinding{DraftID: "d1", Generation: 4},
 			message: "stale generation; reloading the draft failed: honua_studio_get_draft returned no draft",
 		},
 		{
 			name: "a non-conflict error is not retried", modelArgs: `{}`,
-			script:   []step{{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":4},`, err: &session.MCPToolError{Code: "invalid_argument", Message: "no such layer"}}},
+			script:   []step{{name: "honua_studio_add_layer", args: `{"draftId":"d1","generation":4},`, err: &mcpclient.ToolError{Code: "invalid_argument", Message: "no such layer"}}},
 			wantCode: "invalid_argument", wantDraft: session.DraftBinding{DraftID: "d1", Generation: 4},
 		},
 	}
@@ -389,7 +390,7 @@ func TestDraftBindingOnCompositionCalls(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			n := 0
 			mcp := &fakeMCP{list: staticList(studio("honua_studio_add_layer", composition, "")),
-				call: func(_ context.Context, name string, args json.RawMessage) (session.MCPToolResult, error) {
+				call: func(_ context.Context, name string, args json.RawMessage) (mcpclient.ToolResult, error) {
 					require.Less(t, n, len(c.script), "an unexpected call to %s", name)
 					st := c.script[n]
 					n++

@@ -20,6 +20,12 @@
 // network goes through a bridge.Fetcher, so the same code runs natively, in
 // the browser (GOOS=js) and under a WebAssembly host (GOOS=wasip1).
 //
+// The tools of an MCP server join the page's own: the session discovers
+// them, applies the tool policy (Options.StudioTools), routes calls and
+// watches for list changes. The MCP transport itself is session/mcpclient,
+// whose Client New builds on {BaseURL}/mcp; Options.MCPClient takes any
+// other client through the MCPClient interface.
+//
 // The wire contract with the Studio AI proxy is written out in
 // docs/PROTOCOL.md.
 package session

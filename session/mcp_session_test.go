@@ -6,12 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,7 +43,7 @@ func TestSessionOverHTTPMCP(t *testing.T) {
 				return json.RawMessage(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"draftId":"d1","generation":6}}`), nil
 			}}
 			base := startHandler(t, srv)
-			client, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: base + "/mcp", Fetcher: &bridge.HTTPFetcher{}})
+			client, err := mcpclient.New(mcpclient.Config{URL: base + "/mcp", Fetcher: &bridge.HTTPFetcher{}})
 			require.NoError(t, err)
 			tr := session.NewScriptedTransport(session.ToolCallRound(call("1", "honua_studio_set_view", `{"zoom":4}`)), session.TextRound("zoomed"))
 			statuses := newStatusLog()
@@ -85,7 +88,7 @@ func TestWatchUnsupportedOverHTTP(t *testing.T) {
 	for _, era := range []fakemcp.Era{fakemcp.Session, fakemcp.Stateless} {
 		srv := &fakemcp.Server{Era: era, NoStream: true, Tools: []json.RawMessage{json.RawMessage(`{"name":"honua_studio_set_view","_meta":{"honua.studio":{"family":"honua.studio.composition"}}}`)}}
 		base := startHandler(t, srv)
-		client, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: base + "/mcp", Fetcher: &bridge.HTTPFetcher{}})
+		client, err := mcpclient.New(mcpclient.Config{URL: base + "/mcp", Fetcher: &bridge.HTTPFetcher{}})
 		require.NoError(t, err)
 		statuses := newStatusLog()
 		s := newScripted(t, session.NewScriptedTransport(session.TextRound("x")), func(o *session.Options) {
@@ -97,5 +100,137 @@ func TestWatchUnsupportedOverHTTP(t *testing.T) {
 		s.Chat(context.Background(), "hi")
 		statuses.waitStatus(t, session.WatchUnsupported)
 		assert.Equal(t, []string{"honua_studio_set_view"}, toolNames(s.Tools()), "the catalog is kept")
+	}
+}
+
+// The helpers below start the default client against a fake server, as
+// session/mcpclient's own tests do.
+
+const mcpBound = 5 * time.Second
+
+// mcpTools returns tool descriptors with the given names.
+func mcpTools(names ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(names))
+	for i, n := range names {
+		out[i] = json.RawMessage(fmt.Sprintf(`{"name":%q,"description":"tool %d","inputSchema":{"type":"object"},"_meta":{"honua.studio":{"family":"f"}}}`, n, i))
+	}
+	return out
+}
+
+// startMCP serves h and returns a client for it; cfg may adjust the
+// configuration.
+func startMCP(t *testing.T, h http.Handler, cfg func(*mcpclient.Config)) *mcpclient.Client {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	c := mcpclient.Config{
+		URL:     srv.URL + "/api/mcp",
+		Fetcher: &bridge.HTTPFetcher{Client: srv.Client()},
+		Auth:    session.StaticToken("token-abcdef"),
+	}
+	if cfg != nil {
+		cfg(&c)
+	}
+	client, err := mcpclient.New(c)
+	require.NoError(t, err)
+	return client
+}
+
+// mcpCtx is a context bounded by mcpBound.
+func mcpCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), mcpBound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitUntil polls cond until it holds or mcpBound passes.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(mcpBound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// countOf returns how many times s occurs in list.
+func countOf(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
+}
+
+// requireAnswer checks the client's answer to server request r: the same
+// id, the request's headers, and an empty result for ping or a -32601
+// error naming any other method.
+func requireAnswer(t *testing.T, r fakemcp.ServerRequest, sessionID, result string) {
+	t.Helper()
+	require.NotNil(t, r.Answer, "the client answered the server's %s", r.Method)
+	a := r.Answer
+	assert.JSONEq(t, string(r.ID), string(a.ID), "the answer carries the request's id")
+	h := a.Header
+	assert.Equal(t, sessionID, h.Get("Mcp-Session-Id"))
+	assert.Equal(t, "2025-11-25", h.Get("Mcp-Protocol-Version"))
+	assert.Equal(t, "Bearer token-abcdef", h.Get("Authorization"))
+	assert.Equal(t, "application/json", h.Get("Content-Type"))
+	assert.Contains(t, h.Get("Accept"), "application/json")
+	assert.Contains(t, h.Get("Accept"), "text/event-stream")
+	if result != "" {
+		assert.Nil(t, a.Error)
+		assert.JSONEq(t, result, string(a.Result))
+		return
+	}
+	require.NotNil(t, a.Error, "a request the client does not handle gets an error")
+	assert.Nil(t, a.Result)
+	assert.Equal(t, -32601, a.Error.Code)
+	assert.Equal(t, "method not found: "+r.Method+" (this client does not handle it)", a.Error.Message)
+}
+
+// The list-changed watch of a session against a server that pings on its
+// GET stream: the pings are answered, the stream stays open (no reconnect),
+// a list change still refreshes the catalog, and the session is never
+// re-initialized.
+func TestWatchStaysOpenWithAPingingServer(t *testing.T) {
+	srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a"), PingTimeout: time.Minute}
+	client := startMCP(t, srv, nil)
+	statuses := newStatusLog()
+	s := newScripted(t, session.NewScriptedTransport(session.TextRound("x")), func(o *session.Options) {
+		o.MCPClient = client
+		o.WatchToolListChanged = true
+		o.ToolListChangedWatch = &session.WatchOptions{OnStatus: statuses.add}
+	})
+	t.Cleanup(func() { _ = s.Close() })
+	require.Equal(t, session.StatusCompleted, s.Chat(context.Background(), "start").Status)
+	statuses.waitStatus(t, session.WatchOpen)
+	waitUntil(t, "the watch's stream is open", func() bool { return srv.OpenStreams() == 1 })
+
+	for range 3 {
+		ids := srv.SendRequest("ping")
+		require.Len(t, ids, 1)
+		waitFor(t, srv.Answered(ids[0]), "the answer to the ping")
+	}
+	for _, r := range srv.ServerRequests() {
+		requireAnswer(t, r, "session-1", `{}`)
+	}
+
+	srv.NotifyToolsChanged()
+	waitUntil(t, "the list change refreshed the catalog", func() bool { return countOf(srv.RPCMethods(), "tools/list") == 2 })
+	assert.Equal(t, session.WatchOpen, s.ToolWatchStatus())
+	assert.Equal(t, []string{session.WatchConnecting, session.WatchOpen}, statuses.list(), "no reconnect")
+	methods := srv.RPCMethods()
+	assert.Equal(t, 1, countOf(methods, "initialize"), "the session was never renewed: %v", methods)
+	assert.Equal(t, 1, countOf(methods, "GET"))
+	assert.Equal(t, 1, srv.OpenStreams())
+	for _, r := range srv.Requests()[2:] {
+		assert.Equal(t, "session-1", r.Header.Get("Mcp-Session-Id"))
 	}
 }

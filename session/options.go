@@ -76,9 +76,9 @@ type Options struct {
 	MCPURL string
 
 	// MCPClient is the MCP client used for discovery and composition calls,
-	// typically NewHTTPMCPClient on {BaseURL}/mcp. Nil means that default:
-	// New sets NewHTTPMCPClient on MCPURL (default {BaseURL}/mcp) with
-	// Fetcher (wrapped in a ResumingFetcher) and Auth, unless
+	// typically mcpclient.New on {BaseURL}/mcp. Nil means that default:
+	// New sets mcpclient.New on MCPURL (default {BaseURL}/mcp) with
+	// Fetcher (wrapped in a mcpclient.ResumingFetcher) and Auth, unless
 	// DisableToolDiscovery is set (then no MCP server is contacted and only
 	// runtime tools are advertised).
 	//

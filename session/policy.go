@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // Rejection reasons of a ToolRejection. The first four are the policy's;
@@ -96,7 +97,7 @@ type catalog struct {
 }
 
 // classify reads a tool's classification from _meta, else annotations.
-func classify(t MCPTool) *ToolClassification {
+func classify(t mcpclient.Tool) *ToolClassification {
 	for _, raw := range []RawJSON{t.Meta, t.Annotations} {
 		if c := readClassification(raw); c != nil {
 			return c
@@ -127,7 +128,7 @@ func readClassification(raw RawJSON) *ToolClassification {
 // most MaxToolSchemaDepth deep, and the catalog hold fewer than
 // MaxCatalogTools tools; an absent inputSchema becomes {"type":"object"} and
 // a description longer than MaxToolDescriptionBytes is cut.
-func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDiscoveryReport) {
+func applyPolicy(list []mcpclient.Tool, pages int, pol *ToolPolicy) (*catalog, ToolDiscoveryReport) {
 	families, views, required := DefaultToolFamilies, []string(nil), DefaultRequiredTools
 	var allow map[string]bool
 	var approve func(ToolCatalogEntry) bool
@@ -158,8 +159,8 @@ func applyPolicy(list []MCPTool, pages int, pol *ToolPolicy) (*catalog, ToolDisc
 	considered := 0
 	for _, t := range list {
 		switch {
-		case t.unreadable != "":
-			reject(t.Name, RejectDescriptor, t.unreadable, nil)
+		case t.Unreadable != "":
+			reject(t.Name, RejectDescriptor, t.Unreadable, nil)
 			continue
 		case nameProblem(t.Name) != "":
 			reject(t.Name, RejectName, nameProblem(t.Name), nil)
@@ -284,7 +285,7 @@ func nameProblem(name string) string {
 // returns it as the catalog takes it (an absent inputSchema is
 // {"type":"object"}, a long description is cut, with a diagnostic in rep),
 // or a Reject* reason and why.
-func vetTool(t MCPTool, rep *ToolDiscoveryReport) (MCPTool, string, string) {
+func vetTool(t mcpclient.Tool, rep *ToolDiscoveryReport) (mcpclient.Tool, string, string) {
 	absent, why := objectProblem(t.InputSchema, "the inputSchema", " is", " nests")
 	if why != "" {
 		return t, RejectSchema, why
@@ -309,12 +310,12 @@ func vetTool(t MCPTool, rep *ToolDiscoveryReport) (MCPTool, string, string) {
 // (with the verbs that go with it), is not a JSON object nested at most
 // MaxToolSchemaDepth deep; absent is true for an absent or null member.
 func objectProblem(raw RawJSON, what, is, nests string) (absent bool, problem string) {
-	b := trimJSONSpace(raw)
+	b := jsonr.TrimSpace(raw)
 	switch {
 	case len(b) == 0 || string(b) == "null":
 		return true, ""
 	case b[0] != '{':
-		return false, what + is + " " + jsonKind(b) + ", not a JSON object"
+		return false, what + is + " " + jsonr.KindName(b) + ", not a JSON object"
 	case jsonWithin(b, MaxToolSchemaDepth) == nil:
 		return false, ""
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // Session is one agent conversation. Its methods are safe for concurrent
@@ -57,9 +58,9 @@ func New(opts Options) (*Session, error) {
 		if url == "" {
 			url = o.BaseURL + "/mcp"
 		}
-		c, err := NewHTTPMCPClient(HTTPMCPConfig{
+		c, err := mcpclient.New(mcpclient.Config{
 			URL:     url,
-			Fetcher: &ResumingFetcher{Fetcher: o.Fetcher, Clock: o.Clock},
+			Fetcher: &mcpclient.ResumingFetcher{Fetcher: o.Fetcher, Clock: o.Clock},
 			Auth:    o.Auth,
 		})
 		if err != nil {

@@ -1,16 +1,19 @@
 package session
 
 import (
-	"bytes"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // FuzzToolList reads arbitrary tools/list answers as the default client
-// does and builds a catalog from them: nothing panics, and whatever is
-// routed has a name by MCP's rule, a JSON object for an inputSchema nested
-// at most MaxToolSchemaDepth deep, and a description within its bound, cut
-// at a character boundary (the reader decodes strings to valid UTF-8).
+// does (mcpclient.ReadToolList) and builds a catalog from them: nothing
+// panics, and whatever is routed has a name by MCP's rule, a JSON object
+// for an inputSchema nested at most MaxToolSchemaDepth deep, and a
+// description within its bound, cut at a character boundary (the reader
+// decodes strings to valid UTF-8).
 func FuzzToolList(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`,
@@ -21,12 +24,14 @@ func FuzzToolList(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		raw, err := decodeAnswer("tools/list", 1, "application/json", bytes.NewReader(body), 1<<16, nil, nil)
-		if err != nil {
-			checkMCPErrorKind(t, err)
+		// The answer is unwrapped as the default client does for tools/list
+		// (mcp.ReadMessageDeep); mcpclient's FuzzMCPResponse fuzzes the
+		// reading of answers itself.
+		m, ok := mcp.ReadMessageDeep(body)
+		if !ok || m.Error != nil || len(m.Result) == 0 {
 			return
 		}
-		tools, _, err := ReadMCPToolList(raw)
+		tools, _, err := mcpclient.ReadToolList(m.Result)
 		if err != nil {
 			return
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // MCPListener is implemented by MCP clients that can stream the server's
@@ -21,31 +22,13 @@ import (
 // stateless era a subscriptions/listen request for tool-list changes.
 // lastEventID, when not empty, resumes after that event. A server that
 // offers no such stream (405 or 501) makes Listen return an error wrapping
-// ErrListenUnsupported. Requests the server sends on the stream are the
-// listener's to answer (HTTPMCPClient answers a session-era ping, and any
+// mcpclient.ErrListenUnsupported. Requests the server sends on the stream are the
+// listener's to answer (mcpclient.Client answers a session-era ping, and any
 // other method with "method not found"); they never come out of the
 // stream.
 type MCPListener interface {
-	Listen(ctx context.Context, lastEventID string) (MCPNotificationStream, error)
+	Listen(ctx context.Context, lastEventID string) (mcpclient.NotificationStream, error)
 }
-
-// MCPNotificationStream yields the notifications of one listen stream.
-// Next returns io.EOF when the server ended the stream; Close aborts it,
-// also while Next is blocked.
-type MCPNotificationStream interface {
-	Next() (MCPNotification, error)
-	Close() error
-}
-
-// MCPNotification is one notification (a message without an id; server
-// requests never come out of a stream: the listener answers them).
-type MCPNotification struct {
-	Method  string // e.g. "notifications/tools/list_changed"
-	EventID string // the SSE id it came with, if any
-}
-
-// ErrListenUnsupported marks a server that offers no notification stream.
-var ErrListenUnsupported = errors.New("the MCP server offers no notification stream")
 
 // NotificationToolsListChanged is the one notification the watch acts on.
 const NotificationToolsListChanged = "notifications/tools/list_changed"
@@ -214,7 +197,7 @@ func (s *Session) runWatch(ctx context.Context, l MCPListener, run int) {
 		if ctx.Err() != nil {
 			return
 		}
-		if errors.Is(err, ErrListenUnsupported) {
+		if errors.Is(err, mcpclient.ErrListenUnsupported) {
 			s.setWatchStatus(WatchUnsupported, err.Error())
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,11 +22,11 @@ import (
 type listeningMCP struct {
 	*fakeMCP
 	mu      sync.Mutex
-	conns   []func(ctx context.Context) (session.MCPNotificationStream, error)
+	conns   []func(ctx context.Context) (mcpclient.NotificationStream, error)
 	listens []string // the lastEventID of each Listen
 }
 
-func (l *listeningMCP) Listen(ctx context.Context, lastEventID string) (session.MCPNotificationStream, error) {
+func (l *listeningMCP) Listen(ctx context.Context, lastEventID string) (mcpclient.NotificationStream, error) {
 	l.mu.Lock()
 	n := len(l.listens)
 	l.listens = append(l.listens, lastEventID)
@@ -44,31 +45,31 @@ func (l *listeningMCP) listenLog() []string {
 // error once closed.
 type chanStream struct {
 	ctx  context.Context
-	ch   chan session.MCPNotification
+	ch   chan mcpclient.Notification
 	once sync.Once
 	done chan struct{}
 }
 
 func newChanStream(ctx context.Context) *chanStream {
-	return &chanStream{ctx: ctx, ch: make(chan session.MCPNotification, 8), done: make(chan struct{})}
+	return &chanStream{ctx: ctx, ch: make(chan mcpclient.Notification, 8), done: make(chan struct{})}
 }
 
-func (c *chanStream) Next() (session.MCPNotification, error) {
+func (c *chanStream) Next() (mcpclient.Notification, error) {
 	select {
 	case n, ok := <-c.ch:
 		if !ok {
-			return session.MCPNotification{}, io.EOF
+			return mcpclient.Notification{}, io.EOF
 		}
 		return n, nil
 	case <-c.done:
-		return session.MCPNotification{}, errors.New("closed")
+		return mcpclient.Notification{}, errors.New("closed")
 	}
 }
 
 func (c *chanStream) Close() error { c.once.Do(func() { close(c.done) }); return nil }
 
-func dropAt(err error) func(context.Context) (session.MCPNotificationStream, error) {
-	return func(context.Context) (session.MCPNotificationStream, error) { return nil, err }
+func dropAt(err error) func(context.Context) (mcpclient.NotificationStream, error) {
+	return func(context.Context) (mcpclient.NotificationStream, error) { return nil, err }
 }
 
 // watchedSession starts a session with a watch and runs one turn, so the
@@ -131,12 +132,12 @@ func TestWatchListChangedRefreshesOnce(t *testing.T) {
 	opened := make(chan struct{}, 1)
 	version := 1
 	var mu sync.Mutex
-	mcp := &listeningMCP{fakeMCP: &fakeMCP{list: func(context.Context) ([]session.MCPTool, error) {
+	mcp := &listeningMCP{fakeMCP: &fakeMCP{list: func(context.Context) ([]mcpclient.Tool, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		return []session.MCPTool{studio(fmt.Sprintf("honua_studio_v%d", version), composition, "")}, nil
+		return []mcpclient.Tool{studio(fmt.Sprintf("honua_studio_v%d", version), composition, "")}, nil
 	}}}
-	mcp.conns = []func(context.Context) (session.MCPNotificationStream, error){func(ctx context.Context) (session.MCPNotificationStream, error) {
+	mcp.conns = []func(context.Context) (mcpclient.NotificationStream, error){func(ctx context.Context) (mcpclient.NotificationStream, error) {
 		stream = newChanStream(ctx)
 		opened <- struct{}{}
 		return stream, nil
@@ -148,8 +149,8 @@ func TestWatchListChangedRefreshesOnce(t *testing.T) {
 	mu.Lock()
 	version = 2
 	mu.Unlock()
-	stream.ch <- session.MCPNotification{Method: "notifications/message"}
-	stream.ch <- session.MCPNotification{Method: session.NotificationToolsListChanged, EventID: "e1"}
+	stream.ch <- mcpclient.Notification{Method: "notifications/message"}
+	stream.ch <- mcpclient.Notification{Method: session.NotificationToolsListChanged, EventID: "e1"}
 	require.Eventually(t, func() bool { return mcp.listCount() == 2 }, waitBound, time.Millisecond)
 	require.Eventually(t, func() bool { return len(s.Tools()) == 1 && s.Tools()[0].Name == "honua_studio_v2" }, waitBound, time.Millisecond)
 	assert.Len(t, mcp.listenLog(), 1, "still one stream")
@@ -158,7 +159,7 @@ func TestWatchListChangedRefreshesOnce(t *testing.T) {
 
 func TestWatchUnsupported(t *testing.T) {
 	mcp := &listeningMCP{fakeMCP: &fakeMCP{list: staticList(studio("honua_studio_set_view", composition, ""))}}
-	mcp.conns = []func(context.Context) (session.MCPNotificationStream, error){dropAt(fmt.Errorf("GET /mcp answered 405: %w", session.ErrListenUnsupported))}
+	mcp.conns = []func(context.Context) (mcpclient.NotificationStream, error){dropAt(fmt.Errorf("GET /mcp answered 405: %w", mcpclient.ErrListenUnsupported))}
 	statuses := newStatusLog()
 	s := watchedSession(t, mcp, &session.WatchOptions{InitialDelay: time.Millisecond}, statuses)
 	statuses.waitStatus(t, session.WatchUnsupported)
@@ -168,7 +169,7 @@ func TestWatchUnsupported(t *testing.T) {
 
 func TestWatchBudget(t *testing.T) {
 	mcp := &listeningMCP{fakeMCP: &fakeMCP{list: staticList(studio("honua_studio_set_view", composition, ""))}}
-	mcp.conns = []func(context.Context) (session.MCPNotificationStream, error){dropAt(errors.New("connection reset"))}
+	mcp.conns = []func(context.Context) (mcpclient.NotificationStream, error){dropAt(errors.New("connection reset"))}
 	two := 2
 	statuses := newStatusLog()
 	s := watchedSession(t, mcp, &session.WatchOptions{InitialDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond, MaxReconnectAttempts: &two}, statuses)
@@ -181,11 +182,11 @@ func TestWatchBudget(t *testing.T) {
 func TestWatchResumesWithLastEventID(t *testing.T) {
 	mcp := &listeningMCP{fakeMCP: &fakeMCP{list: staticList(studio("honua_studio_set_view", composition, ""))}}
 	first := true
-	mcp.conns = []func(context.Context) (session.MCPNotificationStream, error){func(ctx context.Context) (session.MCPNotificationStream, error) {
+	mcp.conns = []func(context.Context) (mcpclient.NotificationStream, error){func(ctx context.Context) (mcpclient.NotificationStream, error) {
 		st := newChanStream(ctx)
 		if first {
 			first = false
-			st.ch <- session.MCPNotification{Method: "notifications/progress", EventID: "41"}
+			st.ch <- mcpclient.Notification{Method: "notifications/progress", EventID: "41"}
 			close(st.ch) // then the server drops it
 		}
 		return st, nil
@@ -199,7 +200,7 @@ func TestWatchResumesWithLastEventID(t *testing.T) {
 func TestCloseAbortsTheWatch(t *testing.T) {
 	mcp := &listeningMCP{fakeMCP: &fakeMCP{list: staticList(studio("honua_studio_set_view", composition, ""))}}
 	var stream *chanStream
-	mcp.conns = []func(context.Context) (session.MCPNotificationStream, error){func(ctx context.Context) (session.MCPNotificationStream, error) {
+	mcp.conns = []func(context.Context) (mcpclient.NotificationStream, error){func(ctx context.Context) (mcpclient.NotificationStream, error) {
 		stream = newChanStream(ctx)
 		return stream, nil
 	}}

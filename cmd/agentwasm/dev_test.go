@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -182,10 +183,10 @@ func TestDevEndpoints(t *testing.T) {
 // the server's (here short) bound on reading a request body.
 func TestDevListChangedReachesASession(t *testing.T) {
 	const bodyBound = 50 * time.Millisecond
-	for _, era := range []session.MCPEra{session.MCPEraStateless, session.MCPEraSession} {
+	for _, era := range []mcpclient.Era{mcpclient.EraStateless, mcpclient.EraSession} {
 		t.Run(string(era), func(t *testing.T) {
 			base := "http://" + limitServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), BodyTimeout: bodyBound}) + "/api"
-			client, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: base + "/mcp", Era: era})
+			client, err := mcpclient.New(mcpclient.Config{URL: base + "/mcp", Era: era})
 			require.NoError(t, err)
 			reports := make(chan session.ToolDiscoveryReport, 8)
 			s, err := session.New(session.Options{

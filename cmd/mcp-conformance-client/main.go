@@ -1,6 +1,6 @@
 // Command mcp-conformance-client is the client under test for the official
 // MCP conformance suite (@modelcontextprotocol/conformance, run by
-// `make conformance`). It is a thin program over session.HTTPMCPClient.
+// `make conformance`). It is a thin program over mcpclient.Client.
 //
 // The suite runs it as `mcp-conformance-client <server-url>` with the
 // environment variables MCP_CONFORMANCE_SCENARIO (the scenario name) and
@@ -22,11 +22,11 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/mcp"
-	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // scenarios maps a scenario name to its steps.
-var scenarios = map[string]func(ctx context.Context, c *session.HTTPMCPClient) error{
+var scenarios = map[string]func(ctx context.Context, c *mcpclient.Client) error{
 	"initialize":       listTools,
 	"request-metadata": listTools,
 	"tools_call":       toolsCall,
@@ -50,13 +50,13 @@ func main() {
 	// server rejects the discover with UnsupportedProtocolVersion, the era
 	// comes from the versions the error lists, and the next request carries
 	// a version the server supports (what request-metadata checks).
-	era := session.MCPEraSession
+	era := mcpclient.EraSession
 	if version >= mcp.Version20260728 {
-		era = session.MCPEraAuto
+		era = mcpclient.EraAuto
 	}
-	c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{
+	c, err := mcpclient.New(mcpclient.Config{
 		URL:           url,
-		Fetcher:       &session.ResumingFetcher{Fetcher: &bridge.HTTPFetcher{}},
+		Fetcher:       &mcpclient.ResumingFetcher{Fetcher: &bridge.HTTPFetcher{}},
 		Era:           era,
 		ClientName:    "agentwasm-conformance-client",
 		ClientVersion: "0.1.0",
@@ -78,7 +78,7 @@ func main() {
 }
 
 // listTools connects (initialize or discover) and lists the tools.
-func listTools(ctx context.Context, c *session.HTTPMCPClient) error {
+func listTools(ctx context.Context, c *mcpclient.Client) error {
 	tools, err := c.ListTools(ctx)
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func listTools(ctx context.Context, c *session.HTTPMCPClient) error {
 }
 
 // toolsCall lists the tools and calls add_numbers.
-func toolsCall(ctx context.Context, c *session.HTTPMCPClient) error {
+func toolsCall(ctx context.Context, c *mcpclient.Client) error {
 	if err := need(ctx, c, "add_numbers"); err != nil {
 		return err
 	}
@@ -105,8 +105,8 @@ func toolsCall(ctx context.Context, c *session.HTTPMCPClient) error {
 }
 
 // sseRetry lists the tools and calls test_reconnection, whose event stream
-// the server ends before the answer; session.ResumingFetcher reconnects.
-func sseRetry(ctx context.Context, c *session.HTTPMCPClient) error {
+// the server ends before the answer; mcpclient.ResumingFetcher reconnects.
+func sseRetry(ctx context.Context, c *mcpclient.Client) error {
 	if err := need(ctx, c, "test_reconnection"); err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func sseRetry(ctx context.Context, c *session.HTTPMCPClient) error {
 }
 
 // need lists the tools and checks that name is among them.
-func need(ctx context.Context, c *session.HTTPMCPClient, name string) error {
+func need(ctx context.Context, c *mcpclient.Client, name string) error {
 	tools, err := c.ListTools(ctx)
 	if err != nil {
 		return err

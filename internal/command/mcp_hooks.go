@@ -13,37 +13,38 @@ import (
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // hookMCP is an MCPClient whose methods are host hooks.
 type hookMCP struct{ h hostHooks }
 
-func (m hookMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
+func (m hookMCP) ListTools(ctx context.Context) ([]mcpclient.Tool, error) {
 	b, err := m.h.answer(ctx, "mcp.listTools", []byte("{}"))
 	if err != nil {
 		return nil, err
 	}
 	// Read as discovery reads a server's answer: a hostile descriptor is
 	// refused by itself (named in the report), not with the whole list.
-	tools, _, err := session.ReadMCPToolList(b)
+	tools, _, err := mcpclient.ReadToolList(b)
 	if err != nil {
 		return nil, errs.New("the mcpClient's listTools answered ", errs.Trunc(string(b), 60), ", not {tools: [...]}: ", err.Error())
 	}
 	return tools, nil
 }
 
-func (m hookMCP) CallTool(ctx context.Context, name string, args session.RawJSON) (session.MCPToolResult, error) {
+func (m hookMCP) CallTool(ctx context.Context, name string, args session.RawJSON) (mcpclient.ToolResult, error) {
 	p, _ := wire.Marshal(&wire.MCPCallToolParams{Name: name, Arguments: wire.RawMessage(args)})
 	b, err := m.h.answer(ctx, "mcp.callTool", p)
 	if err != nil {
-		return session.MCPToolResult{}, err
+		return mcpclient.ToolResult{}, err
 	}
 	var r wire.MCPCallToolResult
 	if err := wire.Unmarshal(b, &r); err != nil {
-		return session.MCPToolResult{}, errs.New("the mcpClient's callTool answered ", errs.Trunc(string(b), 60), ", not a tool result: ", err.Error())
+		return mcpclient.ToolResult{}, errs.New("the mcpClient's callTool answered ", errs.Trunc(string(b), 60), ", not a tool result: ", err.Error())
 	}
-	res := session.MCPToolResult{Content: session.RawJSON(r.Content), StructuredContent: session.RawJSON(r.StructuredContent), IsError: r.IsError}
-	if te := session.NewMCPToolError(name, res); te != nil {
+	res := mcpclient.ToolResult{Content: session.RawJSON(r.Content), StructuredContent: session.RawJSON(r.StructuredContent), IsError: r.IsError}
+	if te := mcpclient.NewToolError(name, res); te != nil {
 		return res, te
 	}
 	return res, nil

@@ -1,5 +1,5 @@
 // Package mcp is the one definition of the Model Context Protocol that
-// agentwasm's client (session.HTTPMCPClient), its server (serve's
+// agentwasm's client (session/mcpclient), its server (serve's
 // dispatcher and HTTP handler), the test fake (testing/fakemcp) and the
 // conformance commands share: the protocol revisions and how a version is
 // negotiated (version.go), the JSON-RPC error codes (codes.go), the method,

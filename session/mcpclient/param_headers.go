@@ -3,7 +3,7 @@
 // a tool's inputSchema marks (mcp.ParamHeaders reads the marks) into
 // Mcp-Param-{name} headers.
 
-package session
+package mcpclient
 
 import (
 	"math"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
 // DefaultToolDiscoveryTimeout bounds one tool discovery pass when
@@ -86,43 +87,28 @@ type WatchOptions struct {
 	OnStatus func(status, detail string)
 }
 
-// MCPTool is one tool as an MCP server's tools/list describes it.
-type MCPTool struct {
-	Name         string
-	Title        string
-	Description  string
-	InputSchema  RawJSON
-	OutputSchema RawJSON
-	Annotations  RawJSON
-	Meta         RawJSON // the tool's _meta
-
-	// unreadable says why ReadMCPToolList could not read this descriptor
-	// (Name is what it could salvage); discovery refuses such a tool with
-	// RejectDescriptor.
-	unreadable string
-}
-
-// MCPToolResult is the answer to tools/call. Content is the content block
-// list; StructuredContent is absent (empty) when the server sent none.
-type MCPToolResult struct {
-	Content           RawJSON
-	StructuredContent RawJSON
-	IsError           bool
-}
-
 // MCPClient replaces the MCP client used for discovery and composition
 // calls (Options.MCPClient). Implementations must be safe for concurrent use.
-// HTTPMCPClient is the default implementation.
+// *mcpclient.Client is the default implementation. Optional capabilities
+// are smaller interfaces a client may also implement: MCPPageLister,
+// MCPListener, MCPContextCloser.
 type MCPClient interface {
 	// ListTools returns the server's whole tool catalog, in server order,
 	// or an error; never a partial catalog.
-	ListTools(ctx context.Context) ([]MCPTool, error)
+	ListTools(ctx context.Context) ([]mcpclient.Tool, error)
 	// CallTool calls the named tool with args (a JSON object). A tool that
-	// reported an error returns its result together with an *MCPToolError.
-	CallTool(ctx context.Context, name string, args RawJSON) (MCPToolResult, error)
+	// reported an error returns its result together with an *mcpclient.ToolError.
+	CallTool(ctx context.Context, name string, args RawJSON) (mcpclient.ToolResult, error)
 	// Close ends the client's MCP session.
 	Close() error
 }
+
+// The default client implements every interface the session takes.
+var (
+	_ MCPClient     = (*mcpclient.Client)(nil)
+	_ MCPPageLister = (*mcpclient.Client)(nil)
+	_ MCPListener   = (*mcpclient.Client)(nil)
+)
 
 // validateMCPOptions checks the MCP-side options.
 func (o *Options) validateMCPOptions() error {

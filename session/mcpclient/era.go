@@ -1,6 +1,6 @@
-// Era negotiation and the session-era handshake of HTTPMCPClient.
+// Era negotiation and the session-era handshake of Client.
 
-package session
+package mcpclient
 
 import (
 	"context"
@@ -9,17 +9,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentwasm/agentwasm/internal/absent"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
 // usable reports whether requests may be sent with st.
 func (st mcpState) usable() bool {
-	return st.ready && (st.era == MCPEraStateless || st.era == MCPEraSession)
+	return st.ready && (st.era == EraStateless || st.era == EraSession)
 }
 
 // acquire takes the handshake slot, or fails when ctx ends first.
-func (c *HTTPMCPClient) acquire(ctx context.Context, method string) error {
+func (c *Client) acquire(ctx context.Context, method string) error {
 	select {
 	case c.sem <- struct{}{}:
 		return nil
@@ -28,11 +29,11 @@ func (c *HTTPMCPClient) acquire(ctx context.Context, method string) error {
 	}
 }
 
-func (c *HTTPMCPClient) release() { <-c.sem }
+func (c *Client) release() { <-c.sem }
 
 // ensure returns a usable state, probing the era and initializing first
 // when needed. Concurrent callers share one probe and one handshake.
-func (c *HTTPMCPClient) ensure(ctx context.Context) (mcpState, error) {
+func (c *Client) ensure(ctx context.Context) (mcpState, error) {
 	if st := c.state(); st.usable() {
 		return st, nil
 	}
@@ -46,15 +47,15 @@ func (c *HTTPMCPClient) ensure(ctx context.Context) (mcpState, error) {
 	}
 	if st.era == "" {
 		era := c.cfg.Era
-		if era == MCPEraAuto {
+		if era == EraAuto {
 			var err error
 			if era, err = c.probe(ctx, st); err != nil {
 				return mcpState{}, err
 			}
 		}
 		st.era = era
-		if era == MCPEraStateless {
-			st.ready, st.version = true, MCPStatelessProtocolVersion
+		if era == EraStateless {
+			st.ready, st.version = true, StatelessProtocolVersion
 		}
 		c.store(st) // the era is remembered even if the handshake fails
 		if st.ready {
@@ -62,7 +63,7 @@ func (c *HTTPMCPClient) ensure(ctx context.Context) (mcpState, error) {
 		}
 	}
 	ready, err := c.initialize(ctx, st)
-	if status := statusOf(err); err != nil && absentStatus(status) && !c.hasReached() {
+	if status := statusOf(err); err != nil && absent.Status(status) && !c.hasReached() {
 		// Every answer was 404 or 405: the endpoint is absent. The era the
 		// probe fell back to is not known either; the next try probes again.
 		c.store(mcpState{gen: st.gen})
@@ -73,8 +74,8 @@ func (c *HTTPMCPClient) ensure(ctx context.Context) (mcpState, error) {
 
 // statusOf returns the HTTP status an MCP error came with, 0 when none.
 func statusOf(err error) int {
-	var te *MCPTransportError
-	var pe *MCPProtocolError
+	var te *TransportError
+	var pe *ProtocolError
 	switch {
 	case errors.As(err, &te):
 		return te.Status
@@ -86,19 +87,19 @@ func statusOf(err error) int {
 
 // renew starts a new session after stale's session ended (a 404), unless a
 // concurrent caller already did.
-func (c *HTTPMCPClient) renew(ctx context.Context, stale mcpState) (mcpState, error) {
+func (c *Client) renew(ctx context.Context, stale mcpState) (mcpState, error) {
 	if err := c.acquire(ctx, mcp.MethodInitialize); err != nil {
 		return mcpState{}, err
 	}
 	defer c.release()
 	st := c.state()
 	if st.gen != stale.gen {
-		return mcpState{}, &MCPTransportError{Method: mcp.MethodInitialize, Msg: "the MCP client was reset while the session was renewed"}
+		return mcpState{}, &TransportError{Method: mcp.MethodInitialize, Msg: "the MCP client was reset while the session was renewed"}
 	}
 	if st.usable() && st.sessionID != stale.sessionID {
 		return st, nil // someone else renewed it
 	}
-	st = mcpState{era: MCPEraSession, gen: st.gen}
+	st = mcpState{era: EraSession, gen: st.gen}
 	c.store(st)
 	return c.initialize(ctx, st)
 }
@@ -107,28 +108,28 @@ func (c *HTTPMCPClient) renew(ctx context.Context, stale mcpState) (mcpState, er
 // server speaks. It falls back to the session era on a 400 whose body is
 // not a recognised stateless-era error, a 404 or 405, or a JSON-RPC
 // "method not found" answer.
-func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) {
-	st.era, st.version = MCPEraStateless, MCPStatelessProtocolVersion
+func (c *Client) probe(ctx context.Context, st mcpState) (Era, error) {
+	st.era, st.version = EraStateless, StatelessProtocolVersion
 	raw, status, err := c.roundTrip(ctx, st, mcp.MethodServerDiscover, "", nil, func(meta wire.RawMessage) wire.Marshaler {
 		return &wire.MCPMetaParams{Meta: meta}
 	})
 	if err == nil {
 		var r wire.MCPDiscoverResult
 		if err := wire.Unmarshal(raw, &r); err != nil {
-			return "", &MCPTransportError{Method: mcp.MethodServerDiscover, Msg: "malformed result", Err: err}
+			return "", &TransportError{Method: mcp.MethodServerDiscover, Msg: "malformed result", Err: err}
 		}
 		return eraOfVersions(r.SupportedVersions, nil)
 	}
 	if ctx.Err() != nil {
 		return "", err
 	}
-	var pe *MCPProtocolError
+	var pe *ProtocolError
 	isPE := errors.As(err, &pe)
 	switch {
 	case status == 404 || status == 405:
-		return MCPEraSession, nil
+		return EraSession, nil
 	case status == 400 && isPE && mcp.IsStatelessErrorCode(pe.Code):
-		if pe.Code == MCPUnsupportedProtocolVersion {
+		if pe.Code == UnsupportedProtocolVersion {
 			var d wire.MCPUnsupportedVersionData
 			if wire.Unmarshal(pe.Data, &d) == nil {
 				return eraOfVersions(d.Supported, err)
@@ -136,9 +137,9 @@ func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) 
 		}
 		return "", err
 	case status == 400:
-		return MCPEraSession, nil
-	case isPE && pe.Code == RPCMethodNotFound:
-		return MCPEraSession, nil
+		return EraSession, nil
+	case isPE && pe.Code == MethodNotFound:
+		return EraSession, nil
 	}
 	return "", err
 }
@@ -147,29 +148,29 @@ func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) 
 // stateless era when it lists ours (or lists nothing), else the session era
 // when it lists a session-era version the client speaks. Otherwise it fails
 // with cause, or a protocol error naming the versions.
-func eraOfVersions(versions []string, cause error) (MCPEra, error) {
-	if len(versions) == 0 || slices.Contains(versions, MCPStatelessProtocolVersion) {
-		return MCPEraStateless, nil
+func eraOfVersions(versions []string, cause error) (Era, error) {
+	if len(versions) == 0 || slices.Contains(versions, StatelessProtocolVersion) {
+		return EraStateless, nil
 	}
 	for _, v := range versions {
 		if mcp.IsSessionVersion(v) {
-			return MCPEraSession, nil
+			return EraSession, nil
 		}
 	}
 	if cause != nil {
 		return "", cause
 	}
-	return "", &MCPProtocolError{Method: mcp.MethodServerDiscover, Code: MCPUnsupportedProtocolVersion,
+	return "", &ProtocolError{Method: mcp.MethodServerDiscover, Code: UnsupportedProtocolVersion,
 		Message: "the server supports none of the client's protocol versions (it supports [" + strings.Join(versions, " ") + "])"}
 }
 
 // initialize runs the session-era handshake from st (era session, not
 // ready): initialize, then notifications/initialized with the session id
 // and protocol version the answer set. The caller holds the handshake slot.
-func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, error) {
+func (c *Client) initialize(ctx context.Context, st mcpState) (mcpState, error) {
 	st.sessionID, st.version, st.ready = "", "", false
 	params := &wire.MCPInitializeParams{
-		ProtocolVersion: MCPSessionProtocolVersion,
+		ProtocolVersion: SessionProtocolVersion,
 		Capabilities:    c.clientCap,
 		ClientInfo:      wire.MCPImplementation{Name: c.cfg.ClientName, Version: c.cfg.ClientVersion},
 		Meta:            c.initMeta,
@@ -180,10 +181,10 @@ func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, 
 	}
 	var r wire.MCPInitializeResult
 	if err := wire.Unmarshal(raw, &r); err != nil {
-		return mcpState{}, &MCPTransportError{Method: mcp.MethodInitialize, Msg: "malformed result", Err: err}
+		return mcpState{}, &TransportError{Method: mcp.MethodInitialize, Msg: "malformed result", Err: err}
 	}
 	if !mcp.IsSessionVersion(r.ProtocolVersion) {
-		return mcpState{}, &MCPProtocolError{Method: mcp.MethodInitialize, Code: MCPUnsupportedProtocolVersion,
+		return mcpState{}, &ProtocolError{Method: mcp.MethodInitialize, Code: UnsupportedProtocolVersion,
 			Message: "the server answered protocol version " + strconv.Quote(r.ProtocolVersion) + ", which this client does not speak"}
 	}
 	st.sessionID, st.version = sid, r.ProtocolVersion
@@ -197,7 +198,7 @@ func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, 
 
 // initializeRequest sends initialize and returns its result and the
 // Mcp-Session-Id the response carried.
-func (c *HTTPMCPClient) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (wire.RawMessage, string, error) {
+func (c *Client) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (wire.RawMessage, string, error) {
 	id := c.ids.Add(1)
 	body, err := encodeRequest(id, mcp.MethodInitialize, params)
 	if err != nil {

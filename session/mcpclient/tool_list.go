@@ -1,22 +1,23 @@
 // Reading a tools/list result: each tool on its own, so that one tool the
 // reader cannot take refuses that tool (discovery reports it), not the page.
 
-package session
+package mcpclient
 
 import (
 	"github.com/agentwasm/agentwasm/internal/jsonr"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
-// ReadMCPToolList reads one tools/list result, {"tools": [...],
+// ReadToolList reads one tools/list result, {"tools": [...],
 // "nextCursor": "..."}, as an MCP client hands it to discovery. How deeply
 // a tool nests is not bounded here: discovery bounds each tool's
-// inputSchema and annotations (MaxToolSchemaDepth) and refuses the tool
+// inputSchema and annotations (session.MaxToolSchemaDepth) and refuses the tool
 // that breaks a bound, not the page. A descriptor that is not a JSON object
 // with string name, title and description is kept, with what could be read
-// of its name, for discovery to refuse (RejectDescriptor). The error is
+// of its name, for discovery to refuse (session.RejectDescriptor). The error is
 // for a result that is not such an object at all; null reads as no tools.
-func ReadMCPToolList(data []byte) (tools []MCPTool, nextCursor string, err error) {
+func ReadToolList(data []byte) (tools []Tool, nextCursor string, err error) {
 	l := jsonr.Lexer{Data: data, MaxDepth: len(data)}
 	if l.IsNull() {
 		l.Skip()
@@ -62,47 +63,23 @@ func ReadMCPToolList(data []byte) (tools []MCPTool, nextCursor string, err error
 }
 
 // readToolDescriptor reads one element of a tools/list result's tools.
-func readToolDescriptor(raw []byte) MCPTool {
+func readToolDescriptor(raw []byte) Tool {
 	if raw[0] != '{' {
-		return MCPTool{unreadable: "the descriptor is " + jsonKind(raw) + ", not a JSON object"}
+		return Tool{Unreadable: "the descriptor is " + jsonr.KindName(raw) + ", not a JSON object"}
 	}
 	var d wire.MCPToolDescriptor
 	l := jsonr.Lexer{Data: raw, MaxDepth: len(raw)}
 	d.UnmarshalEasyJSON(&l)
 	if err := l.Error(); err != nil {
-		return MCPTool{Name: d.Name, unreadable: "the descriptor could not be read: " + err.Error()}
+		return Tool{Name: d.Name, Unreadable: "the descriptor could not be read: " + err.Error()}
 	}
-	return MCPTool{
+	return Tool{
 		Name:         d.Name,
 		Title:        d.Title,
 		Description:  d.Description,
-		InputSchema:  RawJSON(d.InputSchema),
-		OutputSchema: RawJSON(d.OutputSchema),
-		Annotations:  RawJSON(d.Annotations),
-		Meta:         RawJSON(d.Meta),
+		InputSchema:  rawjson.Message(d.InputSchema),
+		OutputSchema: rawjson.Message(d.OutputSchema),
+		Annotations:  rawjson.Message(d.Annotations),
+		Meta:         rawjson.Message(d.Meta),
 	}
-}
-
-// jsonKind names the kind of the JSON value that starts b, for a message:
-// "an object", "an array", "a string", "a number", "a boolean", "null".
-func jsonKind(b []byte) string {
-	b = trimJSONSpace(b)
-	if len(b) == 0 {
-		return "empty"
-	}
-	switch b[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return "a number"
-	}
-	return "not JSON"
 }

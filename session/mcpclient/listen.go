@@ -3,7 +3,7 @@
 // subscriptions/listen request asking for notifications/tools/list_changed
 // (2026-07-28).
 
-package session
+package mcpclient
 
 import (
 	"context"
@@ -13,17 +13,18 @@ import (
 	"sync"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
-// ErrMCPListenClosed is returned by MCPListenStream.Next when a stateless-era
+// ErrListenClosed is returned by ListenStream.Next when a stateless-era
 // server ended the subscription gracefully (it answered subscriptions/listen).
-var ErrMCPListenClosed = errors.New("mcp: the server closed the subscription")
+var ErrListenClosed = errors.New("mcp: the server closed the subscription")
 
-// MCPListenStream is an open stream of server notifications. It is not safe
+// ListenStream is an open stream of server notifications. It is not safe
 // for concurrent use, except Close, which may be called while Next blocks.
-type MCPListenStream struct {
+type ListenStream struct {
 	body   io.Closer
 	r      *bridge.SSEReader
 	id     string                 // the subscriptions/listen request id; "" in the session era
@@ -39,12 +40,12 @@ type MCPListenStream struct {
 // bearer token; in the stateless era it POSTs subscriptions/listen with
 // notifications {toolsListChanged: true}. A 404 on a session-era GET
 // re-initializes once and retries. A non-2xx answer is an
-// *MCPProtocolError when its body is a JSON-RPC error, else an
-// *MCPTransportError; both carry the HTTP status (405 or 501: the server
+// *ProtocolError when its body is a JSON-RPC error, else an
+// *TransportError; both carry the HTTP status (405 or 501: the server
 // offers no stream). Cancelling ctx, or Close, ends the stream. In the
 // session era the requests the server sends on the stream (pings) are
-// answered, bounded by ctx (see HTTPMCPClient).
-func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID string) (s *MCPListenStream, err error) {
+// answered, bounded by ctx (see Client).
+func (c *Client) ListenToolListChanged(ctx context.Context, lastEventID string) (s *ListenStream, err error) {
 	const method = mcp.MethodSubscriptionsListen
 	defer recoverMCP(&err, method)
 	st, err := c.ensure(ctx)
@@ -56,7 +57,7 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 			resp *bridge.Response
 			id   int64
 		)
-		if st.era == MCPEraStateless {
+		if st.era == EraStateless {
 			id = c.ids.Add(1)
 			body, err := encodeRequest(id, method, &wire.MCPListenParams{Notifications: wire.MCPListenFilter{ToolsListChanged: true}, Meta: c.meta})
 			if err != nil {
@@ -76,7 +77,7 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 				return nil, err
 			}
 		}
-		if resp.Status == 404 && st.era == MCPEraSession && st.sessionID != "" && !renewed {
+		if resp.Status == 404 && st.era == EraSession && st.sessionID != "" && !renewed {
 			resp.Body.Close()
 			if st, err = c.renew(ctx, st); err != nil {
 				return nil, err
@@ -92,11 +93,11 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 			// subscription.
 			_, err := readAnswerOnly(ctx, method, id, resp, c.cfg.MaxResponseBytes)
 			if err == nil {
-				err = ErrMCPListenClosed
+				err = ErrListenClosed
 			}
 			return nil, err
 		}
-		s := &MCPListenStream{body: resp.Body, r: bridge.NewSSEReader(resp.Body, c.cfg.MaxResponseBytes), answer: c.answerer(ctx, st)}
+		s := &ListenStream{body: resp.Body, r: bridge.NewSSEReader(resp.Body, c.cfg.MaxResponseBytes), answer: c.answerer(ctx, st)}
 		if id != 0 {
 			s.id = strconv.FormatInt(id, 10)
 		}
@@ -116,16 +117,16 @@ func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.R
 }
 
 // Next returns the method and params of the next notification on the
-// stream (for the watch, NotificationToolsListChanged matters). Server
+// stream (for the watch, notifications/tools/list_changed matters). Server
 // requests never come out of it: in the session era each is answered (a
-// ping with an empty result, anything else with RPCMethodNotFound) on its
+// ping with an empty result, anything else with MethodNotFound) on its
 // own goroutine, so Next does not wait for the answer; in the stateless era,
 // which has no server requests, they are skipped. Malformed frames and
 // answers to other requests are skipped too. It returns io.EOF when the
-// stream ends, ErrMCPListenClosed when the server answered
+// stream ends, ErrListenClosed when the server answered
 // subscriptions/listen, and a wrapped error when reading fails or the
 // stream was closed.
-func (s *MCPListenStream) Next() (method string, params []byte, err error) {
+func (s *ListenStream) Next() (method string, params []byte, err error) {
 	for {
 		ev, err := s.r.Next()
 		if err != nil {
@@ -142,18 +143,18 @@ func (s *MCPListenStream) Next() (method string, params []byte, err error) {
 			if s.answer != nil {
 				s.answer(&m)
 			}
-		case s.id != "" && string(trimJSONSpace(m.ID)) == s.id:
-			return "", nil, ErrMCPListenClosed
+		case s.id != "" && string(jsonr.TrimSpace(m.ID)) == s.id:
+			return "", nil, ErrListenClosed
 		}
 	}
 }
 
 // LastEventID returns the last SSE event id the stream carried, for a
 // session-era reconnect's last-event-id.
-func (s *MCPListenStream) LastEventID() string { return s.r.LastEventID() }
+func (s *ListenStream) LastEventID() string { return s.r.LastEventID() }
 
 // Close ends the stream; it is idempotent.
-func (s *MCPListenStream) Close() error {
+func (s *ListenStream) Close() error {
 	var err error
 	s.closed.Do(func() {
 		s.stop()

@@ -1,4 +1,6 @@
-package session
+// Tests of the Mcp-Param-* header values a stateless-era tools/call sends.
+
+package mcpclient
 
 import (
 	"testing"

@@ -1,6 +1,11 @@
 //go:build !js && !wasip1
 
-package session_test
+// Tests of the client over a fake MCP server (testing/fakemcp) in both
+// eras: the tools/list walk, the handshake, era negotiation, errors,
+// cancellation, Close, bearer tokens, parameter headers and the listen
+// stream.
+
+package mcpclient_test
 
 import (
 	"context"
@@ -18,6 +23,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,14 +43,14 @@ func mcpTools(names ...string) []json.RawMessage {
 
 // startMCP serves h and returns a client for it; cfg may adjust the
 // configuration.
-func startMCP(t *testing.T, h http.Handler, cfg func(*session.HTTPMCPConfig)) *session.HTTPMCPClient {
+func startMCP(t *testing.T, h http.Handler, cfg func(*mcpclient.Config)) *mcpclient.Client {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
 	})
-	c := session.HTTPMCPConfig{
+	c := mcpclient.Config{
 		URL:     srv.URL + "/api/mcp",
 		Fetcher: &bridge.HTTPFetcher{Client: srv.Client()},
 		Auth:    session.StaticToken("token-abcdef"),
@@ -52,7 +58,7 @@ func startMCP(t *testing.T, h http.Handler, cfg func(*session.HTTPMCPConfig)) *s
 	if cfg != nil {
 		cfg(&c)
 	}
-	client, err := session.NewHTTPMCPClient(c)
+	client, err := mcpclient.New(c)
 	require.NoError(t, err)
 	return client
 }
@@ -65,7 +71,7 @@ func mcpCtx(t *testing.T) context.Context {
 }
 
 // toolNames returns the names of tools.
-func mcpToolNames(tools []session.MCPTool) []string {
+func mcpToolNames(tools []mcpclient.Tool) []string {
 	var out []string
 	for _, tl := range tools {
 		out = append(out, tl.Name)
@@ -145,10 +151,10 @@ func TestMCPListToolsRefusesABrokenWalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := &fakemcp.Server{Era: fakemcp.Stateless, Tools: mcpTools("a"), NextCursor: tc.next}
-			c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) { cfg.MaxPages = tc.maxPages })
+			c := startMCP(t, srv, func(cfg *mcpclient.Config) { cfg.MaxPages = tc.maxPages })
 			tools, err := c.ListTools(mcpCtx(t))
 			assert.Nil(t, tools, "no partial catalog")
-			var pe *session.MCPProtocolError
+			var pe *mcpclient.ProtocolError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, -32603, pe.Code)
 			assert.Contains(t, pe.Message, tc.message)
@@ -172,8 +178,8 @@ func TestMCPSessionEraHandshake(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a")}
-			c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) {
-				cfg.Era = session.MCPEraSession
+			c := startMCP(t, srv, func(cfg *mcpclient.Config) {
+				cfg.Era = mcpclient.EraSession
 				cfg.WorkflowView = tc.view
 				cfg.ClientName, cfg.ClientVersion = "studio-test", "9.9.9"
 			})
@@ -181,7 +187,7 @@ func TestMCPSessionEraHandshake(t *testing.T) {
 			require.NoError(t, err)
 			_, err = c.CallTool(mcpCtx(t), "a", json.RawMessage(`{"x":1}`))
 			require.NoError(t, err)
-			assert.Equal(t, session.MCPEraSession, c.Era())
+			assert.Equal(t, mcpclient.EraSession, c.Era())
 
 			reqs := srv.Requests()
 			require.Equal(t, []string{"initialize", "notifications/initialized", "tools/list", "tools/call"}, srv.RPCMethods())
@@ -223,7 +229,7 @@ func TestMCPStatelessEraRequests(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := &fakemcp.Server{Era: fakemcp.Stateless, Tools: mcpTools("a")}
-			c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraStateless })
+			c := startMCP(t, srv, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraStateless })
 			_, err := c.ListTools(mcpCtx(t))
 			require.NoError(t, err)
 			_, err = c.CallTool(mcpCtx(t), tc.tool, nil)
@@ -275,34 +281,34 @@ func TestMCPAutoNegotiation(t *testing.T) {
 		name    string
 		handler func(*fakemcp.Server) http.Handler
 		srv     *fakemcp.Server
-		era     session.MCPEra
+		era     mcpclient.Era
 		methods []string
 	}{
 		{name: "stateless server", srv: &fakemcp.Server{Era: fakemcp.Stateless},
-			era: session.MCPEraStateless, methods: []string{"server/discover", "tools/list", "tools/list"}},
+			era: mcpclient.EraStateless, methods: []string{"server/discover", "tools/list", "tools/list"}},
 		{name: "dual-era server stays stateless", srv: &fakemcp.Server{Era: fakemcp.Dual},
-			era: session.MCPEraStateless, methods: []string{"server/discover", "tools/list", "tools/list"}},
+			era: mcpclient.EraStateless, methods: []string{"server/discover", "tools/list", "tools/list"}},
 		{name: "legacy 400 without a stateless error", srv: &fakemcp.Server{Era: fakemcp.Session, Discover: fakemcp.Discover400},
-			era: session.MCPEraSession, methods: legacy},
+			era: mcpclient.EraSession, methods: legacy},
 		{name: "legacy 404", srv: &fakemcp.Server{Era: fakemcp.Session, Discover: fakemcp.Discover404},
-			era: session.MCPEraSession, methods: legacy},
+			era: mcpclient.EraSession, methods: legacy},
 		{name: "legacy 405", srv: &fakemcp.Server{Era: fakemcp.Session, Discover: fakemcp.Discover405},
-			era: session.MCPEraSession, methods: legacy},
+			era: mcpclient.EraSession, methods: legacy},
 		{name: "legacy method not found", srv: &fakemcp.Server{Era: fakemcp.Session, Discover: fakemcp.DiscoverMethodNotFound},
-			era: session.MCPEraSession, methods: legacy},
+			era: mcpclient.EraSession, methods: legacy},
 		{name: "legacy 400 with an empty body", srv: &fakemcp.Server{Era: fakemcp.Session},
 			handler: func(s *fakemcp.Server) http.Handler { return discoverAnswer(s, 400, "") },
-			era:     session.MCPEraSession, methods: legacy},
+			era:     mcpclient.EraSession, methods: legacy},
 		{name: "unsupported version naming a session-era version", srv: &fakemcp.Server{Era: fakemcp.Session},
 			handler: func(s *fakemcp.Server) http.Handler {
 				return discoverAnswer(s, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}}`)
 			},
-			era: session.MCPEraSession, methods: legacy},
+			era: mcpclient.EraSession, methods: legacy},
 		{name: "discover naming only session-era versions", srv: &fakemcp.Server{Era: fakemcp.Dual},
 			handler: func(s *fakemcp.Server) http.Handler {
 				return discoverAnswer(s, 200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"],"capabilities":{}}}`)
 			},
-			era: session.MCPEraSession, methods: legacy},
+			era: mcpclient.EraSession, methods: legacy},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := tc.srv
@@ -312,7 +318,7 @@ func TestMCPAutoNegotiation(t *testing.T) {
 				h = tc.handler(srv)
 			}
 			c := startMCP(t, h, nil)
-			assert.Equal(t, session.MCPEraAuto, c.Era())
+			assert.Equal(t, mcpclient.EraAuto, c.Era())
 			for range 2 {
 				tools, err := c.ListTools(mcpCtx(t))
 				require.NoError(t, err)
@@ -326,7 +332,7 @@ func TestMCPAutoNegotiation(t *testing.T) {
 			assert.Equal(t, tc.methods, methods, "the probe costs one request")
 
 			c.Reset()
-			assert.Equal(t, session.MCPEraAuto, c.Era(), "Reset forgets the era")
+			assert.Equal(t, mcpclient.EraAuto, c.Era(), "Reset forgets the era")
 			_, err := c.ListTools(mcpCtx(t))
 			require.NoError(t, err)
 			n := 0
@@ -356,7 +362,7 @@ func TestMCPAutoNegotiationKeepsStatelessErrors(t *testing.T) {
 			srv := &fakemcp.Server{Era: fakemcp.Session}
 			c := startMCP(t, discoverAnswer(srv, 400, tc.body), nil)
 			_, err := c.ListTools(mcpCtx(t))
-			var pe *session.MCPProtocolError
+			var pe *mcpclient.ProtocolError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, tc.code, pe.Code)
 			assert.Equal(t, 400, pe.Status)
@@ -371,7 +377,7 @@ func TestMCPEventStreamAnswer(t *testing.T) {
 	srv := &fakemcp.Server{Era: fakemcp.Stateless, SSE: true, Call: func(_ context.Context, name string, args json.RawMessage) (json.RawMessage, *fakemcp.RPCError) {
 		return json.RawMessage(`{"content":[{"type":"text","text":"the answer"}],"structuredContent":{"ok":true}}`), nil
 	}}
-	c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) {
+	c := startMCP(t, srv, func(cfg *mcpclient.Config) {
 		cfg.OnNotification = func(method string, params json.RawMessage) {
 			mu.Lock()
 			seen = append(seen, method)
@@ -392,7 +398,7 @@ func TestMCPEventStreamAnswer(t *testing.T) {
 func TestMCPSessionExpiry(t *testing.T) {
 	t.Run("a 404 re-initializes once and retries", func(t *testing.T) {
 		srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a")}
-		c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
+		c := startMCP(t, srv, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraSession })
 		_, err := c.ListTools(mcpCtx(t))
 		require.NoError(t, err)
 		srv.ExpireSessions(1)
@@ -408,7 +414,7 @@ func TestMCPSessionExpiry(t *testing.T) {
 	})
 	t.Run("a second 404 is an error", func(t *testing.T) {
 		srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a")}
-		c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
+		c := startMCP(t, srv, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraSession })
 		_, err := c.ListTools(mcpCtx(t))
 		require.NoError(t, err)
 		srv.ExpireSessions(100)
@@ -435,7 +441,7 @@ func TestMCPSessionExpiry(t *testing.T) {
 		})
 		c := startMCP(t, h, nil)
 		_, err := c.CallTool(mcpCtx(t), "a", nil)
-		var pe *session.MCPProtocolError
+		var pe *mcpclient.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		assert.Equal(t, -32601, pe.Code)
 		assert.Equal(t, []string{"server/discover"}, srv.RPCMethods())
@@ -459,7 +465,7 @@ func TestMCPToolErrors(t *testing.T) {
 			}}
 			c := startMCP(t, srv, nil)
 			res, err := c.CallTool(mcpCtx(t), "composer", nil)
-			var te *session.MCPToolError
+			var te *mcpclient.ToolError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, tc.code, te.Code)
 			assert.Equal(t, tc.message, te.Message)
@@ -478,7 +484,7 @@ func TestMCPProtocolErrorKeepsItsCode(t *testing.T) {
 			}}
 			c := startMCP(t, srv, nil)
 			_, err := c.CallTool(mcpCtx(t), "nope", json.RawMessage(`{}`))
-			var pe *session.MCPProtocolError
+			var pe *mcpclient.ProtocolError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, -32602, pe.Code)
 			assert.Equal(t, "Unknown tool: nope", pe.Message)
@@ -515,12 +521,12 @@ func TestMCPTransportErrors(t *testing.T) {
 				w.WriteHeader(tc.status)
 				_, _ = w.Write([]byte(tc.body))
 			})
-			c := startMCP(t, h, func(cfg *session.HTTPMCPConfig) {
-				cfg.Era = session.MCPEraStateless
+			c := startMCP(t, h, func(cfg *mcpclient.Config) {
+				cfg.Era = mcpclient.EraStateless
 				cfg.MaxResponseBytes = tc.max
 			})
 			_, err := c.CallTool(mcpCtx(t), "t", nil)
-			var te *session.MCPTransportError
+			var te *mcpclient.TransportError
 			require.ErrorAs(t, err, &te)
 			assert.Contains(t, te.Error(), tc.msg)
 			if tc.status != 200 {
@@ -533,10 +539,10 @@ func TestMCPTransportErrors(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		url := srv.URL
 		srv.Close()
-		c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: url + "/mcp", Fetcher: &bridge.HTTPFetcher{}})
+		c, err := mcpclient.New(mcpclient.Config{URL: url + "/mcp", Fetcher: &bridge.HTTPFetcher{}})
 		require.NoError(t, err)
 		_, err = c.ListTools(mcpCtx(t))
-		var te *session.MCPTransportError
+		var te *mcpclient.TransportError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, "server/discover", te.Method)
 		assert.Contains(t, te.Error(), "could not reach")
@@ -567,7 +573,7 @@ func TestMCPCallToolCancelled(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			started := make(chan struct{})
-			c := startMCP(t, tc.handler(started), func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraStateless })
+			c := startMCP(t, tc.handler(started), func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraStateless })
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan error, 1)
@@ -584,7 +590,7 @@ func TestMCPCallToolCancelled(t *testing.T) {
 			select {
 			case err := <-done:
 				assert.ErrorIs(t, err, context.Canceled)
-				var te *session.MCPTransportError
+				var te *mcpclient.TransportError
 				assert.False(t, errors.As(err, &te), "a cancellation is not a transport failure: %v", err)
 			case <-time.After(mcpBound):
 				t.Fatal("CallTool did not return after the context was cancelled")
@@ -608,7 +614,7 @@ func TestMCPClose(t *testing.T) {
 		assert.Equal(t, "session-1", last.Header.Get("Mcp-Session-Id"))
 		assert.Equal(t, "2025-11-25", last.Header.Get("Mcp-Protocol-Version"))
 		assert.Equal(t, "Bearer token-abcdef", last.Header.Get("Authorization"))
-		assert.Equal(t, session.MCPEraAuto, c.Era(), "Close forgets the era")
+		assert.Equal(t, mcpclient.EraAuto, c.Era(), "Close forgets the era")
 
 		n := len(srv.Requests())
 		require.NoError(t, c.Close(), "a second Close is a no-op")
@@ -645,7 +651,7 @@ func TestMCPClose(t *testing.T) {
 		err = c.CloseContext(ctx)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Less(t, time.Since(start), mcpBound, "the DELETE ended with the context, not CloseTimeout")
-		assert.Equal(t, session.MCPEraAuto, c.Era(), "the session is forgotten all the same")
+		assert.Equal(t, mcpclient.EraAuto, c.Era(), "the session is forgotten all the same")
 	})
 }
 
@@ -653,7 +659,7 @@ func TestMCPBearerToken(t *testing.T) {
 	t.Run("asked afresh for every request", func(t *testing.T) {
 		var n atomic.Int32
 		srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a")}
-		c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) {
+		c := startMCP(t, srv, func(cfg *mcpclient.Config) {
 			cfg.Auth = session.TokenFunc(func(context.Context, bool) (string, error) {
 				return fmt.Sprintf("token-%d", n.Add(1)), nil
 			})
@@ -676,7 +682,7 @@ func TestMCPBearerToken(t *testing.T) {
 			}
 			srv.ServeHTTP(w, r)
 		})
-		c := startMCP(t, h, func(cfg *session.HTTPMCPConfig) {
+		c := startMCP(t, h, func(cfg *mcpclient.Config) {
 			cfg.Auth = session.TokenFunc(func(_ context.Context, force bool) (string, error) {
 				if force {
 					refreshes.Add(1)
@@ -694,18 +700,18 @@ func TestMCPBearerToken(t *testing.T) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(401) })
 		c := startMCP(t, h, nil)
 		_, err := c.ListTools(mcpCtx(t))
-		var te *session.MCPTransportError
+		var te *mcpclient.TransportError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, 401, te.Status)
 		assert.NotContains(t, err.Error(), "token-abcdef")
 	})
 	t.Run("a token source failure", func(t *testing.T) {
 		srv := &fakemcp.Server{Era: fakemcp.Stateless}
-		c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) {
+		c := startMCP(t, srv, func(cfg *mcpclient.Config) {
 			cfg.Auth = session.TokenFunc(func(context.Context, bool) (string, error) { panic("no token") })
 		})
 		_, err := c.ListTools(mcpCtx(t))
-		var te *session.MCPTransportError
+		var te *mcpclient.TransportError
 		require.ErrorAs(t, err, &te)
 		assert.Contains(t, te.Error(), "panicked")
 		assert.Empty(t, srv.Requests())
@@ -730,27 +736,27 @@ func TestMCPConcurrentCallsShareOneHandshake(t *testing.T) {
 	assert.Equal(t, map[string]int{"server/discover": 1, "initialize": 1, "notifications/initialized": 1, "tools/list": 8}, counts)
 }
 
-func TestNewHTTPMCPClientValidates(t *testing.T) {
+func TestNewValidates(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  session.HTTPMCPConfig
+		cfg  mcpclient.Config
 	}{
-		{"no URL", session.HTTPMCPConfig{}},
-		{"unknown era", session.HTTPMCPConfig{URL: "http://x/mcp", Era: "modern"}},
-		{"negative pages", session.HTTPMCPConfig{URL: "http://x/mcp", MaxPages: -1}},
+		{"no URL", mcpclient.Config{}},
+		{"unknown era", mcpclient.Config{URL: "http://x/mcp", Era: "modern"}},
+		{"negative pages", mcpclient.Config{URL: "http://x/mcp", MaxPages: -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := session.NewHTTPMCPClient(tc.cfg)
+			_, err := mcpclient.New(tc.cfg)
 			assert.Error(t, err)
 		})
 	}
-	var _ session.MCPClient = (*session.HTTPMCPClient)(nil)
+	var _ session.MCPClient = (*mcpclient.Client)(nil)
 }
 
 func TestMCPSessionEraEdges(t *testing.T) {
 	t.Run("a server without session ids", func(t *testing.T) {
 		srv := &fakemcp.Server{Era: fakemcp.Session, NoSessionID: true, Tools: mcpTools("a")}
-		c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
+		c := startMCP(t, srv, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraSession })
 		_, err := c.ListTools(mcpCtx(t))
 		require.NoError(t, err)
 		require.NoError(t, c.Close())
@@ -764,9 +770,9 @@ func TestMCPSessionEraEdges(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05","capabilities":{}}}`))
 		})
-		c := startMCP(t, h, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
+		c := startMCP(t, h, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraSession })
 		_, err := c.ListTools(mcpCtx(t))
-		var pe *session.MCPProtocolError
+		var pe *mcpclient.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		assert.Equal(t, -32022, pe.Code)
 		assert.Contains(t, pe.Message, "2024-11-05")
@@ -780,9 +786,9 @@ func TestMCPSessionEraEdges(t *testing.T) {
 			}
 			srv.ServeHTTP(w, r)
 		})
-		c := startMCP(t, h, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
+		c := startMCP(t, h, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraSession })
 		_, err := c.ListTools(mcpCtx(t))
-		var te *session.MCPTransportError
+		var te *mcpclient.TransportError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, "notifications/initialized", te.Method)
 		assert.Equal(t, 500, te.Status)
@@ -795,7 +801,7 @@ func TestMCPInputRequiredIsAProtocolError(t *testing.T) {
 	}}
 	c := startMCP(t, srv, nil)
 	_, err := c.CallTool(mcpCtx(t), "t", nil)
-	var pe *session.MCPProtocolError
+	var pe *mcpclient.ProtocolError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, -32603, pe.Code)
 	assert.Contains(t, pe.Message, "input_required")
@@ -830,7 +836,7 @@ func TestMCPParamHeaders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := &fakemcp.Server{Era: tc.era, Tools: tools}
 			var rejected []string
-			c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) {
+			c := startMCP(t, srv, func(cfg *mcpclient.Config) {
 				cfg.OnToolRejected = func(name, reason string) {
 					rejected = append(rejected, name)
 					assert.Contains(t, reason, "x-mcp-header")
@@ -920,7 +926,7 @@ func TestMCPListenToolListChanged(t *testing.T) {
 		assert.JSONEq(t, fmt.Sprintf(`{"_meta":{"io.modelcontextprotocol/subscriptionId":%s}}`, listen.RPC.ID), string(params))
 		srv.EndStreams()
 		_, _, err = st.Next()
-		assert.ErrorIs(t, err, session.ErrMCPListenClosed)
+		assert.ErrorIs(t, err, mcpclient.ErrListenClosed)
 	})
 	t.Run("unsupported streams", func(t *testing.T) {
 		for _, era := range []fakemcp.Era{fakemcp.Session, fakemcp.Stateless} {
@@ -928,8 +934,8 @@ func TestMCPListenToolListChanged(t *testing.T) {
 			c := startMCP(t, srv, nil)
 			_, err := c.ListenToolListChanged(mcpCtx(t), "")
 			require.Error(t, err)
-			var te *session.MCPTransportError
-			var pe *session.MCPProtocolError
+			var te *mcpclient.TransportError
+			var pe *mcpclient.ProtocolError
 			if era == fakemcp.Session {
 				require.ErrorAs(t, err, &te)
 				assert.Equal(t, 405, te.Status)
@@ -942,7 +948,7 @@ func TestMCPListenToolListChanged(t *testing.T) {
 	})
 	t.Run("a 404 on the GET renews the session once", func(t *testing.T) {
 		srv := &fakemcp.Server{Era: fakemcp.Session}
-		c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
+		c := startMCP(t, srv, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraSession })
 		_, err := c.ListTools(mcpCtx(t))
 		require.NoError(t, err)
 		srv.DropSessions()
@@ -984,7 +990,7 @@ func TestMCPCallToolCancelledWithADeafFetcher(t *testing.T) {
 	f := bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
 		return &bridge.Response{Status: 200, Header: bridge.Header{"content-type": "text/event-stream"}, Body: pr}, nil
 	})
-	c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: "http://example.invalid/mcp", Fetcher: f, Era: session.MCPEraStateless})
+	c, err := mcpclient.New(mcpclient.Config{URL: "http://example.invalid/mcp", Fetcher: f, Era: mcpclient.EraStateless})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

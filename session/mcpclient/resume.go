@@ -2,9 +2,9 @@
 // a Fetcher wrapper that, when the event stream answering a POST ends before
 // the response to the request arrived, waits the stream's retry delay and
 // reconnects with GET and Last-Event-ID, splicing the new stream onto the
-// old one so HTTPMCPClient reads one uninterrupted stream.
+// old one so Client reads one uninterrupted stream.
 
-package session
+package mcpclient
 
 import (
 	"bytes"
@@ -18,20 +18,21 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
 // Defaults of ResumingFetcher.
 const (
-	// DefaultMCPResumeAttempts bounds the reconnections of one request.
-	DefaultMCPResumeAttempts = 5
-	// DefaultMCPResumeDelay is the reconnection delay when the stream set
+	// DefaultResumeAttempts bounds the reconnections of one request.
+	DefaultResumeAttempts = 5
+	// DefaultResumeDelay is the reconnection delay when the stream set
 	// no retry field.
-	DefaultMCPResumeDelay = time.Second
+	DefaultResumeDelay = time.Second
 )
 
-// ResumingFetcher wraps a bridge.Fetcher for HTTPMCPClient
-// (HTTPMCPConfig.Fetcher). A POST carrying a JSON-RPC request whose answer
+// ResumingFetcher wraps a bridge.Fetcher for Client
+// (Config.Fetcher). A POST carrying a JSON-RPC request whose answer
 // is an event stream is watched: when the stream ends gracefully before the
 // response with the request's id, after at least one event with an id,
 // the fetcher waits the delay of the stream's last retry field (else
@@ -43,10 +44,10 @@ type ResumingFetcher struct {
 	// Fetcher sends every request [bridge.DefaultFetcher()].
 	Fetcher bridge.Fetcher
 	// MaxAttempts bounds the reconnections of one request
-	// [DefaultMCPResumeAttempts].
+	// [DefaultResumeAttempts].
 	MaxAttempts int
 	// DefaultDelay is the delay before reconnecting when the stream set no
-	// retry field [DefaultMCPResumeDelay].
+	// retry field [DefaultResumeDelay].
 	DefaultDelay time.Duration
 	// Clock waits out the delays [the system clock].
 	Clock Clock
@@ -65,22 +66,22 @@ func (f *ResumingFetcher) Fetch(ctx context.Context, req *bridge.Request) (*brid
 		return resp, err
 	}
 	m, ok := mcp.ReadMessage(req.Body)
-	if !ok || m.Method == "" || len(trimJSONSpace(m.ID)) == 0 {
+	if !ok || m.Method == "" || len(jsonr.TrimSpace(m.ID)) == 0 {
 		return resp, nil // not a request: nothing to wait for
 	}
 	attempts, delay := f.MaxAttempts, f.DefaultDelay
 	if attempts <= 0 {
-		attempts = DefaultMCPResumeAttempts
+		attempts = DefaultResumeAttempts
 	}
 	if delay <= 0 {
-		delay = DefaultMCPResumeDelay
+		delay = DefaultResumeDelay
 	}
 	clock := f.Clock
 	if clock == nil {
 		clock = systemClock{}
 	}
 	b := &resumeBody{
-		ctx: ctx, fetcher: inner, clock: clock, req: req, id: string(trimJSONSpace(m.ID)),
+		ctx: ctx, fetcher: inner, clock: clock, req: req, id: string(jsonr.TrimSpace(m.ID)),
 		attempts: attempts, delay: delay, done: make(chan struct{}),
 		cur: resp.Body, sr: bridge.NewSSEReader(resp.Body, 0),
 	}
@@ -149,7 +150,7 @@ func (b *resumeBody) next() error {
 
 // note records whether ev is the answer and queues it for the reader.
 func (b *resumeBody) note(ev bridge.SSEEvent) {
-	if m, ok := mcp.ReadMessage([]byte(ev.Data)); ok && m.Method == "" && string(trimJSONSpace(m.ID)) == b.id {
+	if m, ok := mcp.ReadMessage([]byte(ev.Data)); ok && m.Method == "" && string(jsonr.TrimSpace(m.ID)) == b.id {
 		b.answered = true
 	}
 	b.pending.Write(mcp.AppendEvent(b.pending.AvailableBuffer(), ev.Event, ev.ID, ev.Data))
@@ -165,7 +166,8 @@ func (b *resumeBody) resume() error {
 	if delay <= 0 {
 		delay = b.delay
 	}
-	elapsed, stop := after(b.clock, delay)
+	elapsed := make(chan struct{})
+	stop := b.clock.AfterFunc(delay, func() { close(elapsed) })
 	defer stop()
 	select {
 	case <-elapsed:

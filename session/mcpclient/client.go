@@ -1,12 +1,12 @@
-// The default MCP client: MCP over Streamable HTTP at {baseUrl}/mcp through
-// the session's Fetcher, speaking both eras of the protocol (the session era
+// The client: MCP over Streamable HTTP at {baseUrl}/mcp through a
+// bridge.Fetcher, speaking both eras of the protocol (the session era
 // with initialize and Mcp-Session-Id, 2025-03-26 … 2025-11-25; the stateless
 // era with per-request _meta, 2026-07-28) and remembering which one the
 // server answered. This file holds the configuration, the client's state and
-// its MCPClient methods; mcp_era.go negotiates the era and runs the
-// handshake; mcp_http.go sends requests and reads answers.
+// the methods session.MCPClient asks for; era.go negotiates the era and runs
+// the handshake; http.go sends requests and reads answers.
 
-package session
+package mcpclient
 
 import (
 	"context"
@@ -17,53 +17,56 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/absent"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
-// MCPEra is the generation of MCP's Streamable HTTP an MCP client speaks.
-type MCPEra string
+// Era is the generation of MCP's Streamable HTTP an MCP client speaks.
+type Era string
 
 const (
-	// MCPEraAuto tries the stateless era first (server/discover) and falls
+	// EraAuto tries the stateless era first (server/discover) and falls
 	// back to the session era; the answer is remembered until Reset or Close.
-	MCPEraAuto MCPEra = "auto"
-	// MCPEraSession is the initialize-handshake era (2025-03-26 … 2025-11-25).
-	MCPEraSession MCPEra = "session"
-	// MCPEraStateless is the per-request-metadata era (2026-07-28).
-	MCPEraStateless MCPEra = "stateless"
+	EraAuto Era = "auto"
+	// EraSession is the initialize-handshake era (2025-03-26 … 2025-11-25).
+	EraSession Era = "session"
+	// EraStateless is the per-request-metadata era (2026-07-28).
+	EraStateless Era = "stateless"
 )
 
-// Protocol versions and defaults of HTTPMCPClient.
+// Protocol versions and defaults of Client.
 const (
-	// MCPStatelessProtocolVersion is the stateless-era version the client
+	// StatelessProtocolVersion is the stateless-era version the client
 	// sends in _meta and the MCP-Protocol-Version header ("2026-07-28").
-	MCPStatelessProtocolVersion = mcp.LatestStatelessVersion
-	// MCPSessionProtocolVersion is the session-era version the client asks
+	StatelessProtocolVersion = mcp.LatestStatelessVersion
+	// SessionProtocolVersion is the session-era version the client asks
 	// for in initialize ("2025-11-25").
-	MCPSessionProtocolVersion = mcp.LatestSessionVersion
-	// DefaultMCPMaxPages bounds a tools/list walk.
-	DefaultMCPMaxPages = 50
-	// DefaultMCPMaxResponseBytes bounds one response body (a JSON body, or
+	SessionProtocolVersion = mcp.LatestSessionVersion
+	// DefaultMaxPages bounds a tools/list walk.
+	DefaultMaxPages = 50
+	// DefaultMaxResponseBytes bounds one response body (a JSON body, or
 	// the whole of an event stream).
-	DefaultMCPMaxResponseBytes = 8 << 20
+	DefaultMaxResponseBytes = 8 << 20
 	// DefaultWorkflowView is the view hint sent on initialize.
 	DefaultWorkflowView = "setup"
-	// DefaultMCPClientName and DefaultMCPClientVersion are the clientInfo
+	// DefaultClientName and DefaultClientVersion are the clientInfo
 	// sent when the configuration gives none.
-	DefaultMCPClientName    = "agentwasm"
-	DefaultMCPClientVersion = "0.1.0"
-	// DefaultMCPCloseTimeout bounds the DELETE that Close sends.
-	DefaultMCPCloseTimeout = 10 * time.Second
-	// DefaultMCPAnswerTimeout bounds the POST that carries the client's
-	// answer to one server request (see HTTPMCPClient).
-	DefaultMCPAnswerTimeout = 5 * time.Second
+	DefaultClientName    = "agentwasm"
+	DefaultClientVersion = "0.1.0"
+	// DefaultCloseTimeout bounds the DELETE that Close sends.
+	DefaultCloseTimeout = 10 * time.Second
+	// DefaultAnswerTimeout bounds the POST that carries the client's
+	// answer to one server request (see Client).
+	DefaultAnswerTimeout = 5 * time.Second
 )
 
-// HTTPMCPConfig configures an HTTPMCPClient. Zero fields take the defaults
+// Config configures an Client. Zero fields take the defaults
 // given.
-type HTTPMCPConfig struct {
+type Config struct {
 	// URL is the MCP endpoint, {baseUrl}/mcp. Required.
 	URL string
 	// Fetcher sends every request [bridge.DefaultFetcher()].
@@ -72,57 +75,58 @@ type HTTPMCPConfig struct {
 	// a 401 it is asked once with forceRefresh and the request retried.
 	// Nil sends no authorization header.
 	Auth TokenSource
-	// Era is the era to speak [MCPEraAuto].
-	Era MCPEra
+	// Era is the era to speak [EraAuto].
+	Era Era
 	// WorkflowView is sent as _meta["honua.io/workflow-view"] on initialize
 	// [DefaultWorkflowView].
 	WorkflowView string
 	// ClientName and ClientVersion are the clientInfo
-	// [DefaultMCPClientName, DefaultMCPClientVersion].
+	// [DefaultClientName, DefaultClientVersion].
 	ClientName, ClientVersion string
-	// MaxPages bounds a tools/list walk [DefaultMCPMaxPages].
+	// MaxPages bounds a tools/list walk [DefaultMaxPages].
 	MaxPages int
-	// MaxResponseBytes bounds one response body [DefaultMCPMaxResponseBytes].
+	// MaxResponseBytes bounds one response body [DefaultMaxResponseBytes].
 	MaxResponseBytes int
-	// CloseTimeout bounds the DELETE that Close sends [DefaultMCPCloseTimeout].
+	// CloseTimeout bounds the DELETE that Close sends [DefaultCloseTimeout].
 	CloseTimeout time.Duration
 	// AnswerTimeout bounds the POST that answers one server request
-	// [DefaultMCPAnswerTimeout].
+	// [DefaultAnswerTimeout].
 	AnswerTimeout time.Duration
 	// OnNotification, when set, observes every notification a server sends
 	// on a request's event stream before the answer (progress, log
 	// messages). It runs on the calling goroutine, so it should return
 	// quickly; a panic in it is ignored.
-	OnNotification func(method string, params RawJSON)
+	OnNotification func(method string, params rawjson.Message)
 	// OnToolRejected, when set, hears of each tool a stateless-era
 	// tools/list walk left out because its x-mcp-header annotations break
 	// the rules, with the reason. A panic in it is ignored.
 	OnToolRejected func(name, reason string)
 }
 
-// HTTPMCPClient is the default MCPClient: MCP over Streamable HTTP through a
-// bridge.Fetcher. It is safe for concurrent use; concurrent calls share one
-// era probe and one handshake.
+// Client is an MCP client over Streamable HTTP through a bridge.Fetcher,
+// and session's default one (it implements session.MCPClient,
+// MCPPageLister, MCPListener and MCPContextCloser). It is safe for
+// concurrent use; concurrent calls share one era probe and one handshake.
 //
 // When the endpoint is absent — every answer since the client was created,
 // Reset or Closed was 404 or 405, none to a request carrying an
-// Mcp-Session-Id (see ErrEndpointAbsent) — a call fails with an
-// *EndpointAbsentError wrapping the request's own error, and the client
-// forgets the era it guessed, so that a later call probes afresh.
+// Mcp-Session-Id (see session.ErrEndpointAbsent) — a call fails with an
+// *session.EndpointAbsentError wrapping the request's own error, and the
+// client forgets the era it guessed, so that a later call probes afresh.
 //
 // In the session era the client answers the requests a server sends it on
 // an event stream — the GET notification stream the list-changed watch
 // reads, and the stream answering a POST, before the response — as MCP
 // requires: ping with an empty result, any other method with the JSON-RPC
-// error RPCMethodNotFound, POSTed to the MCP endpoint with the request's
+// error MethodNotFound, POSTed to the MCP endpoint with the request's
 // headers (session id, protocol version, bearer token). An answer
 // is sent on its own goroutine, bounded by AnswerTimeout and by the context
 // of the call or stream it came on; its failure is ignored and never breaks
 // the call or the stream. The stateless era (2026-07-28) has no server
 // requests — a server must not send them, a client must not POST responses,
 // and ping is gone — so there the client reads past them unanswered.
-type HTTPMCPClient struct {
-	cfg       HTTPMCPConfig
+type Client struct {
+	cfg       Config
 	meta      wire.RawMessage // the stateless era's _meta
 	initMeta  wire.RawMessage // initialize's _meta
 	clientCap wire.RawMessage // the client capabilities: none
@@ -139,28 +143,28 @@ type HTTPMCPClient struct {
 
 // mcpState is what the client knows about the server, copied by each request.
 type mcpState struct {
-	era       MCPEra // MCPEraSession or MCPEraStateless once known; "" before
+	era       Era    // EraSession or EraStateless once known; "" before
 	ready     bool   // requests may be sent: stateless, or initialized
 	sessionID string // session era: the Mcp-Session-Id to echo
 	version   string // the protocol version of the MCP-Protocol-Version header
 	gen       uint64 // bumped by Reset and Close; a handshake of an older one is dropped
 }
 
-// NewHTTPMCPClient returns a client for cfg. It sends nothing until the
+// New returns a client for cfg. It sends nothing until the
 // first call.
-func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
+func New(cfg Config) (*Client, error) {
 	if cfg.URL == "" {
-		return nil, errors.New("session: HTTPMCPConfig.URL is empty; give the MCP endpoint, {baseUrl}/mcp")
+		return nil, errors.New("mcpclient: Config.URL is empty; give the MCP endpoint, {baseUrl}/mcp")
 	}
 	switch cfg.Era {
 	case "":
-		cfg.Era = MCPEraAuto
-	case MCPEraAuto, MCPEraSession, MCPEraStateless:
+		cfg.Era = EraAuto
+	case EraAuto, EraSession, EraStateless:
 	default:
-		return nil, errs.New("session: HTTPMCPConfig.Era is ", strconv.Quote(string(cfg.Era)), `; give "auto", "session" or "stateless"`)
+		return nil, errs.New("mcpclient: Config.Era is ", strconv.Quote(string(cfg.Era)), `; give "auto", "session" or "stateless"`)
 	}
 	if cfg.MaxPages < 0 || cfg.MaxResponseBytes < 0 || cfg.CloseTimeout < 0 || cfg.AnswerTimeout < 0 {
-		return nil, errors.New("session: HTTPMCPConfig bounds must not be negative")
+		return nil, errors.New("mcpclient: Config bounds must not be negative")
 	}
 	if cfg.Fetcher == nil {
 		cfg.Fetcher = bridge.DefaultFetcher()
@@ -169,27 +173,27 @@ func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
 		cfg.WorkflowView = DefaultWorkflowView
 	}
 	if cfg.ClientName == "" {
-		cfg.ClientName = DefaultMCPClientName
+		cfg.ClientName = DefaultClientName
 	}
 	if cfg.ClientVersion == "" {
-		cfg.ClientVersion = DefaultMCPClientVersion
+		cfg.ClientVersion = DefaultClientVersion
 	}
 	if cfg.MaxPages == 0 {
-		cfg.MaxPages = DefaultMCPMaxPages
+		cfg.MaxPages = DefaultMaxPages
 	}
 	if cfg.MaxResponseBytes == 0 {
-		cfg.MaxResponseBytes = DefaultMCPMaxResponseBytes
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	if cfg.CloseTimeout == 0 {
-		cfg.CloseTimeout = DefaultMCPCloseTimeout
+		cfg.CloseTimeout = DefaultCloseTimeout
 	}
 	if cfg.AnswerTimeout == 0 {
-		cfg.AnswerTimeout = DefaultMCPAnswerTimeout
+		cfg.AnswerTimeout = DefaultAnswerTimeout
 	}
-	c := &HTTPMCPClient{cfg: cfg, sem: make(chan struct{}, 1), answering: make(chan struct{}, mcpMaxAnswers), clientCap: wire.RawMessage("{}")}
+	c := &Client{cfg: cfg, sem: make(chan struct{}, 1), answering: make(chan struct{}, mcpMaxAnswers), clientCap: wire.RawMessage("{}")}
 	var err error
 	c.meta, err = wire.Marshal(&wire.MCPRequestMeta{
-		ProtocolVersion:    MCPStatelessProtocolVersion,
+		ProtocolVersion:    StatelessProtocolVersion,
 		ClientInfo:         &wire.MCPImplementation{Name: cfg.ClientName, Version: cfg.ClientVersion},
 		ClientCapabilities: c.clientCap,
 	})
@@ -204,9 +208,9 @@ func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
 }
 
 // Era returns the era the client speaks: the configured one, or for
-// MCPEraAuto the one the server answered, or MCPEraAuto while that is not
+// EraAuto the one the server answered, or EraAuto while that is not
 // known yet.
-func (c *HTTPMCPClient) Era() MCPEra {
+func (c *Client) Era() Era {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.st.era != "" {
@@ -218,18 +222,18 @@ func (c *HTTPMCPClient) Era() MCPEra {
 // ListTools walks tools/list from the first page, following nextCursor
 // until it is absent or empty, and returns every tool in server order. A
 // repeated cursor, or more than MaxPages pages, fails the walk with an
-// *MCPProtocolError of code RPCInternalError; no partial catalog is
-// returned. Each page is read with ReadMCPToolList: a tool nested too
+// *ProtocolError of code InternalError; no partial catalog is
+// returned. Each page is read with ReadToolList: a tool nested too
 // deeply or otherwise unreadable is handed on for discovery to refuse, and
 // never fails the page.
-func (c *HTTPMCPClient) ListTools(ctx context.Context) (tools []MCPTool, err error) {
+func (c *Client) ListTools(ctx context.Context) (tools []Tool, err error) {
 	tools, _, err = c.ListToolPages(ctx)
 	return tools, err
 }
 
 // ListToolPages is ListTools that also says how many pages the catalog
-// took (MCPPageLister).
-func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pages int, err error) {
+// took (session.MCPPageLister).
+func (c *Client) ListToolPages(ctx context.Context) (tools []Tool, pages int, err error) {
 	defer recoverMCP(&err, mcp.MethodToolsList)
 	seen := map[string]bool{}
 	cursor := ""
@@ -240,19 +244,19 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 		if err != nil {
 			return nil, 0, err
 		}
-		listed, next, err := ReadMCPToolList(raw)
+		listed, next, err := ReadToolList(raw)
 		if err != nil {
-			return nil, 0, &MCPTransportError{Method: mcp.MethodToolsList, Msg: "malformed result", Err: err}
+			return nil, 0, &TransportError{Method: mcp.MethodToolsList, Msg: "malformed result", Err: err}
 		}
 		tools = append(tools, listed...)
 		switch {
 		case next == "":
 			return c.checkParamHeaders(tools), page, nil
 		case seen[next] || next == cursor:
-			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
+			return nil, 0, &ProtocolError{Method: mcp.MethodToolsList, Code: InternalError,
 				Message: "the server repeated the cursor " + strconv.Quote(next) + " on page " + strconv.Itoa(page)}
 		case page >= c.cfg.MaxPages:
-			return nil, 0, &MCPProtocolError{Method: mcp.MethodToolsList, Code: RPCInternalError,
+			return nil, 0, &ProtocolError{Method: mcp.MethodToolsList, Code: InternalError,
 				Message: "the catalog has more than " + strconv.Itoa(c.cfg.MaxPages) + " pages"}
 		}
 		seen[next] = true
@@ -262,17 +266,17 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 
 // CallTool calls tools/call with name and args, a JSON object (empty means
 // {}). Cancelling ctx aborts the request. A result with isError returns the
-// result and an *MCPToolError; an error answer is an *MCPProtocolError; no
-// usable answer is an *MCPTransportError; an ended ctx gives an error for
+// result and a *ToolError; an error answer is a *ProtocolError; no
+// usable answer is a *TransportError; an ended ctx gives an error for
 // which errors.Is(err, ctx.Err()) holds.
-func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args RawJSON) (res MCPToolResult, err error) {
+func (c *Client) CallTool(ctx context.Context, name string, args rawjson.Message) (res ToolResult, err error) {
 	defer recoverMCP(&err, mcp.MethodToolsCall)
 	if name == "" {
-		return MCPToolResult{}, errors.New("mcp: tools/call: the tool name is empty")
+		return ToolResult{}, errors.New("mcp: tools/call: the tool name is empty")
 	}
 	a, err := toolArguments(args)
 	if err != nil {
-		return MCPToolResult{}, errs.Wrap(err, "mcp: tools/call ", name)
+		return ToolResult{}, errs.Wrap(err, "mcp: tools/call ", name)
 	}
 	c.mu.Lock()
 	extra := paramHeaderValues(c.params[name], a)
@@ -281,25 +285,25 @@ func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args RawJSON)
 		return &wire.MCPCallToolParams{Name: name, Arguments: a, Meta: meta}
 	})
 	if err != nil {
-		return MCPToolResult{}, err
+		return ToolResult{}, err
 	}
 	return callToolResult(name, raw)
 }
 
 // callToolResult reads a tools/call result: an input_required result is a
-// protocol error; a result with isError comes with an *MCPToolError.
-func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
+// protocol error; a result with isError comes with a *ToolError.
+func callToolResult(name string, raw wire.RawMessage) (ToolResult, error) {
 	var r wire.MCPCallToolResult
 	if err := wire.Unmarshal(raw, &r); err != nil {
-		return MCPToolResult{}, &MCPTransportError{Method: mcp.MethodToolsCall, Msg: "malformed result", Err: err}
+		return ToolResult{}, &TransportError{Method: mcp.MethodToolsCall, Msg: "malformed result", Err: err}
 	}
 	if r.ResultType == mcp.ResultInputRequired {
-		return MCPToolResult{}, &MCPProtocolError{Method: mcp.MethodToolsCall, Code: RPCInternalError,
+		return ToolResult{}, &ProtocolError{Method: mcp.MethodToolsCall, Code: InternalError,
 			Message: "the server asked for client input (resultType input_required), which this client does not provide"}
 	}
-	res := MCPToolResult{
-		Content:           RawJSON(r.Content),
-		StructuredContent: RawJSON(r.StructuredContent),
+	res := ToolResult{
+		Content:           rawjson.Message(r.Content),
+		StructuredContent: rawjson.Message(r.StructuredContent),
 		IsError:           r.IsError,
 	}
 	if r.IsError {
@@ -310,8 +314,8 @@ func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
 
 // Reset forgets the era and the MCP session without telling the server; the
 // next call negotiates afresh (and may find the endpoint absent again, see
-// ErrEndpointAbsent). A handshake in flight is dropped.
-func (c *HTTPMCPClient) Reset() {
+// session.ErrEndpointAbsent). A handshake in flight is dropped.
+func (c *Client) Reset() {
 	c.mu.Lock()
 	c.st = mcpState{gen: c.st.gen + 1}
 	c.reached = false
@@ -322,21 +326,21 @@ func (c *HTTPMCPClient) Reset() {
 // session id (bounded by CloseTimeout; a 404 or 405 answer is fine), and in
 // either era it forgets the era and session like Reset. The client stays
 // usable: a later call starts a new session.
-func (c *HTTPMCPClient) Close() error {
+func (c *Client) Close() error {
 	return c.CloseContext(context.Background())
 }
 
 // CloseContext is Close whose DELETE also ends when ctx does (then it
 // returns the request's error); the era and session are forgotten either
 // way.
-func (c *HTTPMCPClient) CloseContext(ctx context.Context) (err error) {
+func (c *Client) CloseContext(ctx context.Context) (err error) {
 	defer recoverMCP(&err, "DELETE")
 	c.mu.Lock()
 	st := c.st
 	c.st = mcpState{gen: st.gen + 1}
 	c.reached = false
 	c.mu.Unlock()
-	if st.era != MCPEraSession || st.sessionID == "" {
+	if st.era != EraSession || st.sessionID == "" {
 		return nil
 	}
 	if ctx == nil {
@@ -352,18 +356,18 @@ func (c *HTTPMCPClient) CloseContext(ctx context.Context) (err error) {
 	if ok2xx(resp.Status) || resp.Status == 404 || resp.Status == 405 {
 		return nil
 	}
-	return &MCPTransportError{Method: "DELETE", Status: resp.Status, Msg: "the server refused to end the session"}
+	return &TransportError{Method: "DELETE", Status: resp.Status, Msg: "the server refused to end the session"}
 }
 
 // state returns a copy of the client's state.
-func (c *HTTPMCPClient) state() mcpState {
+func (c *Client) state() mcpState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.st
 }
 
 // store replaces the state unless Reset or Close ran since gen was read.
-func (c *HTTPMCPClient) store(st mcpState) {
+func (c *Client) store(st mcpState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.st.gen == st.gen {
@@ -374,23 +378,23 @@ func (c *HTTPMCPClient) store(st mcpState) {
 // call sends one request in the current era and returns its result. In the
 // session era a 404 on a request that carried a session id re-initializes
 // once and retries; a second 404 is an error. A 404 or 405 from an endpoint
-// that never answered otherwise is an *EndpointAbsentError.
+// that never answered otherwise is a *session.EndpointAbsentError.
 //
 // extra holds headers sent in the stateless era only (Mcp-Param-*).
-func (c *HTTPMCPClient) call(ctx context.Context, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, error) {
+func (c *Client) call(ctx context.Context, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, error) {
 	st, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for renewed := false; ; renewed = true {
 		res, status, err := c.roundTrip(ctx, st, method, name, extra, params)
-		if status == 404 && st.era == MCPEraSession && st.sessionID != "" && !renewed {
+		if status == 404 && st.era == EraSession && st.sessionID != "" && !renewed {
 			if st, err = c.renew(ctx, st); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err != nil && st.sessionID == "" && absentStatus(status) && !c.hasReached() {
+		if err != nil && st.sessionID == "" && absent.Status(status) && !c.hasReached() {
 			return nil, c.absent(status, err)
 		}
 		return res, err
@@ -399,24 +403,24 @@ func (c *HTTPMCPClient) call(ctx context.Context, method, name string, extra map
 
 // hasReached reports whether some answer since the last Reset or Close was
 // neither 404 nor 405: the endpoint exists.
-func (c *HTTPMCPClient) hasReached() bool {
+func (c *Client) hasReached() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reached
 }
 
 // absent is the error of a request that found the endpoint absent.
-func (c *HTTPMCPClient) absent(status int, err error) error {
-	return &EndpointAbsentError{Endpoint: "MCP", URL: c.cfg.URL, Status: status, Err: err}
+func (c *Client) absent(status int, err error) error {
+	return &absent.Error{Endpoint: "MCP", URL: c.cfg.URL, Status: status, Err: err}
 }
 
 // checkParamHeaders, after a walk in the stateless era, leaves out the
 // tools whose x-mcp-header annotations break the rules and remembers the
 // annotations of the others for tools/call. In the session era it forgets
 // them.
-func (c *HTTPMCPClient) checkParamHeaders(tools []MCPTool) []MCPTool {
+func (c *Client) checkParamHeaders(tools []Tool) []Tool {
 	params := map[string][]mcp.ParamHeader{}
-	if c.Era() == MCPEraStateless {
+	if c.Era() == EraStateless {
 		kept := tools[:0]
 		for _, t := range tools {
 			hs, err := mcp.ParamHeaders(t.InputSchema)
@@ -438,7 +442,7 @@ func (c *HTTPMCPClient) checkParamHeaders(tools []MCPTool) []MCPTool {
 }
 
 // rejected tells OnToolRejected, ignoring a panic in it.
-func (c *HTTPMCPClient) rejected(name, reason string) {
+func (c *Client) rejected(name, reason string) {
 	if c.cfg.OnToolRejected == nil {
 		return
 	}
@@ -447,8 +451,8 @@ func (c *HTTPMCPClient) rejected(name, reason string) {
 }
 
 // toolArguments checks args, a JSON object, and returns it ({} when empty).
-func toolArguments(args RawJSON) (wire.RawMessage, error) {
-	a := trimJSONSpace(args)
+func toolArguments(args rawjson.Message) (wire.RawMessage, error) {
+	a := jsonr.TrimSpace(args)
 	if len(a) == 0 || string(a) == "null" {
 		return wire.RawMessage("{}"), nil
 	}
@@ -459,21 +463,9 @@ func toolArguments(args RawJSON) (wire.RawMessage, error) {
 	return wire.RawMessage(a), nil
 }
 
-// trimJSONSpace drops JSON white space around b.
-func trimJSONSpace(b []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 // toolError reads the code and message of a result with isError.
-func toolError(name string, r MCPToolResult) *MCPToolError {
-	e := &MCPToolError{Tool: name, Result: r}
+func toolError(name string, r ToolResult) *ToolError {
+	e := &ToolError{Tool: name, Result: r}
 	if code, msg, ok := errorBody(r.StructuredContent); ok {
 		e.Code, e.Message = code, msg
 		return e
@@ -500,7 +492,7 @@ func toolError(name string, r MCPToolResult) *MCPToolError {
 // object with a code or a message. A numeric code is kept as its digits; a
 // missing code is "unknown".
 func errorBody(data []byte) (code, msg string, ok bool) {
-	d := trimJSONSpace(data)
+	d := jsonr.TrimSpace(data)
 	if len(d) == 0 || d[0] != '{' {
 		return "", "", false
 	}
@@ -508,7 +500,7 @@ func errorBody(data []byte) (code, msg string, ok bool) {
 	if wire.Unmarshal(d, &b) != nil {
 		return "", "", false
 	}
-	if c := trimJSONSpace(b.Code); len(c) > 0 {
+	if c := jsonr.TrimSpace(b.Code); len(c) > 0 {
 		if c[0] == '"' {
 			code, _ = wire.DecodeString(c)
 		} else if c[0] == '-' || (c[0] >= '0' && c[0] <= '9') {
@@ -527,6 +519,6 @@ func errorBody(data []byte) (code, msg string, ok bool) {
 // recoverMCP turns a panic in an exported method into a transport error.
 func recoverMCP(err *error, method string) {
 	if p := recover(); p != nil {
-		*err = &MCPTransportError{Method: method, Msg: "the MCP client panicked: " + errs.Text(p)}
+		*err = &TransportError{Method: method, Msg: "the MCP client panicked: " + errs.Text(p)}
 	}
 }

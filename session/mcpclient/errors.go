@@ -1,38 +1,39 @@
 // The three kinds of MCP client errors: transport, protocol and tool.
 
-package session
+package mcpclient
 
 import (
 	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 )
 
 // JSON-RPC and MCP error codes the MCP client reads or reports; each is
 // the code internal/mcp defines.
 const (
-	// RPCMethodNotFound is JSON-RPC's "method not found" (-32601).
-	RPCMethodNotFound = mcp.MethodNotFound
-	// RPCInternalError is JSON-RPC's "internal error" (-32603);
+	// MethodNotFound is JSON-RPC's "method not found" (-32601).
+	MethodNotFound = mcp.MethodNotFound
+	// InternalError is JSON-RPC's "internal error" (-32603);
 	// the client reports a broken tools/list walk and an unusable answer
 	// with it.
-	RPCInternalError = mcp.InternalError
-	// MCPHeaderMismatch is the 2026-07-28 HeaderMismatch error
+	InternalError = mcp.InternalError
+	// HeaderMismatch is the 2026-07-28 HeaderMismatch error
 	// (-32020).
-	MCPHeaderMismatch = mcp.HeaderMismatch
-	// MCPMissingRequiredClientCapability is the 2026-07-28
+	HeaderMismatch = mcp.HeaderMismatch
+	// MissingRequiredClientCapability is the 2026-07-28
 	// MissingRequiredClientCapability error
 	// (-32021).
-	MCPMissingRequiredClientCapability = mcp.MissingRequiredClientCapability
-	// MCPUnsupportedProtocolVersion is the 2026-07-28
+	MissingRequiredClientCapability = mcp.MissingRequiredClientCapability
+	// UnsupportedProtocolVersion is the 2026-07-28
 	// UnsupportedProtocolVersion error (-32022).
-	MCPUnsupportedProtocolVersion = mcp.UnsupportedProtocolVersion
+	UnsupportedProtocolVersion = mcp.UnsupportedProtocolVersion
 )
 
-// MCPTransportError reports an MCP request that got no usable answer: the
+// TransportError reports an MCP request that got no usable answer: the
 // network failed, the server answered with a non-2xx status and no JSON-RPC
 // error, or the body was malformed or too large.
-type MCPTransportError struct {
+type TransportError struct {
 	Method string // the JSON-RPC method, or "DELETE" for Close
 	Status int    // the HTTP status, 0 when no response arrived
 	Msg    string // what went wrong
@@ -40,7 +41,7 @@ type MCPTransportError struct {
 }
 
 // Error says which request failed and why.
-func (e *MCPTransportError) Error() string {
+func (e *TransportError) Error() string {
 	s := "mcp: " + e.Method + ": " + e.Msg
 	if e.Status != 0 {
 		s += " (HTTP " + strconv.Itoa(e.Status) + ")"
@@ -52,36 +53,36 @@ func (e *MCPTransportError) Error() string {
 }
 
 // Unwrap returns the cause.
-func (e *MCPTransportError) Unwrap() error { return e.Err }
+func (e *TransportError) Unwrap() error { return e.Err }
 
-// MCPProtocolError is a JSON-RPC error answer, or a breach of the protocol
+// ProtocolError is a JSON-RPC error answer, or a breach of the protocol
 // the client reports with a JSON-RPC code (a broken tools/list walk is
-// RPCInternalError).
-type MCPProtocolError struct {
-	Method  string  // the JSON-RPC method
-	Code    int     // the JSON-RPC error code
-	Message string  // the error message
-	Data    RawJSON // the error's data member, if any
-	Status  int     // the HTTP status it came with, 0 when the client made it up
+// InternalError).
+type ProtocolError struct {
+	Method  string          // the JSON-RPC method
+	Code    int             // the JSON-RPC error code
+	Message string          // the error message
+	Data    rawjson.Message // the error's data member, if any
+	Status  int             // the HTTP status it came with, 0 when the client made it up
 }
 
 // Error says which request failed, with the code and message.
-func (e *MCPProtocolError) Error() string {
+func (e *ProtocolError) Error() string {
 	return "mcp: " + e.Method + ": error " + strconv.Itoa(e.Code) + ": " + e.Message
 }
 
-// MCPToolError is a tools/call result with isError set. Code and Message
+// ToolError is a tools/call result with isError set. Code and Message
 // come from structuredContent {code, message}, else from the first text
 // block parsed as {code, message}, else Message is that block's raw text and
 // Code is "unknown".
-type MCPToolError struct {
+type ToolError struct {
 	Tool    string
 	Code    string
 	Message string
-	Result  MCPToolResult // the whole result
+	Result  ToolResult // the whole result
 }
 
 // Error says which tool failed, with the code and message.
-func (e *MCPToolError) Error() string {
+func (e *ToolError) Error() string {
 	return "mcp: tool " + e.Tool + " failed: " + e.Code + ": " + e.Message
 }

@@ -1,4 +1,4 @@
-// How HTTPMCPClient answers the requests a server sends it. In the session
+// How Client answers the requests a server sends it. In the session
 // era (2025-03-26 … 2025-11-25) a server may send JSON-RPC requests on any
 // event stream — the GET notification stream, or the stream answering a
 // POST — and the client must answer each: ping promptly with an empty
@@ -12,11 +12,12 @@
 // MUST NOT POST JSON-RPC responses, and ping is removed. A stateless-era
 // stream's requests are read past without an answer.
 
-package session
+package mcpclient
 
 import (
 	"context"
 
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -29,8 +30,8 @@ const mcpMaxAnswers = 8
 // answerer returns the function that answers the server requests read from
 // a stream of st's era, bounded by ctx (the call's or the stream's), or nil
 // in the stateless era, which has no server requests to answer.
-func (c *HTTPMCPClient) answerer(ctx context.Context, st mcpState) func(*wire.RPCMessage) {
-	if st.era != MCPEraSession {
+func (c *Client) answerer(ctx context.Context, st mcpState) func(*wire.RPCMessage) {
+	if st.era != EraSession {
 		return nil
 	}
 	return func(m *wire.RPCMessage) { c.answerRequest(ctx, st, m) }
@@ -40,7 +41,7 @@ func (c *HTTPMCPClient) answerer(ctx context.Context, st mcpState) func(*wire.RP
 // its own goroutine, bounded by AnswerTimeout and ctx. The answer is
 // best-effort: a failed delivery, a non-2xx status or a full set of answer
 // slots is ignored, and the reader of the stream never waits for it.
-func (c *HTTPMCPClient) answerRequest(ctx context.Context, st mcpState, m *wire.RPCMessage) {
+func (c *Client) answerRequest(ctx context.Context, st mcpState, m *wire.RPCMessage) {
 	body, ok := serverAnswer(m)
 	if !ok {
 		return
@@ -71,7 +72,7 @@ func (c *HTTPMCPClient) answerRequest(ctx context.Context, st mcpState, m *wire.
 // false when m's id is neither a string nor a number, so that no answer can
 // name it.
 func serverAnswer(m *wire.RPCMessage) (body []byte, ok bool) {
-	id := trimJSONSpace(m.ID)
+	id := jsonr.TrimSpace(m.ID)
 	if !mcp.ValidID(id) {
 		return nil, false
 	}

@@ -1,7 +1,7 @@
-// How HTTPMCPClient sends a request over Streamable HTTP and reads the
+// How Client sends a request over Streamable HTTP and reads the
 // answer from a JSON body or an event stream.
 
-package session
+package mcpclient
 
 import (
 	"context"
@@ -11,8 +11,11 @@ import (
 	"strings"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/absent"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/reqtrace"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -27,7 +30,7 @@ var errBodyTooLarge = errors.New("the response body exceeds the size bound")
 func encodeRequest(id int64, method string, params wire.Marshaler) ([]byte, error) {
 	p, err := wire.Marshal(params)
 	if err != nil {
-		return nil, &MCPTransportError{Method: method, Msg: "could not encode the request", Err: err}
+		return nil, &TransportError{Method: method, Msg: "could not encode the request", Err: err}
 	}
 	return mcp.RequestBody(strconv.AppendInt(nil, id, 10), method, p), nil
 }
@@ -36,16 +39,16 @@ func encodeRequest(id int64, method string, params wire.Marshaler) ([]byte, erro
 // accept always; the session id and protocol version in the session era
 // once known; the protocol version, Mcp-Method and (for a named call)
 // Mcp-Name in the stateless era.
-func (c *HTTPMCPClient) postHeader(st mcpState, method, name string) bridge.Header {
+func (c *Client) postHeader(st mcpState, method, name string) bridge.Header {
 	h := bridge.Header{"content-type": mcp.ContentTypeJSON, "accept": mcp.AcceptPost}
 	switch st.era {
-	case MCPEraStateless:
+	case EraStateless:
 		h.Set(mcp.HeaderProtocolVersion, st.version)
 		h.Set(mcp.HeaderMethod, method)
 		if name != "" {
 			h.Set(mcp.HeaderName, mcp.EncodeHeaderValue(name))
 		}
-	case MCPEraSession:
+	case EraSession:
 		sessionHeader(h, st)
 	}
 	return h
@@ -66,9 +69,9 @@ func sessionHeader(h bridge.Header, st mcpState) bridge.Header {
 // roundTrip sends one request with st and returns its result, and the HTTP
 // status (0 when no response arrived).
 // extra headers are added in the stateless era.
-func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, int, error) {
+func (c *Client) roundTrip(ctx context.Context, st mcpState, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, int, error) {
 	var meta wire.RawMessage
-	if st.era == MCPEraStateless {
+	if st.era == EraStateless {
 		meta = c.meta
 	}
 	id := c.ids.Add(1)
@@ -77,7 +80,7 @@ func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name
 		return nil, 0, err
 	}
 	hdr := c.postHeader(st, method, name)
-	if st.era == MCPEraStateless {
+	if st.era == EraStateless {
 		for k, v := range extra {
 			hdr[k] = v
 		}
@@ -91,7 +94,7 @@ func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name
 }
 
 // notify sends a notification and expects a 2xx (202 Accepted).
-func (c *HTTPMCPClient) notify(ctx context.Context, st mcpState, method string) error {
+func (c *Client) notify(ctx context.Context, st mcpState, method string) error {
 	resp, err := c.send(ctx, method, "POST", c.postHeader(st, method, ""), mcp.NotificationBody(method, nil))
 	if err != nil {
 		return err
@@ -106,8 +109,8 @@ func (c *HTTPMCPClient) notify(ctx context.Context, st mcpState, method string) 
 // send performs one HTTP request with a fresh bearer token, asking for a
 // forced refresh and retrying once after a 401. The response body is never
 // nil.
-func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr bridge.Header, body []byte) (*bridge.Response, error) {
-	noteRequest(ctx, method) // a discovery pass that times out names it
+func (c *Client) send(ctx context.Context, method, httpMethod string, hdr bridge.Header, body []byte) (*bridge.Response, error) {
+	reqtrace.Note(ctx, method) // a discovery pass that times out names it
 	for attempt := 0; ; attempt++ {
 		h := make(bridge.Header, len(hdr)+1)
 		for k, v := range hdr {
@@ -127,10 +130,10 @@ func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr
 			if ctx.Err() != nil {
 				return nil, ctxError(ctx, method)
 			}
-			return nil, &MCPTransportError{Method: method, Msg: "could not reach the MCP server at " + c.cfg.URL, Err: unwrapFetch(err)}
+			return nil, &TransportError{Method: method, Msg: "could not reach the MCP server at " + c.cfg.URL, Err: unwrapFetch(err)}
 		}
 		if resp == nil {
-			return nil, &MCPTransportError{Method: method, Msg: "the fetcher returned no response and no error"}
+			return nil, &TransportError{Method: method, Msg: "the fetcher returned no response and no error"}
 		}
 		if resp.Body == nil {
 			resp.Body = io.NopCloser(strings.NewReader(""))
@@ -142,7 +145,7 @@ func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr
 			resp.Body.Close()
 			continue
 		}
-		if !absentStatus(resp.Status) {
+		if !absent.Status(resp.Status) {
 			c.mu.Lock()
 			c.reached = true
 			c.mu.Unlock()
@@ -152,10 +155,10 @@ func (c *HTTPMCPClient) send(ctx context.Context, method, httpMethod string, hdr
 }
 
 // token asks the TokenSource, guarding against a panic in it.
-func (c *HTTPMCPClient) token(ctx context.Context, method string, forceRefresh bool) (tok string, err error) {
+func (c *Client) token(ctx context.Context, method string, forceRefresh bool) (tok string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &MCPTransportError{Method: method, Msg: "could not get an access token: the token source panicked: " + errs.Text(p)}
+			err = &TransportError{Method: method, Msg: "could not get an access token: the token source panicked: " + errs.Text(p)}
 		}
 	}()
 	tok, err = c.cfg.Auth.AccessToken(ctx, forceRefresh)
@@ -163,7 +166,7 @@ func (c *HTTPMCPClient) token(ctx context.Context, method string, forceRefresh b
 		if ctx.Err() != nil {
 			return "", ctxError(ctx, method)
 		}
-		return "", &MCPTransportError{Method: method, Msg: "could not get an access token", Err: err}
+		return "", &TransportError{Method: method, Msg: "could not get an access token", Err: err}
 	}
 	return tok, nil
 }
@@ -179,7 +182,7 @@ func ok2xx(status int) bool { return status >= 200 && status <= 299 }
 // server requests on an event stream before the answer are answered with
 // st (session era only). Cancelling ctx closes the body, so a read blocked
 // on it returns.
-func (c *HTTPMCPClient) readAnswer(ctx context.Context, st mcpState, method string, id int64, resp *bridge.Response) (wire.RawMessage, error) {
+func (c *Client) readAnswer(ctx context.Context, st mcpState, method string, id int64, resp *bridge.Response) (wire.RawMessage, error) {
 	defer resp.Body.Close()
 	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
 	defer stop()
@@ -187,7 +190,7 @@ func (c *HTTPMCPClient) readAnswer(ctx context.Context, st mcpState, method stri
 		return nil, c.statusError(method, resp)
 	}
 	if resp.Status == 202 || resp.Status == 204 {
-		return nil, &MCPTransportError{Method: method, Status: resp.Status, Msg: "the server accepted the request without answering it"}
+		return nil, &TransportError{Method: method, Status: resp.Status, Msg: "the server accepted the request without answering it"}
 	}
 	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, c.cfg.MaxResponseBytes, c.observe, c.answerer(ctx, st))
 	if err != nil && ctx.Err() != nil {
@@ -197,7 +200,7 @@ func (c *HTTPMCPClient) readAnswer(ctx context.Context, st mcpState, method stri
 }
 
 // observe hands a notification to OnNotification, ignoring a panic in it.
-func (c *HTTPMCPClient) observe(m *wire.RPCMessage) {
+func (c *Client) observe(m *wire.RPCMessage) {
 	if c.cfg.OnNotification == nil {
 		return
 	}
@@ -206,13 +209,13 @@ func (c *HTTPMCPClient) observe(m *wire.RPCMessage) {
 }
 
 // statusError reads a non-2xx answer: a JSON-RPC error in the body is an
-// *MCPProtocolError (with the status), anything else an *MCPTransportError.
-func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error {
+// *ProtocolError (with the status), anything else a *TransportError.
+func (c *Client) statusError(method string, resp *bridge.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyBytes))
 	if m, ok := mcp.ReadMessage(data); ok && m.Error != nil {
-		return &MCPProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data), Status: resp.Status}
+		return &ProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data), Status: resp.Status}
 	}
-	return &MCPTransportError{Method: method, Status: resp.Status, Msg: "the server answered with an error status"}
+	return &TransportError{Method: method, Status: resp.Status, Msg: "the server answered with an error status"}
 }
 
 // decodeAnswer reads the answer to request id from body: one JSON-RPC
@@ -221,12 +224,12 @@ func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error 
 // observe, server requests to answer; answers to other ids are skipped).
 // observe and answer may be nil; they run on the reading goroutine, so
 // answer must not block. It reads at most maxBytes. The result is returned;
-// a JSON-RPC error is an *MCPProtocolError; anything unreadable is an
-// *MCPTransportError.
+// a JSON-RPC error is a *ProtocolError; anything unreadable is an
+// *TransportError.
 //
 // A tools/list answer is read with no bound on how deeply its result nests
 // (skipping it costs a byte per level, not a stack frame): discovery bounds
-// each tool (MaxToolSchemaDepth), so that one tool nested too deeply
+// each tool (session.MaxToolSchemaDepth), so that one tool nested too deeply
 // refuses that tool, not the whole answer.
 func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (wire.RawMessage, error) {
 	idText := strconv.FormatInt(id, 10)
@@ -242,10 +245,10 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 		}
 		m, ok := readMessage(data)
 		if !ok {
-			return nil, &MCPTransportError{Method: method, Msg: "the answer is not a JSON-RPC message"}
+			return nil, &TransportError{Method: method, Msg: "the answer is not a JSON-RPC message"}
 		}
-		if m.Method != "" || (len(m.ID) > 0 && string(trimJSONSpace(m.ID)) != idText) {
-			return nil, &MCPTransportError{Method: method, Msg: "the answer is not the response to the request"}
+		if m.Method != "" || (len(m.ID) > 0 && string(jsonr.TrimSpace(m.ID)) != idText) {
+			return nil, &TransportError{Method: method, Msg: "the answer is not the response to the request"}
 		}
 		return answerOf(method, &m)
 	}
@@ -253,18 +256,18 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 	for {
 		ev, err := sr.Next()
 		if err == io.EOF {
-			return nil, &MCPTransportError{Method: method, Msg: "the event stream ended before the answer"}
+			return nil, &TransportError{Method: method, Msg: "the event stream ended before the answer"}
 		}
 		if err != nil {
 			return nil, readError(method, err)
 		}
-		d := trimJSONSpace([]byte(ev.Data))
+		d := jsonr.TrimSpace([]byte(ev.Data))
 		if len(d) == 0 {
 			continue // a priming event
 		}
 		m, ok := readMessage(d)
 		if !ok {
-			return nil, &MCPTransportError{Method: method, Msg: "an event of the stream is not a JSON-RPC message"}
+			return nil, &TransportError{Method: method, Msg: "an event of the stream is not a JSON-RPC message"}
 		}
 		switch {
 		case m.Method != "" && len(m.ID) == 0:
@@ -276,19 +279,19 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 			if answer != nil {
 				answer(&m)
 			}
-		case len(m.ID) == 0 && m.Error != nil, string(trimJSONSpace(m.ID)) == idText:
+		case len(m.ID) == 0 && m.Error != nil, string(jsonr.TrimSpace(m.ID)) == idText:
 			return answerOf(method, &m)
 		}
 	}
 }
 
-// answerOf returns a response's result, or its error as an *MCPProtocolError.
+// answerOf returns a response's result, or its error as a *ProtocolError.
 func answerOf(method string, m *wire.RPCMessage) (wire.RawMessage, error) {
 	if m.Error != nil {
-		return nil, &MCPProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data)}
+		return nil, &ProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data)}
 	}
 	if len(m.Result) == 0 {
-		return nil, &MCPTransportError{Method: method, Msg: "the response has neither a result nor an error"}
+		return nil, &TransportError{Method: method, Msg: "the response has neither a result nor an error"}
 	}
 	return m.Result, nil
 }
@@ -297,11 +300,11 @@ func answerOf(method string, m *wire.RPCMessage) (wire.RawMessage, error) {
 func readError(method string, err error) error {
 	switch {
 	case errors.Is(err, errBodyTooLarge), errors.Is(err, bridge.ErrFrameTooLarge):
-		return &MCPTransportError{Method: method, Msg: "the answer is too large", Err: err}
+		return &TransportError{Method: method, Msg: "the answer is too large", Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errs.Wrap(err, "mcp: ", method)
 	}
-	return &MCPTransportError{Method: method, Msg: "reading the answer failed", Err: err}
+	return &TransportError{Method: method, Msg: "reading the answer failed", Err: err}
 }
 
 // boundedReader reads from r and fails with errBodyTooLarge once more than

@@ -1,6 +1,9 @@
 //go:build !js && !wasip1
 
-package session_test
+// Tests of ResumingFetcher: a dropped request stream is resumed with GET
+// and Last-Event-ID, and only then.
+
+package mcpclient_test
 
 import (
 	"context"
@@ -14,7 +17,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,14 +85,14 @@ func (s *resumeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func callResumed(t *testing.T, s *resumeServer) (session.MCPToolResult, error) {
+func callResumed(t *testing.T, s *resumeServer) (mcpclient.ToolResult, error) {
 	t.Helper()
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{
+	c, err := mcpclient.New(mcpclient.Config{
 		URL:     srv.URL + "/mcp",
-		Fetcher: &session.ResumingFetcher{Fetcher: &bridge.HTTPFetcher{}},
-		Era:     session.MCPEraSession,
+		Fetcher: &mcpclient.ResumingFetcher{Fetcher: &bridge.HTTPFetcher{}},
+		Era:     mcpclient.EraSession,
 	})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -119,7 +122,7 @@ func TestResumingFetcherResumes(t *testing.T) {
 func TestResumingFetcherNeedsAnEventID(t *testing.T) {
 	s := &resumeServer{getStatus: http.StatusOK}
 	_, err := callResumed(t, s)
-	var te *session.MCPTransportError
+	var te *mcpclient.TransportError
 	require.ErrorAs(t, err, &te)
 	assert.Contains(t, err.Error(), "ended before the answer")
 	assert.Empty(t, s.gets)

@@ -1,6 +1,8 @@
 //go:build !js && !wasip1
 
-package session_test
+// Tests of the answers the client sends to a server's requests.
+
+package mcpclient_test
 
 import (
 	"context"
@@ -13,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/session/mcpclient"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -93,7 +95,7 @@ func TestMCPAnswersServerRequestsOnTheGETStream(t *testing.T) {
 					// the bound is far beyond any wait here.
 					PingTimeout:  time.Minute,
 					AnswerStatus: fault.status, DropAnswers: fault.drop}
-				c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) { cfg.Era = session.MCPEraSession })
+				c := startMCP(t, srv, func(cfg *mcpclient.Config) { cfg.Era = mcpclient.EraSession })
 				_, err := c.ListTools(mcpCtx(t))
 				require.NoError(t, err)
 				st, err := c.ListenToolListChanged(mcpCtx(t), "")
@@ -144,8 +146,8 @@ func TestMCPAnswersServerRequestsInsideAnAnswer(t *testing.T) {
 				}}
 			var mu sync.Mutex
 			var notes []string
-			c := startMCP(t, srv, func(cfg *session.HTTPMCPConfig) {
-				cfg.Era = session.MCPEraSession
+			c := startMCP(t, srv, func(cfg *mcpclient.Config) {
+				cfg.Era = mcpclient.EraSession
 				cfg.OnNotification = func(method string, _ json.RawMessage) {
 					mu.Lock()
 					notes = append(notes, method)
@@ -250,7 +252,7 @@ func (f *stuckAnswers) Fetch(ctx context.Context, req *bridge.Request) (*bridge.
 // An answer whose delivery hangs never holds up the reader: the stream and
 // the call go on, and the answer ends with its bound or its stream.
 func TestMCPAnswerNeverBlocksTheReader(t *testing.T) {
-	start := func(t *testing.T, srv *fakemcp.Server, timeout time.Duration) (*session.HTTPMCPClient, *stuckAnswers) {
+	start := func(t *testing.T, srv *fakemcp.Server, timeout time.Duration) (*mcpclient.Client, *stuckAnswers) {
 		t.Helper()
 		hs := httptest.NewServer(srv)
 		t.Cleanup(func() {
@@ -258,7 +260,7 @@ func TestMCPAnswerNeverBlocksTheReader(t *testing.T) {
 			hs.Close()
 		})
 		f := &stuckAnswers{next: &bridge.HTTPFetcher{Client: hs.Client()}, ended: make(chan error, 16)}
-		c, err := session.NewHTTPMCPClient(session.HTTPMCPConfig{URL: hs.URL + "/mcp", Fetcher: f, Era: session.MCPEraSession, AnswerTimeout: timeout})
+		c, err := mcpclient.New(mcpclient.Config{URL: hs.URL + "/mcp", Fetcher: f, Era: mcpclient.EraSession, AnswerTimeout: timeout})
 		require.NoError(t, err)
 		return c, f
 	}
@@ -313,44 +315,4 @@ func TestMCPAnswerNeverBlocksTheReader(t *testing.T) {
 		ended(t, f, context.DeadlineExceeded)
 		assert.Equal(t, []string{"initialize", "notifications/initialized", "tools/call"}, srv.RPCMethods())
 	})
-}
-
-// The list-changed watch of a session against a server that pings on its
-// GET stream: the pings are answered, the stream stays open (no reconnect),
-// a list change still refreshes the catalog, and the session is never
-// re-initialized.
-func TestWatchStaysOpenWithAPingingServer(t *testing.T) {
-	srv := &fakemcp.Server{Era: fakemcp.Session, Tools: mcpTools("a"), PingTimeout: time.Minute}
-	client := startMCP(t, srv, nil)
-	statuses := newStatusLog()
-	s := newScripted(t, session.NewScriptedTransport(session.TextRound("x")), func(o *session.Options) {
-		o.MCPClient = client
-		o.WatchToolListChanged = true
-		o.ToolListChangedWatch = &session.WatchOptions{OnStatus: statuses.add}
-	})
-	t.Cleanup(func() { _ = s.Close() })
-	require.Equal(t, session.StatusCompleted, s.Chat(context.Background(), "start").Status)
-	statuses.waitStatus(t, session.WatchOpen)
-	waitUntil(t, "the watch's stream is open", func() bool { return srv.OpenStreams() == 1 })
-
-	for range 3 {
-		ids := srv.SendRequest("ping")
-		require.Len(t, ids, 1)
-		waitFor(t, srv.Answered(ids[0]), "the answer to the ping")
-	}
-	for _, r := range srv.ServerRequests() {
-		requireAnswer(t, r, "session-1", `{}`)
-	}
-
-	srv.NotifyToolsChanged()
-	waitUntil(t, "the list change refreshed the catalog", func() bool { return countOf(srv.RPCMethods(), "tools/list") == 2 })
-	assert.Equal(t, session.WatchOpen, s.ToolWatchStatus())
-	assert.Equal(t, []string{session.WatchConnecting, session.WatchOpen}, statuses.list(), "no reconnect")
-	methods := srv.RPCMethods()
-	assert.Equal(t, 1, countOf(methods, "initialize"), "the session was never renewed: %v", methods)
-	assert.Equal(t, 1, countOf(methods, "GET"))
-	assert.Equal(t, 1, srv.OpenStreams())
-	for _, r := range srv.Requests()[2:] {
-		assert.Equal(t, "session-1", r.Header.Get("Mcp-Session-Id"))
-	}
 }

@@ -1,4 +1,4 @@
-package session
+package mcpclient
 
 import (
 	"bytes"
@@ -50,7 +50,7 @@ func FuzzMCPResponse(f *testing.F) {
 		res, err := callToolResult("t", raw)
 		if err != nil {
 			checkMCPErrorKind(t, err)
-			var te *MCPToolError
+			var te *ToolError
 			if errors.As(err, &te) && (te.Code == "" || !res.IsError) {
 				t.Fatalf("a tool error without a code or an isError result: %+v", te)
 			}
@@ -63,9 +63,9 @@ func FuzzMCPResponse(f *testing.F) {
 func checkMCPErrorKind(t *testing.T, err error) {
 	t.Helper()
 	var (
-		te *MCPTransportError
-		pe *MCPProtocolError
-		ce *MCPToolError
+		te *TransportError
+		pe *ProtocolError
+		ce *ToolError
 	)
 	if !errors.As(err, &te) && !errors.As(err, &pe) && !errors.As(err, &ce) {
 		t.Fatalf("an error of no MCP kind: %T %v", err, err)

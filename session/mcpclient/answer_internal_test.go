@@ -1,4 +1,4 @@
-package session
+package mcpclient
 
 import (
 	"context"
@@ -45,12 +45,12 @@ func TestServerAnswer(t *testing.T) {
 
 // In the stateless era there is no answerer: nothing is answered.
 func TestAnswererOnlyInTheSessionEra(t *testing.T) {
-	c, err := NewHTTPMCPClient(HTTPMCPConfig{URL: "http://example.invalid/mcp"})
+	c, err := New(Config{URL: "http://example.invalid/mcp"})
 	require.NoError(t, err)
 	ctx := t.Context()
-	assert.Nil(t, c.answerer(ctx, mcpState{era: MCPEraStateless}))
+	assert.Nil(t, c.answerer(ctx, mcpState{era: EraStateless}))
 	assert.Nil(t, c.answerer(ctx, mcpState{}))
-	assert.NotNil(t, c.answerer(ctx, mcpState{era: MCPEraSession}))
+	assert.NotNil(t, c.answerer(ctx, mcpState{era: EraSession}))
 }
 
 // With every answer slot taken, a server request goes unanswered rather
@@ -61,9 +61,9 @@ func TestAnswersInFlightAreBounded(t *testing.T) {
 		fetched <- string(req.Body)
 		return &bridge.Response{Status: 202}, nil
 	})
-	c, err := NewHTTPMCPClient(HTTPMCPConfig{URL: "http://example.invalid/mcp", Fetcher: f})
+	c, err := New(Config{URL: "http://example.invalid/mcp", Fetcher: f})
 	require.NoError(t, err)
-	st := mcpState{era: MCPEraSession, ready: true, sessionID: "s-1", version: MCPSessionProtocolVersion}
+	st := mcpState{era: EraSession, ready: true, sessionID: "s-1", version: SessionProtocolVersion}
 	for range mcpMaxAnswers {
 		c.answering <- struct{}{}
 	}

@@ -1,0 +1,31 @@
+// Package mcpclient is an MCP client over Streamable HTTP: the transport
+// that session's tool discovery, tool calls and list-changed watch use by
+// default, and that a program may use on its own.
+//
+// Client speaks both eras of the protocol — the session era (2025-03-26 …
+// 2025-11-25: initialize, Mcp-Session-Id, notifications/initialized,
+// DELETE on Close) and the stateless era (2026-07-28: per-request _meta,
+// the Mcp-Method, Mcp-Name and Mcp-Param-* headers, subscriptions/listen)
+// — and negotiates between them (EraAuto probes server/discover and falls
+// back to initialize). It walks tools/list (ListTools, ListToolPages),
+// calls tools (CallTool), opens the notification stream of tool-list
+// changes (ListenToolListChanged, Listen), answers the requests a
+// session-era server sends it on a stream (ping; anything else with
+// MethodNotFound), and ends its MCP session (Close, CloseContext).
+// ResumingFetcher resumes a request's event stream that dropped before the
+// answer (GET with Last-Event-ID).
+//
+// Every request goes through a bridge.Fetcher (the host's fetch in the
+// wasm builds, net/http natively), with a bearer token from a TokenSource
+// asked afresh for every request. Failures come in three kinds:
+// *TransportError (no usable answer), *ProtocolError (a JSON-RPC error, or
+// a breach of the protocol reported with a JSON-RPC code) and *ToolError
+// (a tools/call result with isError). An endpoint that answers nothing but
+// 404 or 405 gives an error matching session.ErrEndpointAbsent.
+//
+// The package does not import session: session imports it, builds the
+// default Client on {BaseURL}/mcp, and takes any client through its own
+// small interfaces (session.MCPClient and its optional companions). The
+// wire format of MCP — message bodies, headers, versions, error codes —
+// is internal/mcp's.
+package mcpclient
