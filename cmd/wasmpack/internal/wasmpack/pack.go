@@ -9,7 +9,7 @@ import (
 
 // DefaultMaxGap is the longest run of zero bytes [Pack] fills between two stretches of data when
 // Options.MaxGap is 0. Runs up to a few dozen bytes are what the Go linker's segments are cut at;
-// filling longer ones changes the compressed size by little (README.md, Size).
+// filling longer ones changes the compressed size by little (docs/SIZE.md).
 const DefaultMaxGap = 64
 
 // tailZeros is how many zero bytes past its last segment the image is read with when dropping
