@@ -68,7 +68,7 @@ GOFLAGS_JS := $(GOFLAGS_W) $(GCFLAGS_JS)
 # tens of thousands (a smaller brotli download); with PACK_FLAGS's -drop-lines, no file and line
 # tables, so a stack trace names functions but prints ?:0 for their places. `make build
 # PACK_FLAGS=` does the merge alone. The linker's own output stays beside it as *.linked.wasm
-# (README.md, Size, has each step).
+# (docs/SIZE.md has each step).
 PACK_FLAGS ?= -drop-lines
 
 dist/agentwasm.wasm: $(GO_SRC) dist/wasmpack
