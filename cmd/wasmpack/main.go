@@ -1,8 +1,8 @@
 // Command wasmpack rewrites a WebAssembly module written by the Go toolchain so that its brotli
 // download is smaller (package cmd/wasmpack/internal/wasmpack says how and what it costs). The Makefile runs
-// it on the js modules after the Go linker:
+// it on the Go toolchain's wasm modules after the linker (with -drop-lines on the js ones):
 //
-//	wasmpack [-max-gap N] [-drop-lines] [-compute-findfunctab] -o OUT IN
+//	wasmpack [-max-gap N] [-drop-lines] -o OUT IN
 package main
 
 import (
@@ -16,9 +16,8 @@ func main() {
 	out := flag.String("o", "", "the packed module's path (required)")
 	maxGap := flag.Int("max-gap", wasmpack.DefaultMaxGap, "the longest run of zero bytes filled in to merge two data segments; negative: none")
 	dropLines := flag.Bool("drop-lines", false, "drop the functions' file and line tables (stack traces print ?:0 for places)")
-	findFunc := flag.Bool("compute-findfunctab", false, "take the runtime's pc lookup table out of the data; a start function builds it")
 	flag.Usage = func() {
-		os.Stderr.WriteString("usage: wasmpack [-max-gap N] [-drop-lines] [-compute-findfunctab] -o OUT IN\n")
+		os.Stderr.WriteString("usage: wasmpack [-max-gap N] [-drop-lines] -o OUT IN\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -26,7 +25,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *out, wasmpack.Options{MaxGap: *maxGap, DropLineTables: *dropLines, ComputeFindFuncTable: *findFunc}); err != nil {
+	if err := run(flag.Arg(0), *out, wasmpack.Options{MaxGap: *maxGap, DropLineTables: *dropLines}); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(1)
 	}

@@ -55,22 +55,43 @@ func (e *buildError) Error() string {
 	return "building testdata/lineprog: " + e.err.Error() + "\n" + e.out
 }
 
-// runWasip1 runs a wasip1 command module under wazero's interpreter and returns its stdout.
-func runWasip1(t *testing.T, module []byte) string {
+// runWasip1 runs wasip1 command modules under wazero's interpreter, all at once, and returns
+// what each wrote to standard error (lineprog prints with println). The interpreter compiles a
+// module in a fraction of the time the compiler takes (under -race, a second against twenty),
+// and lineprog runs for about a second in it.
+func runWasip1(t *testing.T, modules ...[]byte) []string {
 	t.Helper()
+	outs := make([]string, len(modules))
+	errs := make([]error, len(modules))
+	var wg sync.WaitGroup
+	for i, module := range modules {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = runOne(module)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "module %d; its output: %s", i, outs[i])
+	}
+	return outs
+}
+
+// runOne runs one wasip1 command module in a runtime of its own.
+func runOne(module []byte) (string, error) {
 	ctx := context.Background()
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	var stdout, stderr bytes.Buffer
-	_, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStdout(&stdout).WithStderr(&stderr).WithName(""))
-	require.NoError(t, err, "stderr: %s", stderr.String())
-	return stdout.String()
+	var stderr bytes.Buffer
+	_, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStderr(&stderr).WithName(""))
+	return stderr.String(), err
 }
 
 func TestDropLineTablesOnARealGoModule(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a Go program for wasip1")
+		t.Skip("builds a Go program for wasip1 and runs it in wazero")
 	}
 	linked := buildLineprog(t)
 	packed, stats, err := Pack(linked, Options{DropLineTables: true})
@@ -82,7 +103,8 @@ func TestDropLineTablesOnARealGoModule(t *testing.T) {
 	require.Less(t, stats.SegmentsAfter, stats.SegmentsBefore)
 	require.Zero(t, keptStats.Functions)
 
-	want := runWasip1(t, linked)
+	outs := runWasip1(t, linked, kept, packed)
+	want := outs[0]
 	sum := regexp.MustCompile(`(?m)^sum: \d+$`).FindString(want)
 	require.NotEmpty(t, sum, "the program's own output: %s", want)
 	require.Contains(t, want, "recovered: assignment to entry in nil map")
@@ -90,10 +112,10 @@ func TestDropLineTablesOnARealGoModule(t *testing.T) {
 	require.Regexp(t, `main\.main\(\)\n\t.*main\.go:\d+`, want, "the linker's build prints file:line in a stack trace")
 
 	t.Run("line tables kept", func(t *testing.T) {
-		require.Equal(t, want, runWasip1(t, kept), "merging data segments alone changes no output")
+		require.Equal(t, want, outs[1], "merging data segments alone changes no output")
 	})
 	t.Run("line tables dropped", func(t *testing.T) {
-		got := runWasip1(t, packed)
+		got := outs[2]
 		require.Contains(t, got, sum+"\n", "stack growth and the collector work as before")
 		require.Contains(t, got, "recovered: assignment to entry in nil map")
 		require.Contains(t, got, "caller: ?:0 true")
@@ -162,107 +184,4 @@ func dataBody(t *testing.T, module []byte) []byte {
 	}
 	t.Fatal("no data section")
 	return nil
-}
-
-func TestComputeFindFuncTableOnARealGoModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a Go program for wasip1")
-	}
-	linked := buildLineprog(t)
-	opts := Options{DropLineTables: true, ComputeFindFuncTable: true}
-	packed, stats, err := Pack(linked, opts)
-	require.NoError(t, err)
-	dropped, _, err := Pack(linked, Options{DropLineTables: true})
-	require.NoError(t, err)
-	require.Greater(t, stats.FindFuncTableBytes, stats.Functions*16*bucketBytes*9/10, "about 16 buckets of 20 bytes per function on wasm")
-	require.Greater(t, len(dropped)-len(packed), stats.FindFuncTableBytes*9/10, "the table's bytes are out of the module")
-	require.Contains(t, stats.String(), "pc lookup table")
-
-	img, _, err := readData(dataBody(t, packed))
-	require.NoError(t, err)
-	img.bytes = append(img.bytes, make([]byte, tailZeros)...)
-	f, err := locateFindFuncTab(img.bytes, img.base)
-	require.NoError(t, err)
-	require.Len(t, f.want, stats.FindFuncTableBytes)
-	require.Equal(t, make([]byte, len(f.want)), img.bytes[f.at:f.at+len(f.want)], "the packed module's data holds zeros where the table was")
-	require.Less(t, len(f.startBody()), 300, "the start function is under 300 bytes of code (the package documentation)")
-
-	t.Run("the start function builds the linker's table", func(t *testing.T) {
-		ctx := context.Background()
-		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
-		defer rt.Close(ctx)
-		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-		mod, err := rt.InstantiateWithConfig(ctx, packed, wazero.NewModuleConfig().WithStartFunctions().WithName(""))
-		require.NoError(t, err)
-		got, ok := mod.Memory().Read(f.addr, uint32(len(f.want)))
-		require.True(t, ok)
-		linkedImg, _, err := readData(dataBody(t, linked))
-		require.NoError(t, err)
-		require.Equal(t, linkedImg.bytes[f.addr-linkedImg.base:][:len(f.want)], got, "byte for byte the linker's table, before any Go code ran")
-	})
-	t.Run("the program runs as before", func(t *testing.T) {
-		want := runWasip1(t, dropped)
-		require.Contains(t, want, "recovered: assignment to entry in nil map")
-		require.Regexp(t, `main\.main\(\)\n\t\?:0`, want)
-		require.Equal(t, want, runWasip1(t, packed))
-	})
-	t.Run("packing a packed module changes nothing more", func(t *testing.T) {
-		again, againStats, err := Pack(packed, opts)
-		require.NoError(t, err)
-		require.Equal(t, packed, again)
-		require.Zero(t, againStats.FindFuncTableBytes)
-	})
-}
-
-func TestComputeFindFuncTableRefusesWhatItCannotRebuild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a Go program for wasip1")
-	}
-	linked := buildLineprog(t)
-	img, _, err := readData(dataBody(t, linked))
-	require.NoError(t, err)
-	f, err := locateFindFuncTab(img.bytes, img.base)
-	require.NoError(t, err)
-	pcln, err := findPclntab(img.bytes)
-	require.NoError(t, err)
-	hdr := uint64(img.base) + uint64(pcln.at)
-	base := img.base // the image's address, for the 8-byte alignment of the module data
-
-	tests := []struct {
-		name  string
-		spoil func(img []byte)
-		want  string
-	}{
-		{"a table the linker did not write", func(img []byte) { img[f.at+40*bucketBytes+4+3]++ }, "differs from the one computed"},
-		{"no module data", func(img []byte) {
-			for at := int((8 - base%8) % 8); at+8 <= len(img); at += 8 {
-				if binary.LittleEndian.Uint64(img[at:]) == hdr {
-					img[at]++
-				}
-			}
-		}, "0 records in the module's data look like the runtime's module data"},
-		{"a function out of order", func(img []byte) {
-			binary.LittleEndian.PutUint32(img[pcln.functab+5*functabEntry:], binary.LittleEndian.Uint32(img[pcln.functab+3*functabEntry:]))
-		}, "before the function ahead of it"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			spoilt := image{base: img.base, bytes: append([]byte(nil), img.bytes...)}
-			tt.spoil(spoilt.bytes)
-			body, _ := writeData(spoilt, 0)
-			sections, err := splitSections(linked)
-			require.NoError(t, err)
-			for i := range sections {
-				if sections[i].id == sectionData {
-					sections[i].body = body
-				}
-			}
-			module := joinSections(sections)
-			out, _, err := Pack(module, Options{ComputeFindFuncTable: true})
-			require.ErrorContains(t, err, tt.want)
-			require.Nil(t, out)
-			_, _, err = Pack(module, Options{})
-			require.NoError(t, err, "without the option the same module packs")
-		})
-	}
 }

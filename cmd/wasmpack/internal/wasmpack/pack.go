@@ -9,7 +9,7 @@ import (
 
 // DefaultMaxGap is the longest run of zero bytes [Pack] fills between two stretches of data when
 // Options.MaxGap is 0. Runs up to a few dozen bytes are what the Go linker's segments are cut at;
-// filling longer ones changes the compressed size by little (README.md, Size).
+// filling longer ones changes the compressed size by little (docs/SIZE.md).
 const DefaultMaxGap = 64
 
 // tailZeros is how many zero bytes past its last segment the image is read with when dropping
@@ -26,10 +26,6 @@ type Options struct {
 	// DropLineTables removes the file and line tables of every function (see the package
 	// documentation): a stack trace still names each function, but its place prints as "?:0".
 	DropLineTables bool
-	// ComputeFindFuncTable takes the runtime's pc-to-function lookup table (findfunctab) out of
-	// the data and adds a start function that builds it when the module is instantiated, before
-	// any of its code runs (see the package documentation).
-	ComputeFindFuncTable bool
 }
 
 // Stats says what [Pack] did.
@@ -41,9 +37,6 @@ type Stats struct {
 	Functions int
 	// LineTableBytes counts the bytes of line and file tables zeroed.
 	LineTableBytes int
-	// FindFuncTableBytes counts the bytes of the pc lookup table taken out of the data (0
-	// without ComputeFindFuncTable, or when a start function builds it already).
-	FindFuncTableBytes int
 }
 
 // Pack returns module rewritten as the options say, and what it did. The module must be a
@@ -76,8 +69,8 @@ func Pack(module []byte, opts Options) (packed []byte, stats Stats, err error) {
 		}
 	}
 	if data < 0 {
-		if opts.DropLineTables || opts.ComputeFindFuncTable {
-			return nil, Stats{}, errors.New("wasmpack: the module has no data section, so no function table to drop line tables from or build a lookup table of")
+		if opts.DropLineTables {
+			return nil, Stats{}, errors.New("wasmpack: the module has no data section, so no function table whose line tables could be dropped")
 		}
 		return append([]byte(nil), module...), Stats{}, nil
 	}
@@ -86,31 +79,10 @@ func Pack(module []byte, opts Options) (packed []byte, stats Stats, err error) {
 		return nil, Stats{}, err
 	}
 	stats.SegmentsBefore = n
-	if opts.DropLineTables || opts.ComputeFindFuncTable {
+	if opts.DropLineTables {
 		// Memory past the last segment is zeros, which the function table may end in (a
 		// function's last funcdata offsets, say): read them as the runtime does.
 		img.bytes = append(img.bytes, make([]byte, tailZeros)...)
-	}
-	out := append([]section(nil), sections...)
-	if opts.ComputeFindFuncTable {
-		// Located and checked before the line tables go, and added to the module before the data
-		// changes: any refusal leaves nothing half done.
-		f, err := locateFindFuncTab(img.bytes, img.base)
-		if err != nil {
-			return nil, Stats{}, err
-		}
-		if out, err = addStart(out, f.startBody()); err != nil {
-			return nil, Stats{}, err
-		}
-		took, err := f.take(img.bytes)
-		if err != nil {
-			return nil, Stats{}, err
-		}
-		if took {
-			stats.FindFuncTableBytes = len(f.want)
-		}
-	}
-	if opts.DropLineTables {
 		stats.Functions, stats.LineTableBytes, err = dropLineTables(img.bytes)
 		if err != nil {
 			return nil, Stats{}, err
@@ -118,11 +90,8 @@ func Pack(module []byte, opts Options) (packed []byte, stats Stats, err error) {
 	}
 	body, count := writeData(img, maxGap)
 	stats.SegmentsAfter = count
-	for i := range out {
-		if out[i].id == sectionData {
-			out[i] = section{id: sectionData, body: body}
-		}
-	}
+	out := append([]section(nil), sections...)
+	out[data] = section{id: sectionData, body: body}
 	return joinSections(out), stats, nil
 }
 
@@ -131,9 +100,6 @@ func (s Stats) String() string {
 	line := "data segments " + strconv.Itoa(s.SegmentsBefore) + " → " + strconv.Itoa(s.SegmentsAfter)
 	if s.Functions > 0 {
 		line += "; line tables of " + strconv.Itoa(s.Functions) + " functions dropped (" + strconv.Itoa(s.LineTableBytes) + " bytes zeroed)"
-	}
-	if s.FindFuncTableBytes > 0 {
-		line += "; pc lookup table (" + strconv.Itoa(s.FindFuncTableBytes) + " bytes) built by a start function"
 	}
 	return line
 }

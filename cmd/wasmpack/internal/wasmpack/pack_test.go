@@ -185,9 +185,11 @@ func TestLEB128RoundTrip(t *testing.T) {
 	require.ErrorContains(t, err, "32 bits")
 }
 
+// TestSizeDocNamesTheDefaultMaxGap: docs/SIZE.md, which explains what wasmpack does, names the
+// gap DefaultMaxGap is.
 func TestSizeDocNamesTheDefaultMaxGap(t *testing.T) {
-	readme, err := os.ReadFile("../../../../docs/SIZE.md")
+	doc, err := os.ReadFile("../../../../docs/SIZE.md")
 	require.NoError(t, err)
-	text := strings.Join(strings.Fields(string(readme)), " ") // line breaks as spaces
+	text := strings.Join(strings.Fields(string(doc)), " ") // line breaks as spaces
 	require.Contains(t, text, "runs of up to "+strconv.Itoa(DefaultMaxGap)+" bytes (`wasmpack.DefaultMaxGap`)")
 }
