@@ -513,7 +513,7 @@ func (d *MCPDispatcher) handleBatch(ctx context.Context, req MCPRequest, body []
 	if _, err := ParseValue(body); err != nil {
 		return MCPResponse{Body: mcp.ErrorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), Status: 400}
 	}
-	var items []wire.RawMessage
+	var items []RawJSON
 	if err := wire.Unmarshal(body, (*wire.RawList)(&items)); err != nil {
 		return MCPResponse{Body: mcp.ErrorBody(nil, MCPParseError, "parse error: "+err.Error(), nil), Status: 400}
 	}

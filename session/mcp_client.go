@@ -123,9 +123,9 @@ type HTTPMCPConfig struct {
 // and ping is gone — so there the client reads past them unanswered.
 type HTTPMCPClient struct {
 	cfg       HTTPMCPConfig
-	meta      wire.RawMessage // the stateless era's _meta
-	initMeta  wire.RawMessage // initialize's _meta
-	clientCap wire.RawMessage // the client capabilities: none
+	meta      RawJSON // the stateless era's _meta
+	initMeta  RawJSON // initialize's _meta
+	clientCap RawJSON // the client capabilities: none
 
 	ids       atomic.Int64
 	sem       chan struct{} // one slot, held while probing or initializing
@@ -186,7 +186,7 @@ func NewHTTPMCPClient(cfg HTTPMCPConfig) (*HTTPMCPClient, error) {
 	if cfg.AnswerTimeout == 0 {
 		cfg.AnswerTimeout = DefaultMCPAnswerTimeout
 	}
-	c := &HTTPMCPClient{cfg: cfg, sem: make(chan struct{}, 1), answering: make(chan struct{}, mcpMaxAnswers), clientCap: wire.RawMessage("{}")}
+	c := &HTTPMCPClient{cfg: cfg, sem: make(chan struct{}, 1), answering: make(chan struct{}, mcpMaxAnswers), clientCap: RawJSON("{}")}
 	var err error
 	c.meta, err = wire.Marshal(&wire.MCPRequestMeta{
 		ProtocolVersion:    MCPStatelessProtocolVersion,
@@ -234,7 +234,7 @@ func (c *HTTPMCPClient) ListToolPages(ctx context.Context) (tools []MCPTool, pag
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 1; ; page++ {
-		raw, err := c.call(ctx, mcp.MethodToolsList, "", nil, func(meta wire.RawMessage) wire.Marshaler {
+		raw, err := c.call(ctx, mcp.MethodToolsList, "", nil, func(meta RawJSON) wire.Marshaler {
 			return &wire.MCPListToolsParams{Cursor: cursor, Meta: meta}
 		})
 		if err != nil {
@@ -277,7 +277,7 @@ func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args RawJSON)
 	c.mu.Lock()
 	extra := paramHeaderValues(c.params[name], a)
 	c.mu.Unlock()
-	raw, err := c.call(ctx, mcp.MethodToolsCall, name, extra, func(meta wire.RawMessage) wire.Marshaler {
+	raw, err := c.call(ctx, mcp.MethodToolsCall, name, extra, func(meta RawJSON) wire.Marshaler {
 		return &wire.MCPCallToolParams{Name: name, Arguments: a, Meta: meta}
 	})
 	if err != nil {
@@ -288,7 +288,7 @@ func (c *HTTPMCPClient) CallTool(ctx context.Context, name string, args RawJSON)
 
 // callToolResult reads a tools/call result: an input_required result is a
 // protocol error; a result with isError comes with an *MCPToolError.
-func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
+func callToolResult(name string, raw RawJSON) (MCPToolResult, error) {
 	var r wire.MCPCallToolResult
 	if err := wire.Unmarshal(raw, &r); err != nil {
 		return MCPToolResult{}, &MCPTransportError{Method: mcp.MethodToolsCall, Msg: "malformed result", Err: err}
@@ -298,8 +298,8 @@ func callToolResult(name string, raw wire.RawMessage) (MCPToolResult, error) {
 			Message: "the server asked for client input (resultType input_required), which this client does not provide"}
 	}
 	res := MCPToolResult{
-		Content:           RawJSON(r.Content),
-		StructuredContent: RawJSON(r.StructuredContent),
+		Content:           r.Content,
+		StructuredContent: r.StructuredContent,
 		IsError:           r.IsError,
 	}
 	if r.IsError {
@@ -377,7 +377,7 @@ func (c *HTTPMCPClient) store(st mcpState) {
 // that never answered otherwise is an *EndpointAbsentError.
 //
 // extra holds headers sent in the stateless era only (Mcp-Param-*).
-func (c *HTTPMCPClient) call(ctx context.Context, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, error) {
+func (c *HTTPMCPClient) call(ctx context.Context, method, name string, extra map[string]string, params func(meta RawJSON) wire.Marshaler) (RawJSON, error) {
 	st, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -447,16 +447,15 @@ func (c *HTTPMCPClient) rejected(name, reason string) {
 }
 
 // toolArguments checks args, a JSON object, and returns it ({} when empty).
-func toolArguments(args RawJSON) (wire.RawMessage, error) {
+func toolArguments(args RawJSON) (RawJSON, error) {
 	a := trimJSONSpace(args)
 	if len(a) == 0 || string(a) == "null" {
-		return wire.RawMessage("{}"), nil
+		return RawJSON("{}"), nil
 	}
-	var v wire.RawMessage
-	if a[0] != '{' || wire.Unmarshal(a, &v) != nil {
+	if a[0] != '{' || !wire.Valid(a) {
 		return nil, errors.New("the arguments are not a JSON object")
 	}
-	return wire.RawMessage(a), nil
+	return a, nil
 }
 
 // trimJSONSpace drops JSON white space around b.

@@ -109,7 +109,7 @@ func (c *HTTPMCPClient) renew(ctx context.Context, stale mcpState) (mcpState, er
 // "method not found" answer.
 func (c *HTTPMCPClient) probe(ctx context.Context, st mcpState) (MCPEra, error) {
 	st.era, st.version = MCPEraStateless, MCPStatelessProtocolVersion
-	raw, status, err := c.roundTrip(ctx, st, mcp.MethodServerDiscover, "", nil, func(meta wire.RawMessage) wire.Marshaler {
+	raw, status, err := c.roundTrip(ctx, st, mcp.MethodServerDiscover, "", nil, func(meta RawJSON) wire.Marshaler {
 		return &wire.MCPMetaParams{Meta: meta}
 	})
 	if err == nil {
@@ -197,7 +197,7 @@ func (c *HTTPMCPClient) initialize(ctx context.Context, st mcpState) (mcpState, 
 
 // initializeRequest sends initialize and returns its result and the
 // Mcp-Session-Id the response carried.
-func (c *HTTPMCPClient) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (wire.RawMessage, string, error) {
+func (c *HTTPMCPClient) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (RawJSON, string, error) {
 	id := c.ids.Add(1)
 	body, err := encodeRequest(id, mcp.MethodInitialize, params)
 	if err != nil {

@@ -66,8 +66,8 @@ func sessionHeader(h bridge.Header, st mcpState) bridge.Header {
 // roundTrip sends one request with st and returns its result, and the HTTP
 // status (0 when no response arrived).
 // extra headers are added in the stateless era.
-func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, int, error) {
-	var meta wire.RawMessage
+func (c *HTTPMCPClient) roundTrip(ctx context.Context, st mcpState, method, name string, extra map[string]string, params func(meta RawJSON) wire.Marshaler) (RawJSON, int, error) {
+	var meta RawJSON
 	if st.era == MCPEraStateless {
 		meta = c.meta
 	}
@@ -179,7 +179,7 @@ func ok2xx(status int) bool { return status >= 200 && status <= 299 }
 // server requests on an event stream before the answer are answered with
 // st (session era only). Cancelling ctx closes the body, so a read blocked
 // on it returns.
-func (c *HTTPMCPClient) readAnswer(ctx context.Context, st mcpState, method string, id int64, resp *bridge.Response) (wire.RawMessage, error) {
+func (c *HTTPMCPClient) readAnswer(ctx context.Context, st mcpState, method string, id int64, resp *bridge.Response) (RawJSON, error) {
 	defer resp.Body.Close()
 	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
 	defer stop()
@@ -228,7 +228,7 @@ func (c *HTTPMCPClient) statusError(method string, resp *bridge.Response) error 
 // (skipping it costs a byte per level, not a stack frame): discovery bounds
 // each tool (MaxToolSchemaDepth), so that one tool nested too deeply
 // refuses that tool, not the whole answer.
-func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (wire.RawMessage, error) {
+func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (RawJSON, error) {
 	idText := strconv.FormatInt(id, 10)
 	readMessage := mcp.ReadMessage
 	if method == mcp.MethodToolsList {
@@ -283,7 +283,7 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 }
 
 // answerOf returns a response's result, or its error as an *MCPProtocolError.
-func answerOf(method string, m *wire.RPCMessage) (wire.RawMessage, error) {
+func answerOf(method string, m *wire.RPCMessage) (RawJSON, error) {
 	if m.Error != nil {
 		return nil, &MCPProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data)}
 	}

@@ -106,7 +106,7 @@ func (c *HTTPMCPClient) ListenToolListChanged(ctx context.Context, lastEventID s
 }
 
 // readAnswerOnly reads a JSON answer to request id and closes the body.
-func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.Response, maxBytes int) (wire.RawMessage, error) {
+func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.Response, maxBytes int) (RawJSON, error) {
 	defer resp.Body.Close()
 	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, maxBytes, nil, nil)
 	if err != nil && ctx.Err() != nil {

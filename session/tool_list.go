@@ -68,7 +68,7 @@ func readToolDescriptor(raw []byte) MCPTool {
 	}
 	var d wire.MCPToolDescriptor
 	l := jsonr.Lexer{Data: raw, MaxDepth: len(raw)}
-	d.UnmarshalEasyJSON(&l)
+	d.ReadJSON(&l)
 	if err := l.Error(); err != nil {
 		return MCPTool{Name: d.Name, unreadable: "the descriptor could not be read: " + err.Error()}
 	}
@@ -76,10 +76,10 @@ func readToolDescriptor(raw []byte) MCPTool {
 		Name:         d.Name,
 		Title:        d.Title,
 		Description:  d.Description,
-		InputSchema:  RawJSON(d.InputSchema),
-		OutputSchema: RawJSON(d.OutputSchema),
-		Annotations:  RawJSON(d.Annotations),
-		Meta:         RawJSON(d.Meta),
+		InputSchema:  d.InputSchema,
+		OutputSchema: d.OutputSchema,
+		Annotations:  d.Annotations,
+		Meta:         d.Meta,
 	}
 }
 

@@ -107,7 +107,7 @@ func messagesWire(ms []session.Message) []wire.ChatMessage {
 	for i, m := range ms {
 		wm := wire.ChatMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
 		for _, c := range m.ToolCalls {
-			wm.ToolCalls = append(wm.ToolCalls, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: wire.RawMessage(c.Args)})
+			wm.ToolCalls = append(wm.ToolCalls, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args})
 		}
 		out[i] = wm
 	}
@@ -117,8 +117,8 @@ func messagesWire(ms []session.Message) []wire.ChatMessage {
 func toolsWire(ts []session.ToolDefinition) []wire.ToolSpec {
 	out := make([]wire.ToolSpec, len(ts))
 	for i, t := range ts {
-		out[i] = wire.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: wire.RawMessage(t.InputSchema),
-			Annotations: wire.RawMessage(t.Annotations), OutputSchema: wire.RawMessage(t.OutputSchema)}
+		out[i] = wire.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
+			Annotations: t.Annotations, OutputSchema: t.OutputSchema}
 	}
 	return out
 }
@@ -143,7 +143,7 @@ func turnWire(t session.Turn) *wire.Turn {
 	out.Usage = usageWire(t.Usage)
 	for _, p := range t.PendingApprovals {
 		out.PendingApprovals = append(out.PendingApprovals, wire.PendingApproval{AskID: p.AskID, ToolCallID: p.ToolCallID,
-			ToolName: p.ToolName, Action: p.Action, Detail: wire.RawMessage(p.Detail)})
+			ToolName: p.ToolName, Action: p.Action, Detail: p.Detail})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )
@@ -33,7 +34,7 @@ func (m hookMCP) ListTools(ctx context.Context) ([]session.MCPTool, error) {
 }
 
 func (m hookMCP) CallTool(ctx context.Context, name string, args session.RawJSON) (session.MCPToolResult, error) {
-	p, _ := wire.Marshal(&wire.MCPCallToolParams{Name: name, Arguments: wire.RawMessage(args)})
+	p, _ := wire.Marshal(&wire.MCPCallToolParams{Name: name, Arguments: args})
 	b, err := m.h.answer(ctx, "mcp.callTool", p)
 	if err != nil {
 		return session.MCPToolResult{}, err
@@ -42,7 +43,7 @@ func (m hookMCP) CallTool(ctx context.Context, name string, args session.RawJSON
 	if err := wire.Unmarshal(b, &r); err != nil {
 		return session.MCPToolResult{}, errs.New("the mcpClient's callTool answered ", errs.Trunc(string(b), 60), ", not a tool result: ", err.Error())
 	}
-	res := session.MCPToolResult{Content: session.RawJSON(r.Content), StructuredContent: session.RawJSON(r.StructuredContent), IsError: r.IsError}
+	res := session.MCPToolResult{Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}
 	if te := session.NewMCPToolError(name, res); te != nil {
 		return res, te
 	}
@@ -78,9 +79,9 @@ func (h hostHooks) approve(e session.ToolCatalogEntry) bool {
 	return err == nil && string(bytes.TrimSpace(b)) == "true"
 }
 
-func classificationJSON(c *session.ToolClassification) wire.RawMessage {
+func classificationJSON(c *session.ToolClassification) rawjson.Message {
 	if c == nil {
-		return wire.RawMessage("null")
+		return rawjson.Message("null")
 	}
 	sc := wire.StudioClassification{Family: c.Family, View: c.View}
 	if c.Revision != "" {

@@ -187,8 +187,8 @@ func toolDefinitions(specs []wire.ToolSpec) []session.ToolDefinition {
 	var out []session.ToolDefinition
 	for _, t := range specs {
 		out = append(out, session.ToolDefinition{Name: t.Name, Description: t.Description,
-			InputSchema: session.RawJSON(t.InputSchema), Annotations: session.RawJSON(t.Annotations),
-			OutputSchema: session.RawJSON(t.OutputSchema)})
+			InputSchema: t.InputSchema, Annotations: t.Annotations,
+			OutputSchema: t.OutputSchema})
 	}
 	return out
 }

@@ -5,15 +5,17 @@
 
 package wire
 
+import "github.com/agentwasm/agentwasm/internal/rawjson"
+
 // Command is one request from the host to the module.
 //
 //easyjson:json
 //agentwasm:decode-only
 type Command struct {
-	Op      string     `json:"op"`
-	Session int        `json:"session,omitempty"`
-	Text    string     `json:"text,omitempty"`
-	Options RawMessage `json:"options,omitempty"`
+	Op      string          `json:"op"`
+	Session int             `json:"session,omitempty"`
+	Text    string          `json:"text,omitempty"`
+	Options rawjson.Message `json:"options,omitempty"`
 	// Draft is the binding session.attachDraft binds (absent: unbind).
 	Draft *Draft `json:"draft,omitempty"`
 	// ToolChoice overrides the session's toolChoice for one chat.
@@ -24,21 +26,21 @@ type Command struct {
 	Decline []string `json:"decline,omitempty"`
 
 	// The serving port's commands (port.*; wasm/README.md).
-	Port        int        `json:"port,omitempty"`
-	Graph       RawMessage `json:"graph,omitempty"`
-	Name        string     `json:"name,omitempty"`
-	Args        RawMessage `json:"args,omitempty"`
-	AskID       string     `json:"askId,omitempty"`
-	By          string     `json:"by,omitempty"`
-	Action      string     `json:"action,omitempty"`
-	ExpiresInMs int64      `json:"expiresInMs,omitempty"`
-	Page        string     `json:"page,omitempty"`
-	State       RawMessage `json:"state,omitempty"`
-	Input       RawMessage `json:"input,omitempty"`
-	Data        RawMessage `json:"data,omitempty"`
-	ID          string     `json:"id,omitempty"`
+	Port        int             `json:"port,omitempty"`
+	Graph       rawjson.Message `json:"graph,omitempty"`
+	Name        string          `json:"name,omitempty"`
+	Args        rawjson.Message `json:"args,omitempty"`
+	AskID       string          `json:"askId,omitempty"`
+	By          string          `json:"by,omitempty"`
+	Action      string          `json:"action,omitempty"`
+	ExpiresInMs int64           `json:"expiresInMs,omitempty"`
+	Page        string          `json:"page,omitempty"`
+	State       rawjson.Message `json:"state,omitempty"`
+	Input       rawjson.Message `json:"input,omitempty"`
+	Data        rawjson.Message `json:"data,omitempty"`
+	ID          string          `json:"id,omitempty"`
 	// Message is one JSON-RPC message for port.mcp.
-	Message RawMessage `json:"message,omitempty"`
+	Message rawjson.Message `json:"message,omitempty"`
 	// SettleWithinMs makes port.call wait up to this long for a fire to
 	// settle and fold the settled facts into the result (absent or 0:
 	// answer at once).
@@ -73,8 +75,8 @@ type Reply struct {
 	// Port is a new port's id (port.create).
 	Port int `json:"port,omitempty"`
 	// Value is a port command's answer, as JSON.
-	Value RawMessage `json:"value,omitempty"`
-	Error *ErrorBody `json:"error,omitempty"`
+	Value rawjson.Message `json:"value,omitempty"`
+	Error *ErrorBody      `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine
@@ -215,11 +217,11 @@ type Usage struct {
 //easyjson:json
 //agentwasm:encode-only
 type PendingApproval struct {
-	AskID      string     `json:"askId"`
-	ToolCallID string     `json:"toolCallId"`
-	ToolName   string     `json:"toolName"`
-	Action     string     `json:"action"`
-	Detail     RawMessage `json:"detail"`
+	AskID      string          `json:"askId"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Action     string          `json:"action"`
+	Detail     rawjson.Message `json:"detail"`
 }
 
 // Step is what one model round did: the payload of a stepFinish event.

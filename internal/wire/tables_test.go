@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/internal/jsonw"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ func (s *sampler) sample(t reflect.Type, depth int) reflect.Value {
 	case reflect.Pointer:
 		v.Set(s.sample(t.Elem(), depth).Addr())
 	case reflect.Slice:
-		if t == reflect.TypeOf(wire.RawMessage(nil)) {
+		if t == reflect.TypeOf(rawjson.Message(nil)) {
 			v.SetBytes([]byte(`{"raw":[1,null]}`))
 			break
 		}
@@ -130,7 +131,7 @@ func TestEncodeTablesMatchTheStructs(t *testing.T) {
 				m, ok := v.Interface().(wire.Marshaler)
 				require.True(t, ok)
 				var w jsonw.Writer
-				m.MarshalEasyJSON(&w)
+				m.WriteJSON(&w)
 				got, err := w.BuildBytes()
 				require.NoError(t, err)
 				want, err := json.Marshal(v.Interface())

@@ -1,18 +1,16 @@
-//go:build ignore
-
-// tables.go rewrites the generated codecs: the second pass of trim.go's program (generate.sh runs
-// go run trim.go tables.go).
+// The tables pass rewrites the generated codecs of struct types as field tables.
 //
 // easyjson writes one function per struct and direction, with code per member; in WebAssembly
 // each of those functions costs kilobytes. For every struct type, tables.go writes the struct's
 // fields once per direction, as a table (key, unsafe.Offsetof, kind):
 //
-//   - decodeT, a []jsonr.Field that jsonr's Lexer.Object reads: T's UnmarshalEasyJSON calls it;
-//   - encodeT, a []jsonw.Field that jsonw's Writer.Struct writes: T's MarshalEasyJSON calls it.
+//   - decodeT, a []jsonr.Field that jsonr's Lexer.Object reads: T's ReadJSON calls it;
+//   - encodeT, a []jsonw.Field that jsonw's Writer.Struct writes: T's WriteJSON calls it.
 //
 // The generated functions go. Codecs of other types (named slices) stay as easyjson wrote them.
 // It knows the field types the wire structs use; a struct with any other field type keeps its
 // generated codec, and tables.go says so on stderr.
+
 package main
 
 import (
@@ -34,13 +32,13 @@ import (
 var decodeKinds = map[string]string{
 	"string": "String", "bool": "Bool", "int": "Int", "int64": "Int64", "float64": "Float64",
 	"*int": "PtrInt", "*int64": "PtrInt64", "*float64": "PtrFloat64", "*bool": "PtrBool",
-	"RawMessage": "Raw", "[]string": "Strings", "map[string]string": "StringMap",
+	"rawjson.Message": "Raw", "[]string": "Strings", "map[string]string": "StringMap",
 }
 
 // encodeKinds maps a field's Go type to the jsonw kind that writes it.
 var encodeKinds = map[string]string{
 	"string": "String", "bool": "Bool", "int": "Int", "int64": "Int64", "float64": "Float64",
-	"*int64": "PtrInt64", "*float64": "PtrFloat64", "RawMessage": "Raw", "[]string": "Strings",
+	"*int64": "PtrInt64", "*float64": "PtrFloat64", "rawjson.Message": "Raw", "[]string": "Strings",
 	"map[string]int": "IntMap", "map[string]string": "StringMap",
 }
 
@@ -54,8 +52,8 @@ type pass struct {
 }
 
 var (
-	decodePass = pass{"decode", "UnmarshalEasyJSON", "reads", "jsonr.Field", "l.Object(unsafe.Pointer(v), %s)"}
-	encodePass = pass{"encode", "MarshalEasyJSON", "writes", "jsonw.Field", "w.Struct(unsafe.Pointer(&v), %s)"}
+	decodePass = pass{"decode", "ReadJSON", "reads", "jsonr.Field", "l.Object(unsafe.Pointer(v), %s)"}
+	encodePass = pass{"encode", "WriteJSON", "writes", "jsonw.Field", "w.Struct(unsafe.Pointer(&v), %s)"}
 )
 
 // tables is the second pass: it rewrites the codecs of every struct type as tables.
@@ -64,7 +62,7 @@ func tables() {
 	structs := map[string]*ast.StructType{}
 	sources, _ := filepath.Glob("*.go")
 	for _, f := range sources {
-		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") || f == "trim.go" || f == "tables.go" {
+		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		file, err := parser.ParseFile(fset, f, nil, 0)
@@ -80,18 +78,18 @@ func tables() {
 	}
 	generated, _ := filepath.Glob("*_easyjson.go")
 	sort.Strings(generated)
-	decoded := map[string]bool{} // types whose pointer has UnmarshalEasyJSON
-	encoded := map[string]bool{} // struct types whose value has MarshalEasyJSON
+	decoded := map[string]bool{} // types whose pointer has ReadJSON
+	encoded := map[string]bool{} // struct types whose value has WriteJSON
 	files := map[string]*ast.File{}
 	for _, f := range generated {
 		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
 		check(err)
 		files[f] = file
 		for _, d := range file.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "UnmarshalEasyJSON" {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "ReadJSON" {
 				decoded[recvType(fn)] = true
 			}
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "MarshalEasyJSON" {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "WriteJSON" {
 				if _, ptr := fn.Recv.List[0].Type.(*ast.StarExpr); !ptr && structs[recvType(fn)] != nil {
 					encoded[recvType(fn)] = true
 				}
@@ -180,9 +178,9 @@ func fieldTable(typ string, st *ast.StructType, decoded map[string]bool) (string
 		var call string
 		switch {
 		case strings.HasPrefix(t, "*") && decoded[t[1:]]:
-			call = "jsonr.Ptr(l, (**" + t[1:] + ")(p), (*" + t[1:] + ").UnmarshalEasyJSON)"
+			call = "jsonr.Ptr(l, (**" + t[1:] + ")(p), (*" + t[1:] + ").ReadJSON)"
 		case strings.HasPrefix(t, "[]") && decoded[t[2:]]:
-			call = "jsonr.Slice(l, (*[]" + t[2:] + ")(p), (*" + t[2:] + ").UnmarshalEasyJSON)"
+			call = "jsonr.Slice(l, (*[]" + t[2:] + ")(p), (*" + t[2:] + ").ReadJSON)"
 		default:
 			return fmt.Errorf("field %s of type %s", name, t)
 		}
