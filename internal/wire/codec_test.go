@@ -42,9 +42,9 @@ func TestUnmarshalCommand(t *testing.T) {
 }
 
 func TestMarshalOmitsAndKeeps(t *testing.T) {
-	b, err := wire.Marshal(&wire.Turn{Status: "completed", Events: nil, ToolCalls: []wire.DispatchRecord{}})
+	b, err := wire.Marshal(&wire.Reply{OK: false, Messages: []wire.ChatMessage{}, Turn: rawjson.Message{}})
 	require.NoError(t, err)
-	assert.Equal(t, `{"status":"completed","text":"","toolCalls":[],"events":null,"rounds":0}`, string(b))
+	assert.Equal(t, `{"ok":false}`, string(b), "ok is kept when false, empty omitempty members are left out")
 
 	b, err = wire.Marshal(&wire.ToolCall{ID: "c1", Name: "n"})
 	require.NoError(t, err)

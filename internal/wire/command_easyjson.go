@@ -19,24 +19,9 @@ func (v *WatchOptions) ReadJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeWatchOptions)
 }
 
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v Usage) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeUsage)
-}
-
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v Turn) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeTurn)
-}
-
 // ReadJSON reads one JSON value from l into v (wire.Unmarshaler).
 func (v *ToolPolicy) ReadJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeToolPolicy)
-}
-
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v Step) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeStep)
 }
 
 // ReadJSON reads one JSON value from l into v (wire.Unmarshaler).
@@ -45,18 +30,8 @@ func (v *SessionOptions) ReadJSON(l *jsonr.Lexer) {
 }
 
 // WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v SessionEvent) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeSessionEvent)
-}
-
-// WriteJSON writes v as JSON through w (wire.Marshaler).
 func (v Reply) WriteJSON(w *jsonw.Writer) {
 	w.Struct(unsafe.Pointer(&v), encodeReply)
-}
-
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v PendingApproval) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodePendingApproval)
 }
 
 // ReadJSON reads one JSON value from l into v (wire.Unmarshaler).
@@ -79,26 +54,6 @@ func (v *Draft) ReadJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeDraft)
 }
 
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v DispatchRecord) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeDispatchRecord)
-}
-
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v DiscoveryReport) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeDiscoveryReport)
-}
-
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v DiscoveryRejection) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeDiscoveryRejection)
-}
-
-// WriteJSON writes v as JSON through w (wire.Marshaler).
-func (v DiscoveryClassCounts) WriteJSON(w *jsonw.Writer) {
-	w.Struct(unsafe.Pointer(&v), encodeDiscoveryClassCounts)
-}
-
 // ReadJSON reads one JSON value from l into v (wire.Unmarshaler).
 func (v *Command) ReadJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeCommand)
@@ -113,26 +68,6 @@ var decodeWatchOptions = []jsonr.Field{
 	{Key: "stableStreamMs", Offset: unsafe.Offsetof(WatchOptions{}.StableStreamMs), Kind: jsonr.Int64},
 }
 
-// encodeUsage is Usage's fields, as WriteJSON writes them.
-var encodeUsage = []jsonw.Field{
-	{Prefix: ",\"inputTokens\":", Offset: unsafe.Offsetof(Usage{}.InputTokens), Kind: jsonw.Int64},
-	{Prefix: ",\"outputTokens\":", Offset: unsafe.Offsetof(Usage{}.OutputTokens), Kind: jsonw.Int64},
-}
-
-// encodeTurn is Turn's fields, as WriteJSON writes them.
-var encodeTurn = []jsonw.Field{
-	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(Turn{}.Status), Kind: jsonw.String},
-	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Turn{}.Text), Kind: jsonw.String},
-	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Turn{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
-	{Prefix: ",\"events\":", Offset: unsafe.Offsetof(Turn{}.Events), Kind: jsonw.StructSlice, Fields: encodeStreamEvent, Size: unsafe.Sizeof(StreamEvent{})},
-	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Turn{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(Turn{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"errorCode\":", Offset: unsafe.Offsetof(Turn{}.ErrorCode), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"rounds\":", Offset: unsafe.Offsetof(Turn{}.Rounds), Kind: jsonw.Int},
-	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Turn{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
-	{Prefix: ",\"pendingApprovals\":", Offset: unsafe.Offsetof(Turn{}.PendingApprovals), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodePendingApproval, Size: unsafe.Sizeof(PendingApproval{})},
-}
-
 // decodeToolPolicy is ToolPolicy's fields, as ReadJSON reads them.
 var decodeToolPolicy = []jsonr.Field{
 	{Key: "families", Offset: unsafe.Offsetof(ToolPolicy{}.Families), Kind: jsonr.Strings},
@@ -140,15 +75,6 @@ var decodeToolPolicy = []jsonr.Field{
 	{Key: "allowlist", Offset: unsafe.Offsetof(ToolPolicy{}.Allowlist), Kind: jsonr.Strings},
 	{Key: "required", Offset: unsafe.Offsetof(ToolPolicy{}.Required), Kind: jsonr.Strings},
 	{Key: "approve", Offset: unsafe.Offsetof(ToolPolicy{}.Approve), Kind: jsonr.Bool},
-}
-
-// encodeStep is Step's fields, as WriteJSON writes them.
-var encodeStep = []jsonw.Field{
-	{Prefix: ",\"round\":", Offset: unsafe.Offsetof(Step{}.Round), Kind: jsonw.Int},
-	{Prefix: ",\"text\":", Offset: unsafe.Offsetof(Step{}.Text), Kind: jsonw.String},
-	{Prefix: ",\"toolCalls\":", Offset: unsafe.Offsetof(Step{}.ToolCalls), Kind: jsonw.StructSlice, Fields: encodeDispatchRecord, Size: unsafe.Sizeof(DispatchRecord{})},
-	{Prefix: ",\"stopReason\":", Offset: unsafe.Offsetof(Step{}.StopReason), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"usage\":", Offset: unsafe.Offsetof(Step{}.Usage), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeUsage},
 }
 
 // decodeSessionOptions is SessionOptions's fields, as ReadJSON reads them.
@@ -186,17 +112,6 @@ var decodeSessionOptions = []jsonr.Field{
 	{Key: "capabilitiesTimeoutMs", Offset: unsafe.Offsetof(SessionOptions{}.CapabilitiesTimeoutMs), Kind: jsonr.PtrInt64},
 }
 
-// encodeSessionEvent is SessionEvent's fields, as WriteJSON writes them.
-var encodeSessionEvent = []jsonw.Field{
-	{Prefix: ",\"type\":", Offset: unsafe.Offsetof(SessionEvent{}.Type), Kind: jsonw.String},
-	{Prefix: ",\"event\":", Offset: unsafe.Offsetof(SessionEvent{}.Event), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeStreamEvent},
-	{Prefix: ",\"result\":", Offset: unsafe.Offsetof(SessionEvent{}.Result), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDispatchRecord},
-	{Prefix: ",\"step\":", Offset: unsafe.Offsetof(SessionEvent{}.Step), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeStep},
-	{Prefix: ",\"report\":", Offset: unsafe.Offsetof(SessionEvent{}.Report), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDiscoveryReport},
-	{Prefix: ",\"status\":", Offset: unsafe.Offsetof(SessionEvent{}.Status), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"detail\":", Offset: unsafe.Offsetof(SessionEvent{}.Detail), Kind: jsonw.String, OmitEmpty: true},
-}
-
 // encodeReply is Reply's fields, as WriteJSON writes them.
 var encodeReply = []jsonw.Field{
 	{Prefix: ",\"ok\":", Offset: unsafe.Offsetof(Reply{}.OK), Kind: jsonw.Bool},
@@ -205,23 +120,14 @@ var encodeReply = []jsonw.Field{
 	{Prefix: ",\"goVersion\":", Offset: unsafe.Offsetof(Reply{}.GoVersion), Kind: jsonw.String, OmitEmpty: true},
 	{Prefix: ",\"serve\":", Offset: unsafe.Offsetof(Reply{}.Serve), Kind: jsonw.Bool, OmitEmpty: true},
 	{Prefix: ",\"session\":", Offset: unsafe.Offsetof(Reply{}.Session), Kind: jsonw.Int, OmitEmpty: true},
-	{Prefix: ",\"turn\":", Offset: unsafe.Offsetof(Reply{}.Turn), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeTurn},
+	{Prefix: ",\"turn\":", Offset: unsafe.Offsetof(Reply{}.Turn), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"messages\":", Offset: unsafe.Offsetof(Reply{}.Messages), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeChatMessage, Size: unsafe.Sizeof(ChatMessage{})},
-	{Prefix: ",\"report\":", Offset: unsafe.Offsetof(Reply{}.Report), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDiscoveryReport},
-	{Prefix: ",\"draft\":", Offset: unsafe.Offsetof(Reply{}.Draft), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDraft},
+	{Prefix: ",\"report\":", Offset: unsafe.Offsetof(Reply{}.Report), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"draft\":", Offset: unsafe.Offsetof(Reply{}.Draft), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"tools\":", Offset: unsafe.Offsetof(Reply{}.Tools), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeToolSpec, Size: unsafe.Sizeof(ToolSpec{})},
 	{Prefix: ",\"port\":", Offset: unsafe.Offsetof(Reply{}.Port), Kind: jsonw.Int, OmitEmpty: true},
 	{Prefix: ",\"value\":", Offset: unsafe.Offsetof(Reply{}.Value), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"error\":", Offset: unsafe.Offsetof(Reply{}.Error), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeErrorBody},
-}
-
-// encodePendingApproval is PendingApproval's fields, as WriteJSON writes them.
-var encodePendingApproval = []jsonw.Field{
-	{Prefix: ",\"askId\":", Offset: unsafe.Offsetof(PendingApproval{}.AskID), Kind: jsonw.String},
-	{Prefix: ",\"toolCallId\":", Offset: unsafe.Offsetof(PendingApproval{}.ToolCallID), Kind: jsonw.String},
-	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(PendingApproval{}.ToolName), Kind: jsonw.String},
-	{Prefix: ",\"action\":", Offset: unsafe.Offsetof(PendingApproval{}.Action), Kind: jsonw.String},
-	{Prefix: ",\"detail\":", Offset: unsafe.Offsetof(PendingApproval{}.Detail), Kind: jsonw.Raw},
 }
 
 // decodeKit is Kit's fields, as ReadJSON reads them.
@@ -247,47 +153,6 @@ var decodeDraft = []jsonr.Field{
 var encodeDraft = []jsonw.Field{
 	{Prefix: ",\"draftId\":", Offset: unsafe.Offsetof(Draft{}.DraftID), Kind: jsonw.String},
 	{Prefix: ",\"generation\":", Offset: unsafe.Offsetof(Draft{}.Generation), Kind: jsonw.Int64},
-}
-
-// encodeDispatchRecord is DispatchRecord's fields, as WriteJSON writes them.
-var encodeDispatchRecord = []jsonw.Field{
-	{Prefix: ",\"toolCallId\":", Offset: unsafe.Offsetof(DispatchRecord{}.ToolCallID), Kind: jsonw.String},
-	{Prefix: ",\"toolName\":", Offset: unsafe.Offsetof(DispatchRecord{}.ToolName), Kind: jsonw.String},
-	{Prefix: ",\"plane\":", Offset: unsafe.Offsetof(DispatchRecord{}.Plane), Kind: jsonw.String},
-	{Prefix: ",\"ok\":", Offset: unsafe.Offsetof(DispatchRecord{}.OK), Kind: jsonw.Bool},
-	{Prefix: ",\"errorCode\":", Offset: unsafe.Offsetof(DispatchRecord{}.ErrorCode), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(DispatchRecord{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"content\":", Offset: unsafe.Offsetof(DispatchRecord{}.Content), Kind: jsonw.String},
-	{Prefix: ",\"draft\":", Offset: unsafe.Offsetof(DispatchRecord{}.Draft), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDraft},
-	{Prefix: ",\"retriedAfterConflict\":", Offset: unsafe.Offsetof(DispatchRecord{}.RetriedAfterConflict), Kind: jsonw.Bool, OmitEmpty: true},
-}
-
-// encodeDiscoveryReport is DiscoveryReport's fields, as WriteJSON writes them.
-var encodeDiscoveryReport = []jsonw.Field{
-	{Prefix: ",\"discovered\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Discovered), Kind: jsonw.Int},
-	{Prefix: ",\"pages\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Pages), Kind: jsonw.Int},
-	{Prefix: ",\"routed\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Routed), Kind: jsonw.Strings},
-	{Prefix: ",\"classification\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Classification), Kind: jsonw.Struct, Fields: encodeDiscoveryClassCounts},
-	{Prefix: ",\"rejected\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Rejected), Kind: jsonw.StructSlice, Fields: encodeDiscoveryRejection, Size: unsafe.Sizeof(DiscoveryRejection{})},
-	{Prefix: ",\"missingRequired\":", Offset: unsafe.Offsetof(DiscoveryReport{}.MissingRequired), Kind: jsonw.Strings},
-	{Prefix: ",\"diagnostics\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Diagnostics), Kind: jsonw.Strings},
-	{Prefix: ",\"errorMessage\":", Offset: unsafe.Offsetof(DiscoveryReport{}.ErrorMessage), Kind: jsonw.String, OmitEmpty: true},
-	{Prefix: ",\"degraded\":", Offset: unsafe.Offsetof(DiscoveryReport{}.Degraded), Kind: jsonw.Bool, OmitEmpty: true},
-}
-
-// encodeDiscoveryRejection is DiscoveryRejection's fields, as WriteJSON writes them.
-var encodeDiscoveryRejection = []jsonw.Field{
-	{Prefix: ",\"name\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Name), Kind: jsonw.String},
-	{Prefix: ",\"reason\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Reason), Kind: jsonw.String},
-	{Prefix: ",\"classification\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Classification), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeStudioClassification},
-	{Prefix: ",\"detail\":", Offset: unsafe.Offsetof(DiscoveryRejection{}.Detail), Kind: jsonw.String},
-}
-
-// encodeDiscoveryClassCounts is DiscoveryClassCounts's fields, as WriteJSON writes them.
-var encodeDiscoveryClassCounts = []jsonw.Field{
-	{Prefix: ",\"families\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Families), Kind: jsonw.IntMap},
-	{Prefix: ",\"views\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Views), Kind: jsonw.IntMap},
-	{Prefix: ",\"revisions\":", Offset: unsafe.Offsetof(DiscoveryClassCounts{}.Revisions), Kind: jsonw.IntMap},
 }
 
 // decodeCommand is Command's fields, as ReadJSON reads them.

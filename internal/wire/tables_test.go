@@ -117,9 +117,7 @@ func TestFieldTablesMatchTheStructs(t *testing.T) {
 func TestEncodeTablesMatchTheStructs(t *testing.T) {
 	values := []any{
 		wire.ToolSpec{}, wire.ToolChoice{}, wire.ToolCall{}, wire.StreamEvent{}, wire.ChatRequest{}, wire.ChatMessage{},
-		wire.Usage{}, wire.Turn{}, wire.Step{}, wire.SessionEvent{}, wire.Reply{}, wire.PendingApproval{}, wire.ErrorBody{},
-		wire.Draft{}, wire.DispatchRecord{}, wire.DiscoveryReport{}, wire.DiscoveryRejection{}, wire.StudioClassification{},
-		wire.DiscoveryClassCounts{}, wire.FetchRequest{}, wire.MCPRequestMeta{}, wire.MCPMetaParams{}, wire.MCPListenParams{},
+		wire.Reply{}, wire.ErrorBody{}, wire.Draft{}, wire.StudioClassification{}, wire.FetchRequest{}, wire.MCPRequestMeta{}, wire.MCPMetaParams{}, wire.MCPListenParams{},
 		wire.MCPListenFilter{}, wire.MCPListToolsParams{}, wire.MCPInitializeParams{}, wire.MCPInitializeMeta{},
 		wire.MCPImplementation{}, wire.MCPCallToolParams{}, wire.PortWarning{}, wire.PortEvent{}, wire.HookHandler{},
 		wire.ToolContent{}, wire.Rejection{}, wire.HookToolCall{}, wire.HookRequest{}, wire.HookAuth{},

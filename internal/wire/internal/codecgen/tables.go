@@ -56,6 +56,23 @@ var (
 	encodePass = pass{"encode", "WriteJSON", "writes", "jsonw.Field", "w.Struct(unsafe.Pointer(&v), %s)"}
 )
 
+// named maps the package's types declared as another named type (type Status string, type
+// RawJSON = rawjson.Message) to that type: a field of such a type is written as its
+// underlying type is.
+var named = map[string]string{}
+
+// resolve follows named from t to a type tables.go may know.
+func resolve(t string) string {
+	for i := 0; i < 8; i++ {
+		u, ok := named[t]
+		if !ok {
+			break
+		}
+		t = u
+	}
+	return t
+}
+
 // tables is the second pass: it rewrites the codecs of every struct type as tables.
 func tables() {
 	fset := token.NewFileSet()
@@ -69,8 +86,11 @@ func tables() {
 		check(err)
 		ast.Inspect(file, func(n ast.Node) bool {
 			if ts, ok := n.(*ast.TypeSpec); ok {
-				if st, ok := ts.Type.(*ast.StructType); ok {
-					structs[ts.Name.Name] = st
+				switch tt := ts.Type.(type) {
+				case *ast.StructType:
+					structs[ts.Name.Name] = tt
+				case *ast.Ident, *ast.SelectorExpr:
+					named[ts.Name.Name] = typeString(tt)
 				}
 			}
 			return true
@@ -242,6 +262,16 @@ func encodeTable(typ string, st *ast.StructType, nested func(string) bool) (stri
 		if omit {
 			omitField = ", OmitEmpty: true"
 		}
+		if strings.Contains(","+opts+",", ",nonnil,") {
+			switch encodeKinds[t] {
+			case "Strings", "IntMap", "StringMap":
+			default:
+				if !strings.HasPrefix(t, "[]") {
+					return fmt.Errorf("jsonw:\"nonnil\" on %s of type %s, which is no slice or map", name, t)
+				}
+			}
+			omitField += ", NonNil: true"
+		}
 		if kind, ok := encodeKinds[t]; ok {
 			fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.%s%s},\n", prefix, offset, kind, omitField)
 			return nil
@@ -278,7 +308,7 @@ func eachField(st *ast.StructType, fn func(name, key, opts, typ string) error) e
 		if skip {
 			continue
 		}
-		t := typeString(field.Type)
+		t := resolve(typeString(field.Type))
 		for _, name := range field.Names {
 			if !name.IsExported() {
 				continue
@@ -296,7 +326,9 @@ func eachField(st *ast.StructType, fn func(name, key, opts, typ string) error) e
 }
 
 // jsonTag reads a field's json tag: its key (empty: the field's name), its options, and
-// whether the field is left out ("-").
+// whether the field is left out ("-"). A jsonw:"nonnil" tag adds the option nonnil: the
+// encoder writes the field's nil slice as [] and nil map as {} (jsonw.Field.NonNil), where
+// encoding/json writes null.
 func jsonTag(field *ast.Field) (key, opts string, skip bool, err error) {
 	tag := ""
 	if field.Tag != nil {
@@ -305,6 +337,13 @@ func jsonTag(field *ast.Field) (key, opts string, skip bool, err error) {
 			return "", "", false, err
 		}
 		tag = reflect.StructTag(s).Get("json")
+		switch w := reflect.StructTag(s).Get("jsonw"); w {
+		case "":
+		case "nonnil":
+			tag += ",nonnil" // an option of our own: jsonw writes nil as [] or {}
+		default:
+			return "", "", false, fmt.Errorf("the jsonw tag %q on %s", w, field.Names[0].Name)
+		}
 	}
 	key, opts, _ = strings.Cut(tag, ",")
 	if key == "-" && opts == "" {
