@@ -1,6 +1,7 @@
-// Command codecgen writes internal/wire's JSON codecs: the one step between
-// the easyjson generator and the committed *_easyjson.go files. `go generate
-// ./internal/wire/` (and `make generate`) runs it in internal/wire.
+// Command codecgen writes the JSON codecs of internal/wire and session: the
+// one step between the easyjson generator and the committed *_easyjson.go
+// files. `make generate` (go generate ./internal/wire/ ./session/) runs it
+// in each of the two package directories.
 //
 // It runs `go tool easyjson -no_std_marshalers` (the version go.mod pins) on
 // every file of the current directory that marks a type //easyjson:json, and
@@ -20,8 +21,12 @@
 //  4. tables (tables.go): each struct type's codecs become two tables of its
 //     fields, decodeT (a []jsonr.Field that jsonr's Lexer.Object reads) and
 //     encodeT (a []jsonw.Field that jsonw's Writer.Struct writes): a generated
-//     function per struct and direction costs kilobytes of wasm. What easyjson
-//     wrote for other types (named slices) stays, renamed as in step 2;
+//     function per struct and direction costs kilobytes of wasm. A field of a
+//     type declared as another (type Status string, type RawJSON =
+//     rawjson.Message) is written as that type; a field tagged
+//     jsonw:"nonnil" writes a nil slice as [] and a nil map as {}. What
+//     easyjson wrote for other types (named slices) stays, renamed as in
+//     step 2;
 //  5. trim again: the generated functions nothing calls any more go.
 //
 // The output is gofmt'ed. internal/wire/generate_test.go runs this program on
