@@ -106,3 +106,20 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		})
 	}
 }
+
+// jsonNames returns a struct type's JSON member names and options, in order.
+func jsonNames(v any) []string {
+	rt := reflect.TypeOf(v)
+	var out []string
+	for i := range rt.NumField() {
+		out = append(out, rt.Field(i).Tag.Get("json"))
+	}
+	return out
+}
+
+// TestStreamEventMatchesTheFrame: the event hosts receive and the chat
+// stream's frame (wire.StreamEvent) have the same members, in the same
+// order, with the same omitempty rules.
+func TestStreamEventMatchesTheFrame(t *testing.T) {
+	require.Equal(t, jsonNames(wire.StreamEvent{}), jsonNames(session.StreamEvent{}))
+}

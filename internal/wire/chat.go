@@ -61,9 +61,12 @@ type ToolChoice struct {
 	ToolName string `json:"toolName,omitempty"`
 }
 
-// StreamEvent is the JSON object in one SSE frame of the chat stream, and the
-// shape in which events reach hosts. Type is overwritten from the frame's
-// event name, which is the authority.
+// StreamEvent is the JSON object in one SSE frame of the chat stream (the
+// proxy protocol, docs/PROTOCOL.md). Type is overwritten from the frame's
+// event name, which is the authority. It stays apart from session.StreamEvent,
+// the event hosts receive, because it is the protocol's frame: session decodes
+// it, and the dev binary's proxy, which does not build on session, encodes it.
+// The members are the same (session/codec_test.go holds them equal).
 //
 //easyjson:json
 type StreamEvent struct {
