@@ -4,7 +4,10 @@
 // spell the bytes that cross a boundary (the Studio AI proxy's chat request
 // and SSE events, the wasm command layer's commands and replies, the wasip1
 // fetch ABI), while the API types are what Go callers hold. Converting
-// between the two is the owning package's job.
+// between the two is the owning package's job. Where the bytes are an API
+// type's own — the turn, its parts and the session events the module sends —
+// there is no wire type: session's types carry the json tags and codecs
+// generated the same way as these.
 //
 // The *_easyjson.go files are generated: run `make generate` after changing a
 // type marked //easyjson:json. The easyjson generator writes them, and one
