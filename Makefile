@@ -232,7 +232,7 @@ size-opt: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm.tiny.wa
 		'TinyGo=dist/agentwasm.tiny.raw.wasm'
 
 generate:
-	$(GO) generate ./internal/wire/
+	$(GO) generate ./internal/wire/ ./session/
 
 bench: build build-tiny
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm AGENTWASM_WASIP1_TINY=$(CURDIR)/dist/agentwasm-wasip1.tiny.wasm \

@@ -21,15 +21,18 @@ type ApprovalRequest struct {
 }
 
 // PendingApproval is an ask a turn stopped on, for the host's approval card.
+//
+//easyjson:json
+//agentwasm:encode-only
 type PendingApproval struct {
-	AskID      string
-	ToolCallID string // the call whose result raised it
-	ToolName   string
-	Action     string
+	AskID      string `json:"askId"`
+	ToolCallID string `json:"toolCallId"` // the call whose result raised it
+	ToolName   string `json:"toolName"`
+	Action     string `json:"action"`
 	// Detail is the tool result's data (for a port kit, the port's result
 	// object: judgment, willDo, willUse …), with every known token
 	// redacted; nil when the result carried none.
-	Detail RawJSON
+	Detail RawJSON `json:"detail"`
 }
 
 // ApprovalDoors is implemented by a kit (or an Options.Execute executor)

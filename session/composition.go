@@ -65,7 +65,7 @@ func (t *turnState) callComposition(ctx context.Context, call ToolCall) Dispatch
 		if len(result) == 0 {
 			result = res.Content
 		}
-		rec.Content = string(wire.BuildObject([]wire.Field{{Key: "status", Value: []byte(`"ok"`)}, {Key: "result", Value: wire.RawMessage(result)}}))
+		rec.Content = string(wire.BuildObject([]wire.Field{{Key: "status", Value: []byte(`"ok"`)}, {Key: "result", Value: result}}))
 	}
 	rec.OK = true
 	return rec

@@ -76,7 +76,7 @@ func (t *turnState) runRuntime(ctx context.Context, call ToolCall, rec DispatchR
 		rec.ErrorMessage = t.s.secrets.scrub(rec.ErrorMessage)
 		t.s.mu.Unlock()
 	}
-	return rec, pendingOf(res, rec, RawJSON(data))
+	return rec, pendingOf(res, rec, data)
 }
 
 // execute runs the executor on its own goroutine, so that one which ignores
@@ -113,20 +113,20 @@ func execute(ctx context.Context, exec Executor, call ToolCall) (ToolResult, err
 // resultData is a runtime tool's result data with every known token
 // scrubbed; data that is not valid JSON becomes a JSON string. Nil when the
 // result has none.
-func resultData(res ToolResult, scrub func(string) string) wire.RawMessage {
+func resultData(res ToolResult, scrub func(string) string) RawJSON {
 	if len(res.Data) == 0 {
 		return nil
 	}
 	d := scrub(string(res.Data))
 	if wire.Valid([]byte(d)) {
-		return wire.RawMessage(d)
+		return RawJSON(d)
 	}
 	return wire.EncodeString(d)
 }
 
 // resultContent is the tool message of a runtime tool's result: its status,
 // data (from resultData) and denial reason, as one JSON object.
-func resultContent(res ToolResult, data wire.RawMessage, scrub func(string) string) string {
+func resultContent(res ToolResult, data RawJSON, scrub func(string) string) string {
 	b, _ := wire.Marshal(&wire.ToolContent{Status: string(res.Status), Data: data, DeniedReason: scrub(res.DeniedReason)})
 	return string(b)
 }

@@ -29,3 +29,8 @@
 // The wire contract with the Studio AI proxy is written out in
 // docs/PROTOCOL.md.
 package session
+
+// The *_easyjson.go files hold the JSON encoders of the types the wasm
+// modules send (Turn, Event and their parts; their json tags say the keys),
+// generated as internal/wire's are: run `make generate` after changing one.
+//go:generate go run ../internal/wire/internal/codecgen

@@ -18,20 +18,23 @@ const (
 // StreamEvent is one event streamed by the model proxy (or made by the
 // session in its place, such as the error for a malformed payload). Only the
 // fields of its Type are set.
+//
+//easyjson:json
+//agentwasm:encode-only
 type StreamEvent struct {
-	Type               string
-	Model              string  // messageStart
-	Text               string  // textDelta
-	ToolCallID         string  // toolCall*
-	ToolName           string  // toolCallStart
-	ToolArgumentsDelta string  // toolCallDelta: a JSON fragment
-	ToolArguments      RawJSON // toolCallStop: the parsed arguments, when sent
-	StopReason         string  // messageStop: endTurn, toolCall, maxTokens, contentFilter, cancelled, error
-	PromptTokens       int64   // messageStop
-	CompletionTokens   int64   // messageStop
-	LatencyMs          float64 // messageStop, error
-	ErrorMessage       string  // error
-	ErrorCode          string  // error
+	Type               string  `json:"type"`
+	Model              string  `json:"model,omitempty"`              // messageStart
+	Text               string  `json:"text,omitempty"`               // textDelta
+	ToolCallID         string  `json:"toolCallId,omitempty"`         // toolCall*
+	ToolName           string  `json:"toolName,omitempty"`           // toolCallStart
+	ToolArgumentsDelta string  `json:"toolArgumentsDelta,omitempty"` // toolCallDelta: a JSON fragment
+	ToolArguments      RawJSON `json:"toolArguments,omitempty"`      // toolCallStop: the parsed arguments, when sent
+	StopReason         string  `json:"stopReason,omitempty"`         // messageStop: endTurn, toolCall, maxTokens, contentFilter, cancelled, error
+	PromptTokens       int64   `json:"promptTokens,omitempty"`       // messageStop
+	CompletionTokens   int64   `json:"completionTokens,omitempty"`   // messageStop
+	LatencyMs          float64 `json:"latencyMs,omitempty"`          // messageStop, error
+	ErrorMessage       string  `json:"errorMessage,omitempty"`       // error
+	ErrorCode          string  `json:"errorCode,omitempty"`          // error
 }
 
 // plainDelta says whether ev is a text delta with a text and nothing else:
@@ -59,13 +62,18 @@ const (
 )
 
 // Event is what Options.OnEvent observes.
+//
+// Its JSON (the json tags) is what the wasm modules stream to the host.
+//
+//easyjson:json
+//agentwasm:encode-only
 type Event struct {
-	Type      EventType
-	Chat      *StreamEvent         // with EventTypeChat
-	Result    *DispatchRecord      // with EventTypeToolResult
-	Discovery *ToolDiscoveryReport // with EventTypeToolDiscovery
-	Step      *Step                // with EventTypeStepFinish
+	Type      EventType            `json:"type"`
+	Chat      *StreamEvent         `json:"event,omitempty"`  // with EventTypeChat
+	Result    *DispatchRecord      `json:"result,omitempty"` // with EventTypeToolResult
+	Step      *Step                `json:"step,omitempty"`   // with EventTypeStepFinish
+	Discovery *ToolDiscoveryReport `json:"report,omitempty"` // with EventTypeToolDiscovery
 	// WatchStatus and WatchDetail come with EventTypeToolWatch.
-	WatchStatus string
-	WatchDetail string
+	WatchStatus string `json:"status,omitempty"`
+	WatchDetail string `json:"detail,omitempty"`
 }

@@ -57,36 +57,45 @@ var emptyInputSchema = RawJSON(`{"type":"object"}`)
 // ToolRejection is one discovered tool that is not routed: refused by the
 // policy, or before it, for its descriptor (RejectName, RejectSchema,
 // RejectDescriptor) or the catalog's size (RejectSize).
+//
+//easyjson:json
+//agentwasm:encode-only
 type ToolRejection struct {
-	Name           string // as listed (what could be read of it), cut to 256 bytes
-	Reason         string // a Reject* constant
-	Classification *ToolClassification
-	Detail         string // says why, in words
+	Name           string              `json:"name"`   // as listed (what could be read of it), cut to 256 bytes
+	Reason         string              `json:"reason"` // a Reject* constant
+	Classification *ToolClassification `json:"classification,omitempty"`
+	Detail         string              `json:"detail"` // says why, in words
 }
 
 // ToolClassificationSummary counts the classifications of the discovered tools.
+//
+//easyjson:json
+//agentwasm:encode-only
 type ToolClassificationSummary struct {
-	Families  map[string]int
-	Views     map[string]int
-	Revisions map[string]int
+	Families  map[string]int `json:"families" jsonw:"nonnil"`
+	Views     map[string]int `json:"views" jsonw:"nonnil"`
+	Revisions map[string]int `json:"revisions" jsonw:"nonnil"`
 }
 
 // ToolDiscoveryReport is what one discovery pass found and decided.
+//
+//easyjson:json
+//agentwasm:encode-only
 type ToolDiscoveryReport struct {
-	Discovered      int      // descriptors the server listed (refused and repeated ones included)
-	Pages           int      // tools/list pages read
-	Routed          []string // names routed and advertised, in server order
-	Classification  ToolClassificationSummary
-	Rejected        []ToolRejection // at most 1,000; a diagnostic counts the rest
-	MissingRequired []string        // required names not routed
-	Diagnostics     []string        // what a developer should look at
-	ErrorMessage    string          // why the pass failed; empty on success
+	Discovered      int                       `json:"discovered"`            // descriptors the server listed (refused and repeated ones included)
+	Pages           int                       `json:"pages"`                 // tools/list pages read
+	Routed          []string                  `json:"routed" jsonw:"nonnil"` // names routed and advertised, in server order
+	Classification  ToolClassificationSummary `json:"classification"`
+	Rejected        []ToolRejection           `json:"rejected" jsonw:"nonnil"`        // at most 1,000; a diagnostic counts the rest
+	MissingRequired []string                  `json:"missingRequired" jsonw:"nonnil"` // required names not routed
+	Diagnostics     []string                  `json:"diagnostics" jsonw:"nonnil"`     // what a developer should look at
+	ErrorMessage    string                    `json:"errorMessage,omitempty"`         // why the pass failed; empty on success
 	// Degraded is set on a failed pass (not on an absent endpoint): the
 	// session goes on with its runtime tools and the last catalog it knew,
 	// later turns do not wait for discovery, and a pass is retried in the
 	// background with backoff until one succeeds. ErrorMessage names the
 	// request that failed.
-	Degraded bool
+	Degraded bool `json:"degraded,omitempty"`
 }
 
 // catalog is the routed part of a successful pass.

@@ -5,9 +5,12 @@ package session
 
 // Usage counts the tokens the proxy reported in messageStop (promptTokens,
 // completionTokens).
+//
+//easyjson:json
+//agentwasm:encode-only
 type Usage struct {
-	InputTokens  int64 // the sum of messageStop's promptTokens
-	OutputTokens int64 // the sum of messageStop's completionTokens
+	InputTokens  int64 `json:"inputTokens"`  // the sum of messageStop's promptTokens
+	OutputTokens int64 `json:"outputTokens"` // the sum of messageStop's completionTokens
 }
 
 // addStop adds the counts of one messageStop to *u, allocating it on the
@@ -27,12 +30,15 @@ func addStop(u **Usage, ev StreamEvent) {
 // EventTypeStepFinish event after the round's answer streamed and, if it
 // called tools, all its calls were dispatched. A round that ended in error,
 // cancellation or truncation has no step.
+//
+//easyjson:json
+//agentwasm:encode-only
 type Step struct {
-	Round      int              // 1-based, counting the turn's model requests
-	Text       string           // the round's text
-	ToolCalls  []DispatchRecord // the round's dispatches, in order
-	StopReason string           // the round's messageStop stopReason
-	Usage      *Usage           // the round's token counts; nil when it reported none
+	Round      int              `json:"round"`                    // 1-based, counting the turn's model requests
+	Text       string           `json:"text"`                     // the round's text
+	ToolCalls  []DispatchRecord `json:"toolCalls" jsonw:"nonnil"` // the round's dispatches, in order
+	StopReason string           `json:"stopReason,omitempty"`     // the round's messageStop stopReason
+	Usage      *Usage           `json:"usage,omitempty"`          // the round's token counts; nil when it reported none
 }
 
 // finishStep emits the stepFinish event of the round just finished.

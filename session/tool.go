@@ -93,18 +93,21 @@ const (
 )
 
 // DispatchRecord is the record of one tool call the session dispatched.
+//
+//easyjson:json
+//agentwasm:encode-only
 type DispatchRecord struct {
-	ToolCallID string
-	ToolName   string
-	Plane      Plane
-	OK         bool
-	ErrorCode  string // a rejection code, or the failed result's status
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+	Plane      Plane  `json:"plane"`
+	OK         bool   `json:"ok"`
+	ErrorCode  string `json:"errorCode,omitempty"` // a rejection code, or the failed result's status
 	// ErrorMessage says why the call failed.
-	ErrorMessage string
+	ErrorMessage string `json:"errorMessage,omitempty"`
 	// Content is the tool message sent back to the model: for runtime
 	// tools {"status":…,"data"?,"deniedReason"?}, for rejections
 	// {"status":"error","code"?,"message"}.
-	Content              string
-	Draft                *DraftBinding // the draft a composition call left bound
-	RetriedAfterConflict bool
+	Content              string        `json:"content"`
+	Draft                *DraftBinding `json:"draft,omitempty"` // the draft a composition call left bound
+	RetriedAfterConflict bool          `json:"retriedAfterConflict,omitempty"`
 }

@@ -19,9 +19,12 @@ import (
 const DefaultToolDiscoveryTimeout = 15 * time.Second
 
 // DraftBinding is the composition draft that composition tools mutate.
+//
+//easyjson:json
+//agentwasm:encode-only
 type DraftBinding struct {
-	DraftID    string
-	Generation int64
+	DraftID    string `json:"draftId"`
+	Generation int64  `json:"generation"`
 }
 
 // ToolPolicy decides which tools discovered on the MCP server this session
@@ -53,10 +56,13 @@ type ToolCatalogEntry struct {
 
 // ToolClassification is read from a tool's _meta["honua.studio"], else its
 // annotations["honua.studio"].
+//
+//easyjson:json
+//agentwasm:encode-only
 type ToolClassification struct {
-	Family   string
-	View     string
-	Revision string
+	Family   string `json:"family,omitempty"`
+	View     string `json:"view,omitempty"`
+	Revision string `json:"revision,omitempty"`
 }
 
 // DefaultToolFamilies is the family the policy routes by default.

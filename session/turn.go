@@ -39,27 +39,33 @@ const (
 )
 
 // Turn is the record of one Chat (or Resume) call.
+//
+// Its JSON (the json tags; ToolCalls and Events always arrays) is what the
+// wasm modules send for a turn.
+//
+//easyjson:json
+//agentwasm:encode-only
 type Turn struct {
-	Status    Status
-	Text      string           // the text of every round, joined
-	ToolCalls []DispatchRecord // every dispatch, in order
+	Status    Status           `json:"status"`
+	Text      string           `json:"text"`                     // the text of every round, joined
+	ToolCalls []DispatchRecord `json:"toolCalls" jsonw:"nonnil"` // every dispatch, in order
 	// Events are the streamed events, synthetic ones too, in order. A run
 	// of contiguous text deltas is recorded as one textDelta event holding
 	// the run's text (Options.OnEvent still sees every delta as it streams).
-	Events       []StreamEvent
-	StopReason   string // the last stop reason seen
-	ErrorMessage string // why the turn did not complete; never holds a credential
-	ErrorCode    string // a stable code for some errors (the ErrorCode… constants, or the proxy's own)
-	Rounds       int    // model requests made
+	Events       []StreamEvent `json:"events" jsonw:"nonnil"`
+	StopReason   string        `json:"stopReason,omitempty"`   // the last stop reason seen
+	ErrorMessage string        `json:"errorMessage,omitempty"` // why the turn did not complete; never holds a credential
+	ErrorCode    string        `json:"errorCode,omitempty"`    // a stable code for some errors (the ErrorCode… constants, or the proxy's own)
+	Rounds       int           `json:"rounds"`                 // model requests made
 	// Usage sums the token counts of the turn's messageStop events
 	// (promptTokens into InputTokens, completionTokens into OutputTokens)
 	// over its rounds; nil when no round reported any.
-	Usage *Usage
+	Usage *Usage `json:"usage,omitempty"`
 	// PendingApprovals are the asks that await a person's answer when the
 	// turn ended, in the order they arose. A turn whose round raised one
 	// stops after that round's calls are dispatched, with StatusCompleted;
 	// answer them with Session.Resume. Empty when none awaits.
-	PendingApprovals []PendingApproval
+	PendingApprovals []PendingApproval `json:"pendingApprovals,omitempty"`
 }
 
 // Message is one entry of the conversation history.

@@ -31,7 +31,7 @@ func DecodeStreamEvent(data []byte) (ev StreamEvent, ok bool) {
 		ToolCallID:         w.ToolCallID,
 		ToolName:           w.ToolName,
 		ToolArgumentsDelta: w.ToolArgumentsDelta,
-		ToolArguments:      RawJSON(w.ToolArguments),
+		ToolArguments:      w.ToolArguments,
 		StopReason:         w.StopReason,
 		PromptTokens:       w.PromptTokens,
 		CompletionTokens:   w.CompletionTokens,
@@ -53,13 +53,13 @@ func chatRequestWire(r *ChatRequest) *wire.ChatRequest {
 	for i, m := range r.Messages {
 		wm := wire.ChatMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
 		for _, c := range m.ToolCalls {
-			wm.ToolCalls = append(wm.ToolCalls, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: wire.RawMessage(objectOrEmpty(c.Args))})
+			wm.ToolCalls = append(wm.ToolCalls, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: objectOrEmpty(c.Args)})
 		}
 		out.Messages[i] = wm
 	}
 	for _, t := range r.Tools {
 		out.Tools = append(out.Tools, wire.ToolSpec{Name: t.Name, Description: t.Description,
-			InputSchema: wire.RawMessage(t.InputSchema), Annotations: wire.RawMessage(t.Annotations), OutputSchema: wire.RawMessage(t.OutputSchema)})
+			InputSchema: t.InputSchema, Annotations: t.Annotations, OutputSchema: t.OutputSchema})
 	}
 	if tc := r.ToolChoice; tc != nil {
 		out.ToolChoice = &wire.ToolChoice{Mode: tc.Mode, ToolName: tc.ToolName}

@@ -1,5 +1,7 @@
 // The module's replies and events as tests read them (decoded with
-// encoding/json from the shapes in wasm/README.md).
+// encoding/json from the shapes in wasm/README.md). The turn's types and
+// its parts mirror session's (the module's JSON is theirs); types_test.go
+// holds them to the same JSON names.
 
 package wazerotest
 
@@ -120,13 +122,22 @@ type Report struct {
 	Diagnostics     []string        `json:"diagnostics"`
 	ErrorMessage    string          `json:"errorMessage"`
 	Classification  json.RawMessage `json:"classification"`
+	Degraded        bool            `json:"degraded"`
 }
 
 // RejectedTool is one discovered tool the policy did not route.
 type RejectedTool struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
+	Name           string          `json:"name"`
+	Reason         string          `json:"reason"`
+	Classification *Classification `json:"classification"`
+	Detail         string          `json:"detail"`
+}
+
+// Classification is a rejected tool's Studio classification.
+type Classification struct {
+	Family   string `json:"family"`
+	View     string `json:"view"`
+	Revision string `json:"revision"`
 }
 
 // DispatchRecord is the record of one tool call the session dispatched.

@@ -51,7 +51,7 @@ const (
 type Hooks struct {
 	// Fetcher sends the session's requests.
 	Fetcher bridge.Fetcher
-	// OnEvent receives each event as the JSON of a wire.SessionEvent (a
+	// OnEvent receives each event as the JSON of a session.Event (a
 	// session's) or a wire.PortEvent (a port's). It may be nil.
 	OnEvent func(session int, event []byte)
 	// OnTextDelta, when set with OnEvent, receives a session's plain text
@@ -150,7 +150,7 @@ func (r *Runtime) sessionTools(_ context.Context, c *wire.Command, _ Hooks) *wir
 
 func (r *Runtime) sessionToolDiscovery(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
 	return r.withSession(c, func(s *session.Session) *wire.Reply {
-		return &wire.Reply{OK: true, Report: reportWire(s.ToolDiscovery())}
+		return &wire.Reply{OK: true, Report: reportJSON(s.ToolDiscovery())}
 	})
 }
 
@@ -160,7 +160,7 @@ func (r *Runtime) sessionRefreshTools(ctx context.Context, c *wire.Command, _ Ho
 		if err != nil && ctx.Err() != nil {
 			return failure(CodeCancelled, "agentwasm: refreshTools was cancelled")
 		}
-		return &wire.Reply{OK: true, Report: reportWire(rep)}
+		return &wire.Reply{OK: true, Report: reportJSON(rep)}
 	})
 }
 
@@ -173,7 +173,7 @@ func (r *Runtime) sessionReconnect(ctx context.Context, c *wire.Command, _ Hooks
 }
 
 func (r *Runtime) sessionDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
-	return r.withSession(c, func(s *session.Session) *wire.Reply { return &wire.Reply{OK: true, Draft: draftWire(s.Draft())} })
+	return r.withSession(c, func(s *session.Session) *wire.Reply { return &wire.Reply{OK: true, Draft: draftJSON(s.Draft())} })
 }
 
 func (r *Runtime) sessionAttachDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -332,7 +332,7 @@ func (r *Runtime) turnCommand(ctx context.Context, c *wire.Command, run func(con
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	return &wire.Reply{OK: true, Turn: turnWire(run(ctx, s))}
+	return &wire.Reply{OK: true, Turn: turnJSON(run(ctx, s))}
 }
 
 // closeSession ends a session: its running turn (and one sent but not yet

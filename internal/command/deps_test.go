@@ -39,7 +39,7 @@ var wasmBuilds = []struct {
 // forbidden are packages no wasm build may depend on, each with its cost:
 // a package's initialization is linked with its import, whatever is used.
 var forbidden = map[string]string{
-	"net/http":      "about 1 MB of module; the easyjson root package would bring it (internal/wire/generate.sh strips that import)",
+	"net/http":      "about 1 MB of module; the easyjson root package would bring it (internal/wire/internal/codecgen strips that import)",
 	"encoding/json": "its initialization keeps parts of reflect, and with them fmt and os (internal/rawjson)",
 	"fmt":           "errors and messages go through internal/errs and concatenation",
 	"os":            "its files; the modules read their environment through syscall",

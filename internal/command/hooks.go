@@ -103,7 +103,7 @@ type hookExecutor struct {
 }
 
 func (e hookExecutor) Execute(ctx context.Context, call session.ToolCall) (session.ToolResult, error) {
-	p, _ := wire.Marshal(&wire.HookToolCall{ToolCallID: call.ID, Name: call.Name, Args: wire.RawMessage(call.Args)})
+	p, _ := wire.Marshal(&wire.HookToolCall{ToolCallID: call.ID, Name: call.Name, Args: call.Args})
 	b, err := e.h.answer(ctx, e.hook, p)
 	if err != nil {
 		return session.ToolResult{}, err
@@ -113,7 +113,7 @@ func (e hookExecutor) Execute(ctx context.Context, call session.ToolCall) (sessi
 	if len(t) == 0 || t[0] != '{' || wire.Unmarshal(t, &c) != nil {
 		return session.ToolResult{}, errs.New("the ", e.hook, " callback answered ", errs.Trunc(string(b), 60), ", not a result object {status, data?, deniedReason?}")
 	}
-	data := session.RawJSON(c.Data)
+	data := c.Data
 	if data == nil && nullData(t) {
 		data = session.RawJSON("null") // a tool that gave null gives the model data null, as the loader's types say
 	}

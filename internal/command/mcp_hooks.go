@@ -8,6 +8,7 @@ package command
 import (
 	"bytes"
 	"context"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
@@ -34,7 +35,7 @@ func (m hookMCP) ListTools(ctx context.Context) ([]mcpclient.Tool, error) {
 }
 
 func (m hookMCP) CallTool(ctx context.Context, name string, args session.RawJSON) (mcpclient.ToolResult, error) {
-	p, _ := wire.Marshal(&wire.MCPCallToolParams{Name: name, Arguments: wire.RawMessage(args)})
+	p, _ := wire.Marshal(&wire.MCPCallToolParams{Name: name, Arguments: rawjson.Message(args)})
 	b, err := m.h.answer(ctx, "mcp.callTool", p)
 	if err != nil {
 		return mcpclient.ToolResult{}, err
@@ -79,9 +80,9 @@ func (h hostHooks) approve(e session.ToolCatalogEntry) bool {
 	return err == nil && string(bytes.TrimSpace(b)) == "true"
 }
 
-func classificationJSON(c *session.ToolClassification) wire.RawMessage {
+func classificationJSON(c *session.ToolClassification) rawjson.Message {
 	if c == nil {
-		return wire.RawMessage("null")
+		return rawjson.Message("null")
 	}
 	sc := wire.StudioClassification{Family: c.Family, View: c.View}
 	if c.Revision != "" {

@@ -143,11 +143,11 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 	return opts, nil
 }
 
-// eventJSON encodes ev as the JSON of a wire.SessionEvent. A plain text
-// delta — the event a turn streams most, one per token, and the hot path of
-// every answer — is written straight into one buffer of the right size,
-// where the general path builds two wire structs and grows a buffer from
-// nothing; both write the same bytes (options_test.go).
+// eventJSON encodes ev (session.Event's own codec). A plain text delta — the
+// event a turn streams most, one per token, and the hot path of every
+// answer — is written straight into one buffer of the right size, where the
+// general path grows a buffer from nothing; both write the same bytes
+// (options_test.go).
 func eventJSON(ev session.Event) []byte {
 	if c := ev.Chat; c != nil && ev.Type == session.EventTypeChat && ev.Result == nil && ev.Discovery == nil &&
 		ev.Step == nil && ev.WatchStatus == "" && ev.WatchDetail == "" && plainTextDelta(c) {
@@ -157,7 +157,7 @@ func eventJSON(ev session.Event) []byte {
 		b = jsonw.AppendString(b, c.Text)
 		return append(b, tail...)
 	}
-	return encode(eventWire(ev))
+	return encode(ev)
 }
 
 // plainTextDelta says whether c is a text delta with a text and nothing else.
@@ -187,8 +187,8 @@ func toolDefinitions(specs []wire.ToolSpec) []session.ToolDefinition {
 	var out []session.ToolDefinition
 	for _, t := range specs {
 		out = append(out, session.ToolDefinition{Name: t.Name, Description: t.Description,
-			InputSchema: session.RawJSON(t.InputSchema), Annotations: session.RawJSON(t.Annotations),
-			OutputSchema: session.RawJSON(t.OutputSchema)})
+			InputSchema: t.InputSchema, Annotations: t.Annotations,
+			OutputSchema: t.OutputSchema})
 	}
 	return out
 }

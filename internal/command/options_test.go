@@ -45,7 +45,7 @@ func TestEventJSONTextDelta(t *testing.T) {
 		{"a step", session.Event{Type: session.EventTypeStepFinish, Step: &session.Step{Round: 1, Text: "a"}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			want := encode(eventWire(c.ev))
+			want := encode(c.ev)
 			if got := eventJSON(c.ev); !bytes.Equal(got, want) {
 				t.Errorf("eventJSON = %s, want %s", got, want)
 			}

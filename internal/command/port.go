@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/serve"
 	"github.com/agentwasm/agentwasm/serve/mcpserver"
@@ -265,7 +266,7 @@ func (r *Runtime) createPort(_ context.Context, c *wire.Command, hooks Hooks) *w
 // the answer is the handler's result as JSON; a failed hook refuses the fire.
 func hookHandler(h hostHooks) serve.Handler {
 	return func(ctx context.Context, call serve.HandlerCall) (any, error) {
-		var input wire.RawMessage
+		var input rawjson.Message
 		if call.Input != nil {
 			input = serve.AppendValue(nil, call.Input)
 		}
@@ -289,7 +290,7 @@ func hookHandler(h hostHooks) serve.Handler {
 }
 
 // stateArg decodes a state object argument; absent is an empty state.
-func stateArg(raw wire.RawMessage, what string) (serve.State, error) {
+func stateArg(raw rawjson.Message, what string) (serve.State, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
@@ -307,7 +308,7 @@ func stateArg(raw wire.RawMessage, what string) (serve.State, error) {
 }
 
 // optionalValue decodes an optional JSON value argument.
-func optionalValue(raw wire.RawMessage, what string) (any, error) {
+func optionalValue(raw rawjson.Message, what string) (any, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}

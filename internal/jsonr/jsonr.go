@@ -3,7 +3,7 @@
 // reads a whole document into dynamic values (map[string]any, []any,
 // string, float64, bool, nil).
 //
-// internal/wire/generate.sh points the generated unmarshalers here instead
+// internal/wire/internal/codecgen points the generated unmarshalers here instead
 // of at easyjson's jlexer, which imports fmt, encoding/json and reflect
 // (about 400 KB in a small wasm program; README.md, Size, has our figures). The Lexer follows jlexer's contract:
 // the caller says what it expects next (Delim, String, Int64, …, with

@@ -56,7 +56,7 @@ var everyFields = []jsonr.Field{
 	}},
 }
 
-// decodeEvery decodes s into a copy of start, as a generated UnmarshalEasyJSON followed by
+// decodeEvery decodes s into a copy of start, as a generated ReadJSON followed by
 // Consumed does.
 func decodeEvery(s string, start every) (every, string) {
 	l := lex(s)

@@ -5,7 +5,7 @@
 //
 // The easyjson generator writes marshalers against a writer with a small
 // method set (RawByte, RawString, String, Bool, Int, Int64, Float64, Raw,
-// Flags); internal/wire/generate.sh points the generated code here instead
+// Flags); internal/wire/internal/codecgen points the generated code here instead
 // of at easyjson's own jwriter, whose buffer package imports net and costs
 // the wasm modules about 300 KB. Output is compact JSON; strings are escaped
 // as RFC 8259 requires, plus U+2028 and U+2029 (for JavaScript), with

@@ -19,8 +19,8 @@ const (
 	PtrInt64                    // *int64, nil writes null; omitempty: nil
 	PtrFloat64                  // *float64, nil writes null; omitempty: nil
 	Raw                         // []byte holding a JSON value, written as is, empty writes null; omitempty: empty
-	Strings                     // []string, nil writes null (or [] with NilSliceAsEmpty); omitempty: empty
-	IntMap                      // map[string]int, nil writes null (or {} with NilMapAsEmpty); omitempty: empty
+	Strings                     // []string, nil writes null (or [] with NonNil or NilSliceAsEmpty); omitempty: empty
+	IntMap                      // map[string]int, nil writes null (or {} with NonNil or NilMapAsEmpty); omitempty: empty
 	StringMap                   // map[string]string, as IntMap
 	Struct                      // a struct, written from Field.Fields; never left out
 	PtrStruct                   // a pointer to a struct, as Struct, nil writes null; omitempty: nil
@@ -38,6 +38,10 @@ type Field struct {
 	Kind Kind
 	// OmitEmpty leaves the member out when the field is empty, as the Kind says.
 	OmitEmpty bool
+	// NonNil writes a nil slice (Strings, StructSlice) as [] and a nil map (IntMap, StringMap)
+	// as {}, whatever the Writer's Flags: the generator sets it for a field tagged
+	// `jsonw:"nonnil"`.
+	NonNil bool
 	// Fields are the fields of the struct a Struct, PtrStruct or StructSlice holds.
 	Fields []Field
 	// Size is the size of a StructSlice's element (unsafe.Sizeof).
@@ -124,7 +128,7 @@ func (w *Writer) field(f *Field, p unsafe.Pointer) {
 		w.Raw(*(*[]byte)(p), nil)
 	case Strings:
 		s := *(*[]string)(p)
-		if s == nil && w.Flags&NilSliceAsEmpty == 0 {
+		if s == nil && !f.NonNil && w.Flags&NilSliceAsEmpty == 0 {
 			w.buf = append(w.buf, "null"...)
 			return
 		}
@@ -137,9 +141,9 @@ func (w *Writer) field(f *Field, p unsafe.Pointer) {
 		}
 		w.buf = append(w.buf, ']')
 	case IntMap:
-		writeMap(w, *(*map[string]int)(p), (*Writer).Int)
+		writeMap(w, *(*map[string]int)(p), (*Writer).Int, f.NonNil)
 	case StringMap:
-		writeMap(w, *(*map[string]string)(p), (*Writer).String)
+		writeMap(w, *(*map[string]string)(p), (*Writer).String, f.NonNil)
 	case Struct:
 		w.Struct(p, f.Fields)
 	case PtrStruct:
@@ -150,7 +154,7 @@ func (w *Writer) field(f *Field, p unsafe.Pointer) {
 		}
 	case StructSlice:
 		s := *(*[]byte)(p) // the header: data, length (in elements) and capacity
-		if s == nil && w.Flags&NilSliceAsEmpty == 0 {
+		if s == nil && !f.NonNil && w.Flags&NilSliceAsEmpty == 0 {
 			w.buf = append(w.buf, "null"...)
 			return
 		}
@@ -166,9 +170,9 @@ func (w *Writer) field(f *Field, p unsafe.Pointer) {
 }
 
 // writeMap writes m as a JSON object, each value by value, in the map's iteration order; nil
-// writes null (or {} with NilMapAsEmpty).
-func writeMap[V any](w *Writer, m map[string]V, value func(*Writer, V)) {
-	if m == nil && w.Flags&NilMapAsEmpty == 0 {
+// writes null (or {} with nonNil or NilMapAsEmpty).
+func writeMap[V any](w *Writer, m map[string]V, value func(*Writer, V), nonNil bool) {
+	if m == nil && !nonNil && w.Flags&NilMapAsEmpty == 0 {
 		w.buf = append(w.buf, "null"...)
 		return
 	}

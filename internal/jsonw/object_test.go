@@ -134,3 +134,22 @@ func TestStructRecordsNonFiniteFloats(t *testing.T) {
 	_, err := writeEvery(every{F: math.Inf(1)}, 0)
 	require.ErrorIs(t, err, jsonw.ErrNonFinite)
 }
+
+// TestStructNonNil: a field marked NonNil writes its nil slice as [] and its nil map as {}
+// without the Writer's flags, and only that field: the others still write null.
+func TestStructNonNil(t *testing.T) {
+	fields := make([]jsonw.Field, len(everyFields))
+	copy(fields, everyFields)
+	for i, key := range map[int]string{10: "ss", 13: "sm", 17: "ls"} {
+		require.Equal(t, `,"`+key+`":`, fields[i].Prefix)
+		fields[i].NonNil = true
+	}
+	fields = append(fields, jsonw.Field{Prefix: `,"im2":`, Offset: unsafe.Offsetof(every{}.IM), Kind: jsonw.IntMap, NonNil: true},
+		jsonw.Field{Prefix: `,"ss2":`, Offset: unsafe.Offsetof(every{}.SS), Kind: jsonw.Strings})
+	var w jsonw.Writer
+	v := every{}
+	w.Struct(unsafe.Pointer(&v), fields)
+	got, err := w.BuildBytes()
+	require.NoError(t, err)
+	require.Equal(t, `{"s":"","i":0,"pi":null,"ss":[],"sm":{},"l":{"id":""},"pl":null,"ls":[],"last/x":"","im2":{},"ss2":null}`, string(got))
+}

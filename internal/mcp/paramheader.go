@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -100,7 +101,7 @@ func pathText(path []string) string {
 
 // primitiveType reports whether a schema's type is string, integer or
 // boolean (a type list may add "null").
-func primitiveType(typ wire.RawMessage) bool {
+func primitiveType(typ rawjson.Message) bool {
 	t := bytes.TrimSpace(typ)
 	if len(t) == 0 {
 		return false

@@ -3,6 +3,8 @@
 
 package wire
 
+import "github.com/agentwasm/agentwasm/internal/rawjson"
+
 // ChatRequest is the body of POST {baseUrl}/v1/studio/ai/chat.
 //
 //easyjson:json
@@ -35,20 +37,20 @@ type ChatMessage struct {
 //easyjson:json
 //agentwasm:encode-only
 type ToolCall struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
-	Arguments RawMessage `json:"arguments"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments rawjson.Message `json:"arguments"`
 }
 
 // ToolSpec is a tool advertised to the model.
 //
 //easyjson:json
 type ToolSpec struct {
-	Name         string     `json:"name"`
-	Description  string     `json:"description,omitempty"`
-	InputSchema  RawMessage `json:"inputSchema,omitempty"`
-	Annotations  RawMessage `json:"annotations,omitempty"`
-	OutputSchema RawMessage `json:"outputSchema,omitempty"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  rawjson.Message `json:"inputSchema,omitempty"`
+	Annotations  rawjson.Message `json:"annotations,omitempty"`
+	OutputSchema rawjson.Message `json:"outputSchema,omitempty"`
 }
 
 // ToolChoice tells the model whether and which tools to call.
@@ -59,23 +61,26 @@ type ToolChoice struct {
 	ToolName string `json:"toolName,omitempty"`
 }
 
-// StreamEvent is the JSON object in one SSE frame of the chat stream, and the
-// shape in which events reach hosts. Type is overwritten from the frame's
-// event name, which is the authority.
+// StreamEvent is the JSON object in one SSE frame of the chat stream (the
+// proxy protocol, docs/PROTOCOL.md). Type is overwritten from the frame's
+// event name, which is the authority. It stays apart from session.StreamEvent,
+// the event hosts receive, because it is the protocol's frame: session decodes
+// it, and the dev binary's proxy, which does not build on session, encodes it.
+// The members are the same (session/codec_test.go holds them equal).
 //
 //easyjson:json
 type StreamEvent struct {
-	Type               string     `json:"type"`
-	Model              string     `json:"model,omitempty"`
-	Text               string     `json:"text,omitempty"`
-	ToolCallID         string     `json:"toolCallId,omitempty"`
-	ToolName           string     `json:"toolName,omitempty"`
-	ToolArgumentsDelta string     `json:"toolArgumentsDelta,omitempty"`
-	ToolArguments      RawMessage `json:"toolArguments,omitempty"`
-	StopReason         string     `json:"stopReason,omitempty"`
-	PromptTokens       int64      `json:"promptTokens,omitempty"`
-	CompletionTokens   int64      `json:"completionTokens,omitempty"`
-	LatencyMs          float64    `json:"latencyMs,omitempty"`
-	ErrorMessage       string     `json:"errorMessage,omitempty"`
-	ErrorCode          string     `json:"errorCode,omitempty"`
+	Type               string          `json:"type"`
+	Model              string          `json:"model,omitempty"`
+	Text               string          `json:"text,omitempty"`
+	ToolCallID         string          `json:"toolCallId,omitempty"`
+	ToolName           string          `json:"toolName,omitempty"`
+	ToolArgumentsDelta string          `json:"toolArgumentsDelta,omitempty"`
+	ToolArguments      rawjson.Message `json:"toolArguments,omitempty"`
+	StopReason         string          `json:"stopReason,omitempty"`
+	PromptTokens       int64           `json:"promptTokens,omitempty"`
+	CompletionTokens   int64           `json:"completionTokens,omitempty"`
+	LatencyMs          float64         `json:"latencyMs,omitempty"`
+	ErrorMessage       string          `json:"errorMessage,omitempty"`
+	ErrorCode          string          `json:"errorCode,omitempty"`
 }

@@ -1,7 +1,7 @@
 // Codec helpers over our own reader (internal/jsonr) and writer
-// (internal/jsonw), which the generated easyjson code is pointed at.
-// Neither the easyjson root package (it pulls net/http into the wasm builds),
-// nor its jwriter (its buffer pulls net), nor its jlexer (fmt, encoding/json,
+// (internal/jsonw), which the generated codecs use (doc.go). Neither the
+// easyjson root package (it pulls net/http into the wasm builds), nor its
+// jwriter (its buffer pulls net), nor its jlexer (fmt, encoding/json,
 // reflect) is linked.
 
 package wire
@@ -13,14 +13,19 @@ import (
 	"github.com/agentwasm/agentwasm/internal/jsonw"
 )
 
-// Marshaler is implemented by every generated wire type.
+// Marshaler is implemented by every wire type the module encodes: WriteJSON
+// writes the value as JSON through w (for a struct, jsonw.Writer.Struct over
+// its generated field table).
 type Marshaler interface {
-	MarshalEasyJSON(w *jsonw.Writer)
+	WriteJSON(w *jsonw.Writer)
 }
 
-// Unmarshaler is implemented by pointers to every generated wire type.
+// Unmarshaler is implemented by pointers to every wire type the module
+// decodes: ReadJSON reads one JSON value from l into the value (for a struct,
+// jsonr.Lexer.Object over its generated field table), recording any error in
+// l.
 type Unmarshaler interface {
-	UnmarshalEasyJSON(l *jsonr.Lexer)
+	ReadJSON(l *jsonr.Lexer)
 }
 
 // Marshal encodes v as compact JSON. It is generic rather than taking a
@@ -28,7 +33,7 @@ type Unmarshaler interface {
 // then keeps each type's decoder only if something decodes that type.
 func Marshal[T Marshaler](v T) ([]byte, error) {
 	var w jsonw.Writer
-	v.MarshalEasyJSON(&w)
+	v.WriteJSON(&w)
 	return w.BuildBytes()
 }
 
@@ -40,13 +45,13 @@ func Unmarshal[T Unmarshaler](data []byte, v T) error {
 }
 
 // UnmarshalDepth is Unmarshal with maxDepth bounding how deeply the values
-// v keeps as raw bytes (its RawMessage members) may nest; zero means
+// v keeps as raw bytes (its rawjson.Message members) may nest; zero means
 // jsonr.DefaultMaxDepth. An envelope whose raw members are read again, each
 // by a reader with its own bound, may pass len(data): then one member
 // nested too deeply fails where it is read, not the envelope.
 func UnmarshalDepth[T Unmarshaler](data []byte, v T, maxDepth int) error {
 	l := jsonr.Lexer{Data: data, MaxDepth: maxDepth}
-	v.UnmarshalEasyJSON(&l)
+	v.ReadJSON(&l)
 	l.Consumed()
 	if err := l.Error(); err != nil {
 		return err
@@ -56,36 +61,6 @@ func UnmarshalDepth[T Unmarshaler](data []byte, v T, maxDepth int) error {
 	}
 	return nil
 }
-
-// RawMessage is a JSON value kept as its bytes. Empty means absent: it
-// encodes as null, and omitempty fields leave it out.
-type RawMessage []byte
-
-// MarshalJSON returns m as is, or null when empty. (The generated codecs
-// call it without reflection.)
-func (m RawMessage) MarshalJSON() ([]byte, error) {
-	if len(m) == 0 {
-		return []byte("null"), nil
-	}
-	return m, nil
-}
-
-// UnmarshalEasyJSON copies the next JSON value's bytes into m.
-func (m *RawMessage) UnmarshalEasyJSON(l *jsonr.Lexer) {
-	*m = append((*m)[:0], l.Raw()...)
-}
-
-// UnmarshalJSON copies data, one JSON value checked by the caller, into m.
-// The generated decoders call it (after jsonr.Lexer.Raw): the easyjson
-// generator only recognises the UnmarshalEasyJSON of its own lexer, and
-// without a json.Unmarshaler it would decode RawMessage as base64 bytes.
-func (m *RawMessage) UnmarshalJSON(data []byte) error {
-	*m = append((*m)[:0], data...)
-	return nil
-}
-
-// IsDefined reports whether m holds a value; omitempty fields use it.
-func (m RawMessage) IsDefined() bool { return len(m) > 0 }
 
 // EncodeString returns s as a JSON string.
 func EncodeString(s string) []byte {

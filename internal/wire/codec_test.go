@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,7 +19,7 @@ func TestUnmarshalCommand(t *testing.T) {
 		{"minimal", `{"op":"version"}`, true, wire.Command{Op: "version"}},
 		{"white space around", " \n{\"op\":\"x\",\"session\":3}\t", true, wire.Command{Op: "x", Session: 3}},
 		{"unknown fields skipped", `{"op":"x","later":{"a":[1,2]}}`, true, wire.Command{Op: "x"}},
-		{"raw options kept", `{"op":"x","options":{"a": 1}}`, true, wire.Command{Op: "x", Options: wire.RawMessage(`{"a": 1}`)}},
+		{"raw options kept", `{"op":"x","options":{"a": 1}}`, true, wire.Command{Op: "x", Options: rawjson.Message(`{"a": 1}`)}},
 		{"null options", `{"op":"x","options":null}`, true, wire.Command{Op: "x"}},
 		{"empty", ``, false, wire.Command{}},
 		{"trailing data", `{"op":"x"} {}`, false, wire.Command{}},
@@ -41,15 +42,15 @@ func TestUnmarshalCommand(t *testing.T) {
 }
 
 func TestMarshalOmitsAndKeeps(t *testing.T) {
-	b, err := wire.Marshal(&wire.Turn{Status: "completed", Events: nil, ToolCalls: []wire.DispatchRecord{}})
+	b, err := wire.Marshal(&wire.Reply{OK: false, Messages: []wire.ChatMessage{}, Turn: rawjson.Message{}})
 	require.NoError(t, err)
-	assert.Equal(t, `{"status":"completed","text":"","toolCalls":[],"events":null,"rounds":0}`, string(b))
+	assert.Equal(t, `{"ok":false}`, string(b), "ok is kept when false, empty omitempty members are left out")
 
 	b, err = wire.Marshal(&wire.ToolCall{ID: "c1", Name: "n"})
 	require.NoError(t, err)
 	assert.Equal(t, `{"id":"c1","name":"n","arguments":null}`, string(b), "an absent raw value is null")
 
-	b, err = wire.Marshal(&wire.ToolContent{Status: "ok", Data: wire.RawMessage(`{"a":[1]}`)})
+	b, err = wire.Marshal(&wire.ToolContent{Status: "ok", Data: rawjson.Message(`{"a":[1]}`)})
 	require.NoError(t, err)
 	assert.Equal(t, `{"status":"ok","data":{"a":[1]}}`, string(b), "raw values are kept as they are")
 }

@@ -1,19 +1,23 @@
 // Command wire types: the JSON commands a host sends to the wasm module's
-// command layer, the replies it gets back, and the events streamed to it.
+// command layer and the replies it gets back. The turns, reports and events
+// streamed to it are session's own types (session.Turn, session.Event), with
+// their own codecs.
 // The same shapes serve the js build (through web/agentwasm.mjs) and the
 // wasip1 build (through the ABI in wasm/README.md).
 
 package wire
+
+import "github.com/agentwasm/agentwasm/internal/rawjson"
 
 // Command is one request from the host to the module.
 //
 //easyjson:json
 //agentwasm:decode-only
 type Command struct {
-	Op      string     `json:"op"`
-	Session int        `json:"session,omitempty"`
-	Text    string     `json:"text,omitempty"`
-	Options RawMessage `json:"options,omitempty"`
+	Op      string          `json:"op"`
+	Session int             `json:"session,omitempty"`
+	Text    string          `json:"text,omitempty"`
+	Options rawjson.Message `json:"options,omitempty"`
 	// Draft is the binding session.attachDraft binds (absent: unbind).
 	Draft *Draft `json:"draft,omitempty"`
 	// ToolChoice overrides the session's toolChoice for one chat.
@@ -24,21 +28,21 @@ type Command struct {
 	Decline []string `json:"decline,omitempty"`
 
 	// The serving port's commands (port.*; wasm/README.md).
-	Port        int        `json:"port,omitempty"`
-	Graph       RawMessage `json:"graph,omitempty"`
-	Name        string     `json:"name,omitempty"`
-	Args        RawMessage `json:"args,omitempty"`
-	AskID       string     `json:"askId,omitempty"`
-	By          string     `json:"by,omitempty"`
-	Action      string     `json:"action,omitempty"`
-	ExpiresInMs int64      `json:"expiresInMs,omitempty"`
-	Page        string     `json:"page,omitempty"`
-	State       RawMessage `json:"state,omitempty"`
-	Input       RawMessage `json:"input,omitempty"`
-	Data        RawMessage `json:"data,omitempty"`
-	ID          string     `json:"id,omitempty"`
+	Port        int             `json:"port,omitempty"`
+	Graph       rawjson.Message `json:"graph,omitempty"`
+	Name        string          `json:"name,omitempty"`
+	Args        rawjson.Message `json:"args,omitempty"`
+	AskID       string          `json:"askId,omitempty"`
+	By          string          `json:"by,omitempty"`
+	Action      string          `json:"action,omitempty"`
+	ExpiresInMs int64           `json:"expiresInMs,omitempty"`
+	Page        string          `json:"page,omitempty"`
+	State       rawjson.Message `json:"state,omitempty"`
+	Input       rawjson.Message `json:"input,omitempty"`
+	Data        rawjson.Message `json:"data,omitempty"`
+	ID          string          `json:"id,omitempty"`
 	// Message is one JSON-RPC message for port.mcp.
-	Message RawMessage `json:"message,omitempty"`
+	Message rawjson.Message `json:"message,omitempty"`
 	// SettleWithinMs makes port.call wait up to this long for a fire to
 	// settle and fold the settled facts into the result (absent or 0:
 	// answer at once).
@@ -63,18 +67,21 @@ type Reply struct {
 	GoVersion string `json:"goVersion,omitempty"`
 	// Serve is true in the version op's reply when the module has the
 	// serving port (the full build; the session-only build has none).
-	Serve    bool             `json:"serve,omitempty"`
-	Session  int              `json:"session,omitempty"`
-	Turn     *Turn            `json:"turn,omitempty"`
-	Messages []ChatMessage    `json:"messages,omitempty"`
-	Report   *DiscoveryReport `json:"report,omitempty"`
-	Draft    *Draft           `json:"draft,omitempty"`
-	Tools    []ToolSpec       `json:"tools,omitempty"`
+	Serve   bool `json:"serve,omitempty"`
+	Session int  `json:"session,omitempty"`
+	// Turn, Report and Draft are a session.Turn, a session.ToolDiscoveryReport
+	// and a session.DraftBinding as their own codecs write them (session's
+	// json tags): wire cannot name session's types, which import wire.
+	Turn     rawjson.Message `json:"turn,omitempty"`
+	Messages []ChatMessage   `json:"messages,omitempty"`
+	Report   rawjson.Message `json:"report,omitempty"`
+	Draft    rawjson.Message `json:"draft,omitempty"`
+	Tools    []ToolSpec      `json:"tools,omitempty"`
 	// Port is a new port's id (port.create).
 	Port int `json:"port,omitempty"`
 	// Value is a port command's answer, as JSON.
-	Value RawMessage `json:"value,omitempty"`
-	Error *ErrorBody `json:"error,omitempty"`
+	Value rawjson.Message `json:"value,omitempty"`
+	Error *ErrorBody      `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine
@@ -179,128 +186,4 @@ type WatchOptions struct {
 	MaxDelayMs           int64   `json:"maxDelayMs,omitempty"`
 	MaxReconnectAttempts *int    `json:"maxReconnectAttempts,omitempty"`
 	StableStreamMs       int64   `json:"stableStreamMs,omitempty"`
-}
-
-// Turn is the record of one chat() call.
-//
-//easyjson:json
-//agentwasm:encode-only
-type Turn struct {
-	Status       string           `json:"status"`
-	Text         string           `json:"text"`
-	ToolCalls    []DispatchRecord `json:"toolCalls"`
-	Events       []StreamEvent    `json:"events"`
-	StopReason   string           `json:"stopReason,omitempty"`
-	ErrorMessage string           `json:"errorMessage,omitempty"`
-	ErrorCode    string           `json:"errorCode,omitempty"`
-	Rounds       int              `json:"rounds"`
-	// Usage is omitted when no round reported token counts;
-	// PendingApprovals when no ask awaits a person.
-	Usage            *Usage            `json:"usage,omitempty"`
-	PendingApprovals []PendingApproval `json:"pendingApprovals,omitempty"`
-}
-
-// Usage is a turn's (or a step's) token counts.
-//
-//easyjson:json
-//agentwasm:encode-only
-type Usage struct {
-	InputTokens  int64 `json:"inputTokens"`
-	OutputTokens int64 `json:"outputTokens"`
-}
-
-// PendingApproval is an ask a turn stopped on. Detail is the tool result's
-// data (null when it had none).
-//
-//easyjson:json
-//agentwasm:encode-only
-type PendingApproval struct {
-	AskID      string     `json:"askId"`
-	ToolCallID string     `json:"toolCallId"`
-	ToolName   string     `json:"toolName"`
-	Action     string     `json:"action"`
-	Detail     RawMessage `json:"detail"`
-}
-
-// Step is what one model round did: the payload of a stepFinish event.
-// ToolCalls is always an array.
-//
-//easyjson:json
-//agentwasm:encode-only
-type Step struct {
-	Round      int              `json:"round"`
-	Text       string           `json:"text"`
-	ToolCalls  []DispatchRecord `json:"toolCalls"`
-	StopReason string           `json:"stopReason,omitempty"`
-	Usage      *Usage           `json:"usage,omitempty"`
-}
-
-// DispatchRecord is the record of one tool call the session dispatched.
-//
-//easyjson:json
-//agentwasm:encode-only
-type DispatchRecord struct {
-	ToolCallID           string `json:"toolCallId"`
-	ToolName             string `json:"toolName"`
-	Plane                string `json:"plane"`
-	OK                   bool   `json:"ok"`
-	ErrorCode            string `json:"errorCode,omitempty"`
-	ErrorMessage         string `json:"errorMessage,omitempty"`
-	Content              string `json:"content"`
-	Draft                *Draft `json:"draft,omitempty"`
-	RetriedAfterConflict bool   `json:"retriedAfterConflict,omitempty"`
-}
-
-// SessionEvent is one event streamed to the host while a session works:
-// {"type":"chat","event":{…}} for every streamed event,
-// {"type":"toolResult","result":{…}} for every dispatch,
-// {"type":"stepFinish","step":{…}} after every finished model round.
-//
-//easyjson:json
-//agentwasm:encode-only
-type SessionEvent struct {
-	Type   string           `json:"type"`
-	Event  *StreamEvent     `json:"event,omitempty"`
-	Result *DispatchRecord  `json:"result,omitempty"`
-	Step   *Step            `json:"step,omitempty"`
-	Report *DiscoveryReport `json:"report,omitempty"`
-	Status string           `json:"status,omitempty"`
-	Detail string           `json:"detail,omitempty"`
-}
-
-// DiscoveryReport is what one tool discovery pass found and decided.
-//
-//easyjson:json
-//agentwasm:encode-only
-type DiscoveryReport struct {
-	Discovered      int                  `json:"discovered"`
-	Pages           int                  `json:"pages"`
-	Routed          []string             `json:"routed"`
-	Classification  DiscoveryClassCounts `json:"classification"`
-	Rejected        []DiscoveryRejection `json:"rejected"`
-	MissingRequired []string             `json:"missingRequired"`
-	Diagnostics     []string             `json:"diagnostics"`
-	ErrorMessage    string               `json:"errorMessage,omitempty"`
-	Degraded        bool                 `json:"degraded,omitempty"`
-}
-
-// DiscoveryClassCounts counts the discovered tools' classifications.
-//
-//easyjson:json
-//agentwasm:encode-only
-type DiscoveryClassCounts struct {
-	Families  map[string]int `json:"families"`
-	Views     map[string]int `json:"views"`
-	Revisions map[string]int `json:"revisions"`
-}
-
-// DiscoveryRejection is one discovered tool the policy did not route.
-//
-//easyjson:json
-//agentwasm:encode-only
-type DiscoveryRejection struct {
-	Name           string                `json:"name"`
-	Reason         string                `json:"reason"`
-	Classification *StudioClassification `json:"classification,omitempty"`
-	Detail         string                `json:"detail"`
 }

@@ -31,7 +31,7 @@ func goCommand(t *testing.T) string {
 	}
 	p := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(p); err != nil {
-		t.Skip("no go command in PATH or in GOROOT/bin; this test runs internal/wire/generate.sh, which needs one")
+		t.Skip("no go command in PATH or in GOROOT/bin; this test runs go generate in internal/wire, which needs one")
 	}
 	return p
 }
@@ -47,8 +47,8 @@ func copyFiles(t *testing.T, src, dst string, names []string) {
 	}
 }
 
-// sources lists a package directory's files that generate.sh reads or runs:
-// its Go files (no tests, no generated codecs) and its shell scripts.
+// sources lists a package directory's files that generating the codecs reads
+// or runs: its Go files (no tests, no generated codecs).
 func sources(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -59,7 +59,7 @@ func sources(t *testing.T, dir string) []string {
 		if e.IsDir() || strings.HasSuffix(n, "_test.go") || strings.HasSuffix(n, "_easyjson.go") {
 			continue
 		}
-		if strings.HasSuffix(n, ".go") || strings.HasSuffix(n, ".sh") {
+		if strings.HasSuffix(n, ".go") {
 			out = append(out, n)
 		}
 	}
@@ -78,10 +78,15 @@ func codecs(t *testing.T, dir string) []string {
 	return m
 }
 
-// TestGeneratedCodecsAreCurrent runs generate.sh on a copy of this package
-// in a temporary module with this module's path (the generated function
-// names spell the package path), so the tree is never touched, and compares
-// the result byte for byte with the committed *_easyjson.go files.
+// generatedDirs are the package directories whose codecs `make generate`
+// writes, from the module's root.
+var generatedDirs = []string{"internal/wire", "session"}
+
+// TestGeneratedCodecsAreCurrent runs `go generate` (internal/codecgen) on a
+// copy of each package of generatedDirs in a temporary module with this
+// module's path (the generated function names spell the package path), so
+// the tree is never touched, and compares the result byte for byte with the
+// committed *_easyjson.go files.
 func TestGeneratedCodecsAreCurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("regenerating the codecs builds the easyjson generator; skipped with -short")
@@ -90,18 +95,22 @@ func TestGeneratedCodecsAreCurrent(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 
-	ctx, cancel := context.WithTimeout(context.Background(), generateBound)
+	ctx, cancel := context.WithTimeout(context.Background(), generateBound*time.Duration(len(generatedDirs)))
 	defer cancel()
 	env := append(os.Environ(),
 		"PATH="+filepath.Dir(goCmd)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"GOWORK=off", "GOFLAGS=-mod=readonly", "GOTOOLCHAIN=local", "GOOS=", "GOARCH=")
 
-	// The package and the packages of this module it imports: the bootstrap
-	// program easyjson builds compiles them all.
-	list := exec.CommandContext(ctx, goCmd, "list", "-deps", "-f", "{{.ImportPath}}", ".")
+	// The packages, the packages of this module they import (the bootstrap
+	// program easyjson builds compiles them all) and the rewriting program.
+	args := []string{"list", "-deps", "-f", "{{.ImportPath}}", "./internal/codecgen"}
+	for _, d := range generatedDirs {
+		args = append(args, filepath.Join(root, filepath.FromSlash(d)))
+	}
+	list := exec.CommandContext(ctx, goCmd, args...)
 	list.Env = env
 	deps, err := list.Output()
-	require.NoError(t, err, "go list -deps ./internal/wire failed")
+	require.NoError(t, err, "go list -deps failed")
 	tmp := t.TempDir()
 	copyFiles(t, root, tmp, []string{"go.mod", "go.sum"})
 	const module = "github.com/agentwasm/agentwasm/"
@@ -112,22 +121,26 @@ func TestGeneratedCodecsAreCurrent(t *testing.T) {
 		}
 	}
 
-	cmd := exec.CommandContext(ctx, "sh", "generate.sh")
-	cmd.Dir = filepath.Join(tmp, "internal", "wire")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, ctx.Err(), "generate.sh did not finish within %s", generateBound)
-	require.NoError(t, err, "generate.sh failed on a copy of the package:\n%s", out)
+	for _, d := range generatedDirs {
+		cmd := exec.CommandContext(ctx, goCmd, "generate", ".")
+		cmd.Dir = filepath.Join(tmp, filepath.FromSlash(d))
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, ctx.Err(), "go generate did not finish within %s", generateBound)
+		require.NoError(t, err, "go generate failed on a copy of %s:\n%s", d, out)
 
-	committed := codecs(t, ".")
-	fresh := codecs(t, cmd.Dir)
-	require.Equal(t, committed, fresh, "generate.sh writes a different set of codec files; run make generate and commit the result")
-	for _, name := range committed {
-		want, err := os.ReadFile(name)
-		require.NoError(t, err)
-		got, err := os.ReadFile(filepath.Join(cmd.Dir, name))
-		require.NoError(t, err)
-		assert.Equal(t, string(got), string(want),
-			"%s is not what generate.sh writes from the current types; run make generate and commit the result", name)
+		dir := filepath.Join(root, filepath.FromSlash(d))
+		committed := codecs(t, dir)
+		fresh := codecs(t, cmd.Dir)
+		require.NotEmpty(t, committed, "%s has no generated codecs", d)
+		require.Equal(t, committed, fresh, "go generate writes a different set of codec files in %s; run make generate and commit the result", d)
+		for _, name := range committed {
+			want, err := os.ReadFile(filepath.Join(dir, name))
+			require.NoError(t, err)
+			got, err := os.ReadFile(filepath.Join(cmd.Dir, name))
+			require.NoError(t, err)
+			assert.Equal(t, string(got), string(want),
+				"%s/%s is not what go generate writes from the current types; run make generate and commit the result", d, name)
+		}
 	}
 }

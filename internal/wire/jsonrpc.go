@@ -7,21 +7,27 @@
 
 package wire
 
+import (
+	"github.com/agentwasm/agentwasm/internal/jsonr"
+	"github.com/agentwasm/agentwasm/internal/jsonw"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
+)
+
 // RPCMessage is any JSON-RPC message, as mcp.ReadMessage reads it (the
 // client reads what a server sends with it, the test fake what a client
 // sends): a response (ID and Result or Error, no Method), a notification
-// (Method, no ID) or a request (Method and ID). Empty RawMessage fields
+// (Method, no ID) or a request (Method and ID). Empty rawjson.Message fields
 // were absent (or null).
 //
 //easyjson:json
 //agentwasm:decode-only
 type RPCMessage struct {
-	JSONRPC string     `json:"jsonrpc"`
-	ID      RawMessage `json:"id,omitempty"`
-	Method  string     `json:"method,omitempty"`
-	Params  RawMessage `json:"params,omitempty"`
-	Result  RawMessage `json:"result,omitempty"`
-	Error   *RPCError  `json:"error,omitempty"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      rawjson.Message `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  rawjson.Message `json:"params,omitempty"`
+	Result  rawjson.Message `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
 }
 
 // RPCError is the error member of a JSON-RPC error response.
@@ -29,9 +35,9 @@ type RPCMessage struct {
 //easyjson:json
 //agentwasm:decode-only
 type RPCError struct {
-	Code    int        `json:"code"`
-	Message string     `json:"message"`
-	Data    RawMessage `json:"data,omitempty"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    rawjson.Message `json:"data,omitempty"`
 }
 
 // MCPImplementation names a client or server implementation (clientInfo,
@@ -52,7 +58,7 @@ type MCPImplementation struct {
 type MCPRequestMeta struct {
 	ProtocolVersion    string             `json:"io.modelcontextprotocol/protocolVersion"`
 	ClientInfo         *MCPImplementation `json:"io.modelcontextprotocol/clientInfo,omitempty"`
-	ClientCapabilities RawMessage         `json:"io.modelcontextprotocol/clientCapabilities"`
+	ClientCapabilities rawjson.Message    `json:"io.modelcontextprotocol/clientCapabilities"`
 }
 
 // MCPInitializeMeta is the _meta of a session-era initialize request: the
@@ -70,9 +76,9 @@ type MCPInitializeMeta struct {
 //agentwasm:encode-only
 type MCPInitializeParams struct {
 	ProtocolVersion string            `json:"protocolVersion"`
-	Capabilities    RawMessage        `json:"capabilities"`
+	Capabilities    rawjson.Message   `json:"capabilities"`
 	ClientInfo      MCPImplementation `json:"clientInfo"`
-	Meta            RawMessage        `json:"_meta,omitempty"`
+	Meta            rawjson.Message   `json:"_meta,omitempty"`
 }
 
 // MCPInitializeResult is the result of initialize.
@@ -81,7 +87,7 @@ type MCPInitializeParams struct {
 //agentwasm:decode-only
 type MCPInitializeResult struct {
 	ProtocolVersion string             `json:"protocolVersion"`
-	Capabilities    RawMessage         `json:"capabilities,omitempty"`
+	Capabilities    rawjson.Message    `json:"capabilities,omitempty"`
 	ServerInfo      *MCPImplementation `json:"serverInfo,omitempty"`
 	Instructions    string             `json:"instructions,omitempty"`
 }
@@ -91,7 +97,7 @@ type MCPInitializeResult struct {
 //easyjson:json
 //agentwasm:encode-only
 type MCPMetaParams struct {
-	Meta RawMessage `json:"_meta,omitempty"`
+	Meta rawjson.Message `json:"_meta,omitempty"`
 }
 
 // MCPDiscoverResult is the result of server/discover.
@@ -99,11 +105,11 @@ type MCPMetaParams struct {
 //easyjson:json
 //agentwasm:decode-only
 type MCPDiscoverResult struct {
-	ResultType        string     `json:"resultType,omitempty"`
-	SupportedVersions []string   `json:"supportedVersions"`
-	Capabilities      RawMessage `json:"capabilities,omitempty"`
-	Instructions      string     `json:"instructions,omitempty"`
-	Meta              RawMessage `json:"_meta,omitempty"`
+	ResultType        string          `json:"resultType,omitempty"`
+	SupportedVersions []string        `json:"supportedVersions"`
+	Capabilities      rawjson.Message `json:"capabilities,omitempty"`
+	Instructions      string          `json:"instructions,omitempty"`
+	Meta              rawjson.Message `json:"_meta,omitempty"`
 }
 
 // MCPUnsupportedVersionData is the data of an UnsupportedProtocolVersion
@@ -121,8 +127,8 @@ type MCPUnsupportedVersionData struct {
 //easyjson:json
 //agentwasm:encode-only
 type MCPListToolsParams struct {
-	Cursor string     `json:"cursor,omitempty"`
-	Meta   RawMessage `json:"_meta,omitempty"`
+	Cursor string          `json:"cursor,omitempty"`
+	Meta   rawjson.Message `json:"_meta,omitempty"`
 }
 
 // MCPToolDescriptor is one tool in a tools/list result.
@@ -130,13 +136,13 @@ type MCPListToolsParams struct {
 //easyjson:json
 //agentwasm:decode-only
 type MCPToolDescriptor struct {
-	Name         string     `json:"name"`
-	Title        string     `json:"title,omitempty"`
-	Description  string     `json:"description,omitempty"`
-	InputSchema  RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema RawMessage `json:"outputSchema,omitempty"`
-	Annotations  RawMessage `json:"annotations,omitempty"`
-	Meta         RawMessage `json:"_meta,omitempty"`
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  rawjson.Message `json:"inputSchema,omitempty"`
+	OutputSchema rawjson.Message `json:"outputSchema,omitempty"`
+	Annotations  rawjson.Message `json:"annotations,omitempty"`
+	Meta         rawjson.Message `json:"_meta,omitempty"`
 }
 
 // MCPListToolsResult is the result of tools/list. An absent or empty
@@ -155,9 +161,9 @@ type MCPListToolsResult struct {
 //easyjson:json
 //agentwasm:encode-only
 type MCPCallToolParams struct {
-	Name      string     `json:"name"`
-	Arguments RawMessage `json:"arguments,omitempty"`
-	Meta      RawMessage `json:"_meta,omitempty"`
+	Name      string          `json:"name"`
+	Arguments rawjson.Message `json:"arguments,omitempty"`
+	Meta      rawjson.Message `json:"_meta,omitempty"`
 }
 
 // MCPCallToolResult is the result of tools/call. ResultType is "complete"
@@ -166,10 +172,10 @@ type MCPCallToolParams struct {
 //easyjson:json
 //agentwasm:decode-only
 type MCPCallToolResult struct {
-	ResultType        string     `json:"resultType,omitempty"`
-	Content           RawMessage `json:"content,omitempty"`
-	StructuredContent RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool       `json:"isError,omitempty"`
+	ResultType        string          `json:"resultType,omitempty"`
+	Content           rawjson.Message `json:"content,omitempty"`
+	StructuredContent rawjson.Message `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
 }
 
 // MCPContentBlock is the part of a content block the client reads.
@@ -194,8 +200,8 @@ type MCPContentBlocks []MCPContentBlock
 //easyjson:json
 //agentwasm:decode-only
 type MCPToolErrorBody struct {
-	Code    RawMessage `json:"code,omitempty"`
-	Message string     `json:"message,omitempty"`
+	Code    rawjson.Message `json:"code,omitempty"`
+	Message string          `json:"message,omitempty"`
 }
 
 // MCPListenFilter chooses the notifications of a subscriptions/listen
@@ -213,7 +219,7 @@ type MCPListenFilter struct {
 //agentwasm:encode-only
 type MCPListenParams struct {
 	Notifications MCPListenFilter `json:"notifications"`
-	Meta          RawMessage      `json:"_meta,omitempty"`
+	Meta          rawjson.Message `json:"_meta,omitempty"`
 }
 
 // StringList is a JSON array of strings (a schema's type list).
@@ -221,7 +227,36 @@ type MCPListenParams struct {
 //easyjson:json
 type StringList []string
 
-// RawList is a JSON array kept as its members' bytes.
-//
-//easyjson:json
-type RawList []RawMessage
+// RawList is a JSON array kept as its members' bytes (a null member is
+// nil). Its codecs are written by hand: the generator would spell
+// rawjson.Message's as json.RawMessage's MarshalJSON and UnmarshalJSON,
+// methods the wasm builds' rawjson.Message ([]byte) lacks.
+type RawList []rawjson.Message
+
+// WriteJSON writes v as a JSON array of its members (an empty member as
+// null), or null when v is nil (Marshaler).
+func (v RawList) WriteJSON(w *jsonw.Writer) {
+	if v == nil {
+		w.RawString("null")
+		return
+	}
+	w.RawByte('[')
+	for i, m := range v {
+		if i > 0 {
+			w.RawByte(',')
+		}
+		w.Raw(m, nil)
+	}
+	w.RawByte(']')
+}
+
+// ReadJSON reads a JSON array (or null, which sets v to nil) into v,
+// keeping each member's bytes (Unmarshaler).
+func (v *RawList) ReadJSON(l *jsonr.Lexer) {
+	jsonr.Slice(l, (*[]rawjson.Message)(v), readRaw)
+}
+
+// readRaw copies the next JSON value's bytes into m.
+func readRaw(m *rawjson.Message, l *jsonr.Lexer) {
+	*m = append((*m)[:0], l.Raw()...)
+}

@@ -8,12 +8,13 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/jsonw"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 )
 
 // Field is one member of a JSON object.
 type Field struct {
 	Key   string
-	Value RawMessage
+	Value rawjson.Message
 }
 
 // ObjectFields returns the members of the JSON object in data, in order.
@@ -27,7 +28,7 @@ func ObjectFields(data []byte) ([]Field, error) {
 	for !l.IsDelim('}') {
 		key := l.String()
 		l.WantColon()
-		val := append(RawMessage(nil), l.Raw()...)
+		val := append(rawjson.Message(nil), l.Raw()...)
 		out = append(out, Field{Key: key, Value: val})
 		l.WantComma()
 	}
@@ -40,7 +41,7 @@ func ObjectFields(data []byte) ([]Field, error) {
 }
 
 // SetField replaces the value of key, or appends it.
-func SetField(fields []Field, key string, value RawMessage) []Field {
+func SetField(fields []Field, key string, value rawjson.Message) []Field {
 	for i := range fields {
 		if fields[i].Key == key {
 			fields[i].Value = value
@@ -51,7 +52,7 @@ func SetField(fields []Field, key string, value RawMessage) []Field {
 }
 
 // GetField returns the value of key, or nil.
-func GetField(fields []Field, key string) RawMessage {
+func GetField(fields []Field, key string) rawjson.Message {
 	for _, f := range fields {
 		if f.Key == key {
 			return f.Value

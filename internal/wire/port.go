@@ -3,6 +3,8 @@
 
 package wire
 
+import "github.com/agentwasm/agentwasm/internal/rawjson"
+
 // PortOptions is the JSON part of port.create's options: the seed's port
 // options (confirmHighEffect, journeyTools, source), the separator, and
 // the app session's own options. Handlers lists the action ids the host
@@ -11,14 +13,14 @@ package wire
 //easyjson:json
 //agentwasm:decode-only
 type PortOptions struct {
-	ConfirmHighEffect    *bool      `json:"confirmHighEffect,omitempty"`
-	JourneyTools         string     `json:"journeyTools,omitempty"`
-	Source               string     `json:"source,omitempty"`
-	Separator            string     `json:"separator,omitempty"`
-	RequireHumanApproval *bool      `json:"requireHumanApproval,omitempty"`
-	Page                 string     `json:"page,omitempty"`
-	State                RawMessage `json:"state,omitempty"`
-	Handlers             []string   `json:"handlers,omitempty"`
+	ConfirmHighEffect    *bool           `json:"confirmHighEffect,omitempty"`
+	JourneyTools         string          `json:"journeyTools,omitempty"`
+	Source               string          `json:"source,omitempty"`
+	Separator            string          `json:"separator,omitempty"`
+	RequireHumanApproval *bool           `json:"requireHumanApproval,omitempty"`
+	Page                 string          `json:"page,omitempty"`
+	State                rawjson.Message `json:"state,omitempty"`
+	Handlers             []string        `json:"handlers,omitempty"`
 	// MCP server options (port.mcp): name, version, settleWithinMs.
 	Name           string `json:"name,omitempty"`
 	Version        string `json:"version,omitempty"`
@@ -35,10 +37,10 @@ type PortOptions struct {
 //easyjson:json
 //agentwasm:encode-only
 type HookHandler struct {
-	Action       string     `json:"action"`
-	Input        RawMessage `json:"input,omitempty"`
-	Source       string     `json:"source"`
-	TransitionID string     `json:"transitionId"`
+	Action       string          `json:"action"`
+	Input        rawjson.Message `json:"input,omitempty"`
+	Source       string          `json:"source"`
+	TransitionID string          `json:"transitionId"`
 	// Instance is the card a repeating action acts on.
 	Instance string `json:"instance,omitempty"`
 }

@@ -3,6 +3,8 @@
 
 package wire
 
+import "github.com/agentwasm/agentwasm/internal/rawjson"
+
 // StudioMeta is a tool's _meta or annotations object, read only for its
 // "honua.studio" key.
 //
@@ -17,9 +19,9 @@ type StudioMeta struct {
 //
 //easyjson:json
 type StudioClassification struct {
-	Family   string     `json:"family,omitempty"`
-	View     string     `json:"view,omitempty"`
-	Revision RawMessage `json:"revision,omitempty"`
+	Family   string          `json:"family,omitempty"`
+	View     string          `json:"view,omitempty"`
+	Revision rawjson.Message `json:"revision,omitempty"`
 }
 
 // DraftCarrier finds a draft binding in a tool result: {draftId,

@@ -3,14 +3,16 @@
 
 package wire
 
+import "github.com/agentwasm/agentwasm/internal/rawjson"
+
 // ToolContent is the tool message content of a runtime tool's result, and
 // the result a host's execute hook answers.
 //
 //easyjson:json
 type ToolContent struct {
-	Status       string     `json:"status"`
-	Data         RawMessage `json:"data,omitempty"`
-	DeniedReason string     `json:"deniedReason,omitempty"`
+	Status       string          `json:"status"`
+	Data         rawjson.Message `json:"data,omitempty"`
+	DeniedReason string          `json:"deniedReason,omitempty"`
 }
 
 // Rejection is the tool message content of a call that did not run.
@@ -28,9 +30,9 @@ type Rejection struct {
 //easyjson:json
 //agentwasm:encode-only
 type HookToolCall struct {
-	ToolCallID string     `json:"toolCallId"`
-	Name       string     `json:"name"`
-	Args       RawMessage `json:"args"`
+	ToolCallID string          `json:"toolCallId"`
+	Name       string          `json:"name"`
+	Args       rawjson.Message `json:"args"`
 }
 
 // HookAuth is the payload of the auth hook.
@@ -46,7 +48,7 @@ type HookAuth struct {
 //easyjson:json
 //agentwasm:encode-only
 type HookRequest struct {
-	Hook    string     `json:"hook"`
-	Session int        `json:"session"`
-	Payload RawMessage `json:"payload"`
+	Hook    string          `json:"hook"`
+	Session int             `json:"session"`
+	Payload rawjson.Message `json:"payload"`
 }

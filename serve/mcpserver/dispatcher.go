@@ -9,6 +9,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -271,7 +272,7 @@ func (d *Dispatcher) handleBatch(ctx context.Context, req Request, body []byte) 
 	if err := checkJSON(body); err != nil {
 		return Response{Body: mcp.ErrorBody(nil, ParseError, "parse error: "+err.Error(), nil), Status: 400}
 	}
-	var items []wire.RawMessage
+	var items []rawjson.Message
 	if err := wire.Unmarshal(body, (*wire.RawList)(&items)); err != nil {
 		return Response{Body: mcp.ErrorBody(nil, ParseError, "parse error: "+err.Error(), nil), Status: 400}
 	}

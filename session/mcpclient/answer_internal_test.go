@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestServerAnswer(t *testing.T) {
 		{"no id", ``, "ping", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, ok := serverAnswer(&wire.RPCMessage{ID: wire.RawMessage(tc.id), Method: tc.method})
+			body, ok := serverAnswer(&wire.RPCMessage{ID: rawjson.Message(tc.id), Method: tc.method})
 			if tc.want == "" {
 				assert.False(t, ok)
 				assert.Nil(t, body)
@@ -67,9 +68,9 @@ func TestAnswersInFlightAreBounded(t *testing.T) {
 	for range mcpMaxAnswers {
 		c.answering <- struct{}{}
 	}
-	c.answerRequest(t.Context(), st, &wire.RPCMessage{ID: wire.RawMessage(`"ping-1"`), Method: "ping"})
+	c.answerRequest(t.Context(), st, &wire.RPCMessage{ID: rawjson.Message(`"ping-1"`), Method: "ping"})
 	<-c.answering
-	c.answerRequest(t.Context(), st, &wire.RPCMessage{ID: wire.RawMessage(`"ping-2"`), Method: "ping"})
+	c.answerRequest(t.Context(), st, &wire.RPCMessage{ID: rawjson.Message(`"ping-2"`), Method: "ping"})
 	select {
 	case body := <-fetched:
 		assert.JSONEq(t, `{"jsonrpc":"2.0","id":"ping-2","result":{}}`, body)

@@ -127,9 +127,9 @@ type Config struct {
 // and ping is gone — so there the client reads past them unanswered.
 type Client struct {
 	cfg       Config
-	meta      wire.RawMessage // the stateless era's _meta
-	initMeta  wire.RawMessage // initialize's _meta
-	clientCap wire.RawMessage // the client capabilities: none
+	meta      rawjson.Message // the stateless era's _meta
+	initMeta  rawjson.Message // initialize's _meta
+	clientCap rawjson.Message // the client capabilities: none
 
 	ids       atomic.Int64
 	sem       chan struct{} // one slot, held while probing or initializing
@@ -190,7 +190,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.AnswerTimeout == 0 {
 		cfg.AnswerTimeout = DefaultAnswerTimeout
 	}
-	c := &Client{cfg: cfg, sem: make(chan struct{}, 1), answering: make(chan struct{}, mcpMaxAnswers), clientCap: wire.RawMessage("{}")}
+	c := &Client{cfg: cfg, sem: make(chan struct{}, 1), answering: make(chan struct{}, mcpMaxAnswers), clientCap: rawjson.Message("{}")}
 	var err error
 	c.meta, err = wire.Marshal(&wire.MCPRequestMeta{
 		ProtocolVersion:    StatelessProtocolVersion,
@@ -238,7 +238,7 @@ func (c *Client) ListToolPages(ctx context.Context) (tools []Tool, pages int, er
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 1; ; page++ {
-		raw, err := c.call(ctx, mcp.MethodToolsList, "", nil, func(meta wire.RawMessage) wire.Marshaler {
+		raw, err := c.call(ctx, mcp.MethodToolsList, "", nil, func(meta rawjson.Message) wire.Marshaler {
 			return &wire.MCPListToolsParams{Cursor: cursor, Meta: meta}
 		})
 		if err != nil {
@@ -281,7 +281,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args rawjson.Message
 	c.mu.Lock()
 	extra := paramHeaderValues(c.params[name], a)
 	c.mu.Unlock()
-	raw, err := c.call(ctx, mcp.MethodToolsCall, name, extra, func(meta wire.RawMessage) wire.Marshaler {
+	raw, err := c.call(ctx, mcp.MethodToolsCall, name, extra, func(meta rawjson.Message) wire.Marshaler {
 		return &wire.MCPCallToolParams{Name: name, Arguments: a, Meta: meta}
 	})
 	if err != nil {
@@ -292,7 +292,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args rawjson.Message
 
 // callToolResult reads a tools/call result: an input_required result is a
 // protocol error; a result with isError comes with a *ToolError.
-func callToolResult(name string, raw wire.RawMessage) (ToolResult, error) {
+func callToolResult(name string, raw rawjson.Message) (ToolResult, error) {
 	var r wire.MCPCallToolResult
 	if err := wire.Unmarshal(raw, &r); err != nil {
 		return ToolResult{}, &TransportError{Method: mcp.MethodToolsCall, Msg: "malformed result", Err: err}
@@ -381,7 +381,7 @@ func (c *Client) store(st mcpState) {
 // that never answered otherwise is a *session.EndpointAbsentError.
 //
 // extra holds headers sent in the stateless era only (Mcp-Param-*).
-func (c *Client) call(ctx context.Context, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, error) {
+func (c *Client) call(ctx context.Context, method, name string, extra map[string]string, params func(meta rawjson.Message) wire.Marshaler) (rawjson.Message, error) {
 	st, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -451,16 +451,15 @@ func (c *Client) rejected(name, reason string) {
 }
 
 // toolArguments checks args, a JSON object, and returns it ({} when empty).
-func toolArguments(args rawjson.Message) (wire.RawMessage, error) {
+func toolArguments(args rawjson.Message) (rawjson.Message, error) {
 	a := jsonr.TrimSpace(args)
 	if len(a) == 0 || string(a) == "null" {
-		return wire.RawMessage("{}"), nil
+		return rawjson.Message("{}"), nil
 	}
-	var v wire.RawMessage
-	if a[0] != '{' || wire.Unmarshal(a, &v) != nil {
+	if a[0] != '{' || !wire.Valid(a) {
 		return nil, errors.New("the arguments are not a JSON object")
 	}
-	return wire.RawMessage(a), nil
+	return rawjson.Message(a), nil
 }
 
 // toolError reads the code and message of a result with isError.

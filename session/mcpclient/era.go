@@ -5,6 +5,7 @@ package mcpclient
 import (
 	"context"
 	"errors"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,7 +111,7 @@ func (c *Client) renew(ctx context.Context, stale mcpState) (mcpState, error) {
 // "method not found" answer.
 func (c *Client) probe(ctx context.Context, st mcpState) (Era, error) {
 	st.era, st.version = EraStateless, StatelessProtocolVersion
-	raw, status, err := c.roundTrip(ctx, st, mcp.MethodServerDiscover, "", nil, func(meta wire.RawMessage) wire.Marshaler {
+	raw, status, err := c.roundTrip(ctx, st, mcp.MethodServerDiscover, "", nil, func(meta rawjson.Message) wire.Marshaler {
 		return &wire.MCPMetaParams{Meta: meta}
 	})
 	if err == nil {
@@ -198,7 +199,7 @@ func (c *Client) initialize(ctx context.Context, st mcpState) (mcpState, error) 
 
 // initializeRequest sends initialize and returns its result and the
 // Mcp-Session-Id the response carried.
-func (c *Client) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (wire.RawMessage, string, error) {
+func (c *Client) initializeRequest(ctx context.Context, st mcpState, params *wire.MCPInitializeParams) (rawjson.Message, string, error) {
 	id := c.ids.Add(1)
 	body, err := encodeRequest(id, mcp.MethodInitialize, params)
 	if err != nil {

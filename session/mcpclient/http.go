@@ -6,6 +6,7 @@ package mcpclient
 import (
 	"context"
 	"errors"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"io"
 	"strconv"
 	"strings"
@@ -69,8 +70,8 @@ func sessionHeader(h bridge.Header, st mcpState) bridge.Header {
 // roundTrip sends one request with st and returns its result, and the HTTP
 // status (0 when no response arrived).
 // extra headers are added in the stateless era.
-func (c *Client) roundTrip(ctx context.Context, st mcpState, method, name string, extra map[string]string, params func(meta wire.RawMessage) wire.Marshaler) (wire.RawMessage, int, error) {
-	var meta wire.RawMessage
+func (c *Client) roundTrip(ctx context.Context, st mcpState, method, name string, extra map[string]string, params func(meta rawjson.Message) wire.Marshaler) (rawjson.Message, int, error) {
+	var meta rawjson.Message
 	if st.era == EraStateless {
 		meta = c.meta
 	}
@@ -182,7 +183,7 @@ func ok2xx(status int) bool { return status >= 200 && status <= 299 }
 // server requests on an event stream before the answer are answered with
 // st (session era only). Cancelling ctx closes the body, so a read blocked
 // on it returns.
-func (c *Client) readAnswer(ctx context.Context, st mcpState, method string, id int64, resp *bridge.Response) (wire.RawMessage, error) {
+func (c *Client) readAnswer(ctx context.Context, st mcpState, method string, id int64, resp *bridge.Response) (rawjson.Message, error) {
 	defer resp.Body.Close()
 	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
 	defer stop()
@@ -231,7 +232,7 @@ func (c *Client) statusError(method string, resp *bridge.Response) error {
 // (skipping it costs a byte per level, not a stack frame): discovery bounds
 // each tool (session.MaxToolSchemaDepth), so that one tool nested too deeply
 // refuses that tool, not the whole answer.
-func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (wire.RawMessage, error) {
+func decodeAnswer(method string, id int64, contentType string, body io.Reader, maxBytes int, observe, answer func(*wire.RPCMessage)) (rawjson.Message, error) {
 	idText := strconv.FormatInt(id, 10)
 	readMessage := mcp.ReadMessage
 	if method == mcp.MethodToolsList {
@@ -286,7 +287,7 @@ func decodeAnswer(method string, id int64, contentType string, body io.Reader, m
 }
 
 // answerOf returns a response's result, or its error as a *ProtocolError.
-func answerOf(method string, m *wire.RPCMessage) (wire.RawMessage, error) {
+func answerOf(method string, m *wire.RPCMessage) (rawjson.Message, error) {
 	if m.Error != nil {
 		return nil, &ProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message, Data: []byte(m.Error.Data)}
 	}

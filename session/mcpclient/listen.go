@@ -8,6 +8,7 @@ package mcpclient
 import (
 	"context"
 	"errors"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"io"
 	"strconv"
 	"sync"
@@ -107,7 +108,7 @@ func (c *Client) ListenToolListChanged(ctx context.Context, lastEventID string) 
 }
 
 // readAnswerOnly reads a JSON answer to request id and closes the body.
-func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.Response, maxBytes int) (wire.RawMessage, error) {
+func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.Response, maxBytes int) (rawjson.Message, error) {
 	defer resp.Body.Close()
 	res, err := decodeAnswer(method, id, resp.Header.Get("content-type"), resp.Body, maxBytes, nil, nil)
 	if err != nil && ctx.Err() != nil {

@@ -69,7 +69,7 @@ func readToolDescriptor(raw []byte) Tool {
 	}
 	var d wire.MCPToolDescriptor
 	l := jsonr.Lexer{Data: raw, MaxDepth: len(raw)}
-	d.UnmarshalEasyJSON(&l)
+	d.ReadJSON(&l)
 	if err := l.Error(); err != nil {
 		return Tool{Name: d.Name, Unreadable: "the descriptor could not be read: " + err.Error()}
 	}

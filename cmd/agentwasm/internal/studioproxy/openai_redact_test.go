@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 )
 
 // oaTestKey is the key of the redaction tests.
@@ -140,7 +140,7 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 				{EventTextDelta, Event{Text: "s "}},
 				{EventToolCallStart, Event{ToolCallID: "c1", ToolName: "get_weather"}},
 				{EventToolCallDelta, Event{ToolCallID: "c1", ToolArgumentsDelta: `{"place":"Oslo"}`}},
-				{EventToolCallStop, Event{ToolCallID: "c1", ToolArguments: wire.RawMessage(`{"place":"Oslo"}`)}},
+				{EventToolCallStop, Event{ToolCallID: "c1", ToolArguments: rawjson.Message(`{"place":"Oslo"}`)}},
 				{EventMessageStop, Event{StopReason: StopToolCall}},
 			},
 		},
@@ -157,7 +157,7 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 				{EventToolCallStart, Event{ToolCallID: "call_[redacted]", ToolName: "get_weather_[redacted]"}},
 				{EventToolCallDelta, Event{ToolCallID: "call_[redacted]", ToolArgumentsDelta: `{"place":"`}},
 				{EventToolCallDelta, Event{ToolCallID: "call_[redacted]", ToolArgumentsDelta: `[redacted]"}`}},
-				{EventToolCallStop, Event{ToolCallID: "call_[redacted]", ToolArguments: wire.RawMessage(`{"place":"[redacted]"}`)}},
+				{EventToolCallStop, Event{ToolCallID: "call_[redacted]", ToolArguments: rawjson.Message(`{"place":"[redacted]"}`)}},
 				{EventMessageStop, Event{StopReason: StopToolCall}},
 			},
 		},
@@ -173,7 +173,7 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 				{EventMessageStart, Event{Model: "m"}},
 				{EventToolCallStart, Event{ToolCallID: "c1", ToolName: "get_weather"}},
 				{EventToolCallDelta, Event{ToolCallID: "c1", ToolArgumentsDelta: `{"a":"[redacted]","b":1}`}},
-				{EventToolCallStop, Event{ToolCallID: "c1", ToolArguments: wire.RawMessage(`{"a":"[redacted]","b":1}`)}},
+				{EventToolCallStop, Event{ToolCallID: "c1", ToolArguments: rawjson.Message(`{"a":"[redacted]","b":1}`)}},
 				{EventMessageStop, Event{StopReason: StopToolCall}},
 			},
 		},
@@ -212,7 +212,7 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 				{EventTextDelta, Event{Text: "the key [redacted] is set"}},
 				{EventToolCallStart, Event{ToolCallID: "[redacted]", ToolName: "n[redacted]"}},
 				{EventToolCallDelta, Event{ToolCallID: "[redacted]", ToolArgumentsDelta: `{"k":"[redacted]"}`}},
-				{EventToolCallStop, Event{ToolCallID: "[redacted]", ToolArguments: wire.RawMessage(`{"k":"[redacted]"}`)}},
+				{EventToolCallStop, Event{ToolCallID: "[redacted]", ToolArguments: rawjson.Message(`{"k":"[redacted]"}`)}},
 				{EventMessageStop, Event{StopReason: StopToolCall}},
 			},
 		},

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 )
 
 // oaMaxToolCalls bounds the tool calls of one answer.
@@ -497,15 +497,15 @@ func (s *oaStream) stopReason(calls bool) string {
 
 // oaArguments returns a call's joined fragments when they are a JSON
 // object, {} when they are empty, and nil (left out) otherwise.
-func oaArguments(args []byte) wire.RawMessage {
+func oaArguments(args []byte) rawjson.Message {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
-		return wire.RawMessage("{}")
+		return rawjson.Message("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
 		return nil
 	}
-	return wire.RawMessage(args)
+	return args
 }
 
 // send sends one event, marking a failure of the sink.

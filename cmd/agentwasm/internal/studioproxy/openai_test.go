@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 )
 
 // oaRec is one event a sink received.
@@ -112,7 +112,7 @@ func TestOpenAIRecordedStreams(t *testing.T) {
 			{EventToolCallStart, Event{ToolCallID: "call_Qx7bT2", ToolName: "get_weather"}},
 			{EventToolCallDelta, Event{ToolCallID: "call_Qx7bT2", ToolArgumentsDelta: `{"place"`}},
 			{EventToolCallDelta, Event{ToolCallID: "call_Qx7bT2", ToolArgumentsDelta: `:"Berlin"}`}},
-			{EventToolCallStop, Event{ToolCallID: "call_Qx7bT2", ToolArguments: wire.RawMessage(`{"place":"Berlin"}`)}},
+			{EventToolCallStop, Event{ToolCallID: "call_Qx7bT2", ToolArguments: rawjson.Message(`{"place":"Berlin"}`)}},
 			{EventMessageStop, Event{StopReason: StopToolCall}},
 		}},
 		{"parallel_tool_calls.sse", []oaRec{
@@ -122,8 +122,8 @@ func TestOpenAIRecordedStreams(t *testing.T) {
 			{EventToolCallDelta, Event{ToolCallID: "call_A1", ToolArgumentsDelta: `{"place":`}},
 			{EventToolCallDelta, Event{ToolCallID: "call_B2", ToolArgumentsDelta: `{"id":7}`}},
 			{EventToolCallDelta, Event{ToolCallID: "call_A1", ToolArgumentsDelta: `"Oslo"}`}},
-			{EventToolCallStop, Event{ToolCallID: "call_A1", ToolArguments: wire.RawMessage(`{"place":"Oslo"}`)}},
-			{EventToolCallStop, Event{ToolCallID: "call_B2", ToolArguments: wire.RawMessage(`{"id":7}`)}},
+			{EventToolCallStop, Event{ToolCallID: "call_A1", ToolArguments: rawjson.Message(`{"place":"Oslo"}`)}},
+			{EventToolCallStop, Event{ToolCallID: "call_B2", ToolArguments: rawjson.Message(`{"id":7}`)}},
 			{EventMessageStop, Event{StopReason: StopToolCall}},
 		}},
 		{"split_arguments.sse", []oaRec{
@@ -132,7 +132,7 @@ func TestOpenAIRecordedStreams(t *testing.T) {
 			{EventToolCallDelta, Event{ToolCallID: "call_S9", ToolArgumentsDelta: `{"pla`}},
 			{EventToolCallDelta, Event{ToolCallID: "call_S9", ToolArgumentsDelta: `ce":"Ber`}},
 			{EventToolCallDelta, Event{ToolCallID: "call_S9", ToolArgumentsDelta: `lin"}`}},
-			{EventToolCallStop, Event{ToolCallID: "call_S9", ToolArguments: wire.RawMessage(`{"place":"Berlin"}`)}},
+			{EventToolCallStop, Event{ToolCallID: "call_S9", ToolArguments: rawjson.Message(`{"place":"Berlin"}`)}},
 			{EventMessageStop, Event{StopReason: StopToolCall}},
 		}},
 		{"usage_final_chunk.sse", []oaRec{
@@ -213,8 +213,8 @@ func TestOpenAIStreamShapes(t *testing.T) {
 				{EventToolCallStart, Event{ToolCallID: "call_0", ToolName: "get_weather"}},
 				{EventToolCallDelta, Event{ToolCallID: "call_0", ToolArgumentsDelta: `{"place":"Rome"}`}},
 				{EventToolCallStart, Event{ToolCallID: "call_1", ToolName: "nope"}},
-				{EventToolCallStop, Event{ToolCallID: "call_0", ToolArguments: wire.RawMessage(`{"place":"Rome"}`)}},
-				{EventToolCallStop, Event{ToolCallID: "call_1", ToolArguments: wire.RawMessage(`{}`)}},
+				{EventToolCallStop, Event{ToolCallID: "call_0", ToolArguments: rawjson.Message(`{"place":"Rome"}`)}},
+				{EventToolCallStop, Event{ToolCallID: "call_1", ToolArguments: rawjson.Message(`{}`)}},
 				{EventMessageStop, Event{StopReason: StopToolCall}},
 			}},
 		{"name after arguments, duplicate ids, unparsable arguments", "",
@@ -228,7 +228,7 @@ func TestOpenAIStreamShapes(t *testing.T) {
 				{EventToolCallDelta, Event{ToolCallID: "dup", ToolArgumentsDelta: `{"a":1}`}},
 				{EventToolCallStart, Event{ToolCallID: "dup_1", ToolName: "get_weather"}},
 				{EventToolCallDelta, Event{ToolCallID: "dup_1", ToolArgumentsDelta: `{oops`}},
-				{EventToolCallStop, Event{ToolCallID: "dup", ToolArguments: wire.RawMessage(`{"a":1}`)}},
+				{EventToolCallStop, Event{ToolCallID: "dup", ToolArguments: rawjson.Message(`{"a":1}`)}},
 				{EventToolCallStop, Event{ToolCallID: "dup_1"}},
 				{EventMessageStop, Event{StopReason: StopToolCall}},
 			}},
@@ -256,7 +256,7 @@ func TestOpenAIStreamShapes(t *testing.T) {
 				{EventTextDelta, Event{Text: "ok"}},
 				{EventToolCallStart, Event{ToolCallID: "call_W", ToolName: "studio.journey.publish_map"}},
 				{EventToolCallDelta, Event{ToolCallID: "call_W", ToolArgumentsDelta: `{"id":1}`}},
-				{EventToolCallStop, Event{ToolCallID: "call_W", ToolArguments: wire.RawMessage(`{"id":1}`)}},
+				{EventToolCallStop, Event{ToolCallID: "call_W", ToolArguments: rawjson.Message(`{"id":1}`)}},
 				{EventMessageStop, Event{StopReason: StopToolCall, PromptTokens: 5, CompletionTokens: 6}},
 			}},
 	}
@@ -288,7 +288,7 @@ func TestOpenAIRequestTranslation(t *testing.T) {
 		Messages: []Message{
 			{Role: "user", Content: "Weather in Berlin? <b>&</b>"},
 			{Role: "assistant", ToolCalls: []ToolCall{
-				{ID: "call_1", Name: "get_weather", Arguments: wire.RawMessage(`{ "place": "Berlin" }`)},
+				{ID: "call_1", Name: "get_weather", Arguments: rawjson.Message(`{ "place": "Berlin" }`)},
 				{ID: "call_2", Name: "studio.journey.publish_map"},
 			}},
 			{Role: "tool", ToolCallID: "call_1", ToolName: "get_weather", Content: `{"tempC":21}`},
@@ -296,7 +296,7 @@ func TestOpenAIRequestTranslation(t *testing.T) {
 			{Role: "assistant", Content: "21°C, and the map is out."},
 		},
 		Tools: []Tool{
-			{Name: "get_weather", Description: "Weather at a place.", InputSchema: wire.RawMessage(`{"type":"object","properties":{"place":{"type":"string"}},"required":["place"]}`)},
+			{Name: "get_weather", Description: "Weather at a place.", InputSchema: rawjson.Message(`{"type":"object","properties":{"place":{"type":"string"}},"required":["place"]}`)},
 			{Name: "studio.journey.publish_map"},
 		},
 		ToolChoice:  &ToolChoice{Mode: "specific", ToolName: "studio.journey.publish_map"},
@@ -353,7 +353,7 @@ func TestOpenAIRequestTranslation(t *testing.T) {
 		{EventMessageStart, Event{Model: "gpt-test"}},
 		{EventToolCallStart, Event{ToolCallID: "call_9", ToolName: "studio.journey.publish_map"}},
 		{EventToolCallDelta, Event{ToolCallID: "call_9", ToolArgumentsDelta: "{}"}},
-		{EventToolCallStop, Event{ToolCallID: "call_9", ToolArguments: wire.RawMessage("{}")}},
+		{EventToolCallStop, Event{ToolCallID: "call_9", ToolArguments: rawjson.Message("{}")}},
 		{EventMessageStop, Event{StopReason: StopToolCall}},
 	}, rec.got(t))
 

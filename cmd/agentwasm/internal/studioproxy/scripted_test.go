@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 )
 
 // conv builds a conversation: user texts, assistant calls and tool results.
@@ -41,7 +41,7 @@ func (c *conv) user(text string) *conv {
 func (c *conv) result(name, args, content string) *conv {
 	id := "c" + string(rune('a'+len(c.msgs)))
 	c.msgs = append(c.msgs,
-		Message{Role: "assistant", ToolCalls: []ToolCall{{ID: id, Name: name, Arguments: wire.RawMessage(args)}}},
+		Message{Role: "assistant", ToolCalls: []ToolCall{{ID: id, Name: name, Arguments: rawjson.Message(args)}}},
 		Message{Role: "tool", Content: content, ToolCallID: id, ToolName: name})
 	return c
 }

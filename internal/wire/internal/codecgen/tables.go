@@ -1,18 +1,16 @@
-//go:build ignore
-
-// tables.go rewrites the generated codecs: the second pass of trim.go's program (generate.sh runs
-// go run trim.go tables.go).
+// The tables pass rewrites the generated codecs of struct types as field tables.
 //
 // easyjson writes one function per struct and direction, with code per member; in WebAssembly
 // each of those functions costs kilobytes. For every struct type, tables.go writes the struct's
 // fields once per direction, as a table (key, unsafe.Offsetof, kind):
 //
-//   - decodeT, a []jsonr.Field that jsonr's Lexer.Object reads: T's UnmarshalEasyJSON calls it;
-//   - encodeT, a []jsonw.Field that jsonw's Writer.Struct writes: T's MarshalEasyJSON calls it.
+//   - decodeT, a []jsonr.Field that jsonr's Lexer.Object reads: T's ReadJSON calls it;
+//   - encodeT, a []jsonw.Field that jsonw's Writer.Struct writes: T's WriteJSON calls it.
 //
 // The generated functions go. Codecs of other types (named slices) stay as easyjson wrote them.
 // It knows the field types the wire structs use; a struct with any other field type keeps its
 // generated codec, and tables.go says so on stderr.
+
 package main
 
 import (
@@ -34,13 +32,13 @@ import (
 var decodeKinds = map[string]string{
 	"string": "String", "bool": "Bool", "int": "Int", "int64": "Int64", "float64": "Float64",
 	"*int": "PtrInt", "*int64": "PtrInt64", "*float64": "PtrFloat64", "*bool": "PtrBool",
-	"RawMessage": "Raw", "[]string": "Strings", "map[string]string": "StringMap",
+	"rawjson.Message": "Raw", "[]string": "Strings", "map[string]string": "StringMap",
 }
 
 // encodeKinds maps a field's Go type to the jsonw kind that writes it.
 var encodeKinds = map[string]string{
 	"string": "String", "bool": "Bool", "int": "Int", "int64": "Int64", "float64": "Float64",
-	"*int64": "PtrInt64", "*float64": "PtrFloat64", "RawMessage": "Raw", "[]string": "Strings",
+	"*int64": "PtrInt64", "*float64": "PtrFloat64", "rawjson.Message": "Raw", "[]string": "Strings",
 	"map[string]int": "IntMap", "map[string]string": "StringMap",
 }
 
@@ -54,9 +52,26 @@ type pass struct {
 }
 
 var (
-	decodePass = pass{"decode", "UnmarshalEasyJSON", "reads", "jsonr.Field", "l.Object(unsafe.Pointer(v), %s)"}
-	encodePass = pass{"encode", "MarshalEasyJSON", "writes", "jsonw.Field", "w.Struct(unsafe.Pointer(&v), %s)"}
+	decodePass = pass{"decode", "ReadJSON", "reads", "jsonr.Field", "l.Object(unsafe.Pointer(v), %s)"}
+	encodePass = pass{"encode", "WriteJSON", "writes", "jsonw.Field", "w.Struct(unsafe.Pointer(&v), %s)"}
 )
+
+// named maps the package's types declared as another named type (type Status string, type
+// RawJSON = rawjson.Message) to that type: a field of such a type is written as its
+// underlying type is.
+var named = map[string]string{}
+
+// resolve follows named from t to a type tables.go may know.
+func resolve(t string) string {
+	for i := 0; i < 8; i++ {
+		u, ok := named[t]
+		if !ok {
+			break
+		}
+		t = u
+	}
+	return t
+}
 
 // tables is the second pass: it rewrites the codecs of every struct type as tables.
 func tables() {
@@ -64,15 +79,18 @@ func tables() {
 	structs := map[string]*ast.StructType{}
 	sources, _ := filepath.Glob("*.go")
 	for _, f := range sources {
-		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") || f == "trim.go" || f == "tables.go" {
+		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		file, err := parser.ParseFile(fset, f, nil, 0)
 		check(err)
 		ast.Inspect(file, func(n ast.Node) bool {
 			if ts, ok := n.(*ast.TypeSpec); ok {
-				if st, ok := ts.Type.(*ast.StructType); ok {
-					structs[ts.Name.Name] = st
+				switch tt := ts.Type.(type) {
+				case *ast.StructType:
+					structs[ts.Name.Name] = tt
+				case *ast.Ident, *ast.SelectorExpr:
+					named[ts.Name.Name] = typeString(tt)
 				}
 			}
 			return true
@@ -80,18 +98,18 @@ func tables() {
 	}
 	generated, _ := filepath.Glob("*_easyjson.go")
 	sort.Strings(generated)
-	decoded := map[string]bool{} // types whose pointer has UnmarshalEasyJSON
-	encoded := map[string]bool{} // struct types whose value has MarshalEasyJSON
+	decoded := map[string]bool{} // types whose pointer has ReadJSON
+	encoded := map[string]bool{} // struct types whose value has WriteJSON
 	files := map[string]*ast.File{}
 	for _, f := range generated {
 		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
 		check(err)
 		files[f] = file
 		for _, d := range file.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "UnmarshalEasyJSON" {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "ReadJSON" {
 				decoded[recvType(fn)] = true
 			}
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "MarshalEasyJSON" {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "WriteJSON" {
 				if _, ptr := fn.Recv.List[0].Type.(*ast.StarExpr); !ptr && structs[recvType(fn)] != nil {
 					encoded[recvType(fn)] = true
 				}
@@ -180,9 +198,9 @@ func fieldTable(typ string, st *ast.StructType, decoded map[string]bool) (string
 		var call string
 		switch {
 		case strings.HasPrefix(t, "*") && decoded[t[1:]]:
-			call = "jsonr.Ptr(l, (**" + t[1:] + ")(p), (*" + t[1:] + ").UnmarshalEasyJSON)"
+			call = "jsonr.Ptr(l, (**" + t[1:] + ")(p), (*" + t[1:] + ").ReadJSON)"
 		case strings.HasPrefix(t, "[]") && decoded[t[2:]]:
-			call = "jsonr.Slice(l, (*[]" + t[2:] + ")(p), (*" + t[2:] + ").UnmarshalEasyJSON)"
+			call = "jsonr.Slice(l, (*[]" + t[2:] + ")(p), (*" + t[2:] + ").ReadJSON)"
 		default:
 			return fmt.Errorf("field %s of type %s", name, t)
 		}
@@ -244,6 +262,16 @@ func encodeTable(typ string, st *ast.StructType, nested func(string) bool) (stri
 		if omit {
 			omitField = ", OmitEmpty: true"
 		}
+		if strings.Contains(","+opts+",", ",nonnil,") {
+			switch encodeKinds[t] {
+			case "Strings", "IntMap", "StringMap":
+			default:
+				if !strings.HasPrefix(t, "[]") {
+					return fmt.Errorf("jsonw:\"nonnil\" on %s of type %s, which is no slice or map", name, t)
+				}
+			}
+			omitField += ", NonNil: true"
+		}
 		if kind, ok := encodeKinds[t]; ok {
 			fmt.Fprintf(&b, "\t{Prefix: %s, Offset: %s, Kind: jsonw.%s%s},\n", prefix, offset, kind, omitField)
 			return nil
@@ -280,7 +308,7 @@ func eachField(st *ast.StructType, fn func(name, key, opts, typ string) error) e
 		if skip {
 			continue
 		}
-		t := typeString(field.Type)
+		t := resolve(typeString(field.Type))
 		for _, name := range field.Names {
 			if !name.IsExported() {
 				continue
@@ -298,7 +326,9 @@ func eachField(st *ast.StructType, fn func(name, key, opts, typ string) error) e
 }
 
 // jsonTag reads a field's json tag: its key (empty: the field's name), its options, and
-// whether the field is left out ("-").
+// whether the field is left out ("-"). A jsonw:"nonnil" tag adds the option nonnil: the
+// encoder writes the field's nil slice as [] and nil map as {} (jsonw.Field.NonNil), where
+// encoding/json writes null.
 func jsonTag(field *ast.Field) (key, opts string, skip bool, err error) {
 	tag := ""
 	if field.Tag != nil {
@@ -307,6 +337,13 @@ func jsonTag(field *ast.Field) (key, opts string, skip bool, err error) {
 			return "", "", false, err
 		}
 		tag = reflect.StructTag(s).Get("json")
+		switch w := reflect.StructTag(s).Get("jsonw"); w {
+		case "":
+		case "nonnil":
+			tag += ",nonnil" // an option of our own: jsonw writes nil as [] or {}
+		default:
+			return "", "", false, fmt.Errorf("the jsonw tag %q on %s", w, field.Names[0].Name)
+		}
 	}
 	key, opts, _ = strings.Cut(tag, ",")
 	if key == "-" && opts == "" {

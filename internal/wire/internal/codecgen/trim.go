@@ -1,16 +1,6 @@
-//go:build ignore
+// The trim pass: one-way types lose the method of the other direction, and
+// generated functions nothing calls any more go.
 
-// trim.go and tables.go post-process easyjson's output (run by generate.sh:
-// go run trim.go tables.go). It edits every *_easyjson.go file of the
-// current directory, in three passes:
-//
-//  1. trim: types marked //agentwasm:decode-only lose MarshalEasyJSON, types
-//     marked //agentwasm:encode-only lose UnmarshalEasyJSON, and then every
-//     generated easyjson* function nothing refers to any more is dropped too,
-//     until none is left. The linker would otherwise keep them all: every
-//     wire type is handed to an interface.
-//  2. tables (tables.go): each struct's codecs become tables of its fields.
-//  3. trim again: the functions the tables left unused go.
 package main
 
 import (
@@ -25,19 +15,19 @@ import (
 	"strings"
 )
 
-func main() {
-	trim()
-	tables()
-	trim()
-}
-
-// trim is the first and third pass.
+// trim drops the codec methods of the direction a type is never moved in —
+// types marked //agentwasm:decode-only lose WriteJSON, types marked
+// //agentwasm:encode-only lose ReadJSON — and then every generated
+// easyjson* function nothing refers to any more, until none is left: the
+// linker would otherwise keep them all, since every wire type is handed to an
+// interface. It runs before and after the tables pass (tables.go), whose
+// rewrite leaves most generated functions unused.
 func trim() {
 	drop := map[string]bool{} // "Type.Method"
 	sources, _ := filepath.Glob("*.go")
 	fset := token.NewFileSet()
 	for _, f := range sources {
-		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") || f == "trim.go" || f == "tables.go" {
+		if strings.HasSuffix(f, "_easyjson.go") || strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
@@ -51,9 +41,9 @@ func trim() {
 				name := g.Specs[0].(*ast.TypeSpec).Name.Name
 				switch c.Text {
 				case "//agentwasm:decode-only":
-					drop[name+".MarshalEasyJSON"] = true
+					drop[name+".WriteJSON"] = true
 				case "//agentwasm:encode-only":
-					drop[name+".UnmarshalEasyJSON"] = true
+					drop[name+".ReadJSON"] = true
 				}
 			}
 		}
@@ -123,9 +113,10 @@ func keepComments(file *ast.File, fset *token.FileSet) []*ast.CommentGroup {
 	return out
 }
 
+// check stops the program on err.
 func check(err error) {
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "trim:", err)
+		fmt.Fprintln(os.Stderr, "codecgen:", err)
 		os.Exit(1)
 	}
 }
