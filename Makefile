@@ -161,7 +161,7 @@ vet:
 # Both wasm builds vet every package the modules link (the dev binary's servers under cmd/ build natively only).
 	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
 		./internal/... ./wasm/js/...
-	GOOS=js GOARCH=wasm $(GO) vet -tags agentwasm_sessiononly ./internal/command/... ./wasm/js/...
+	GOOS=js GOARCH=wasm $(GO) vet -tags agentwasm_sessiononly ./wasm/internal/command/... ./wasm/js/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
 		./internal/... ./wasm/wasip1/...
 	@for t in js wasip1; do \
@@ -172,7 +172,7 @@ vet:
 # The native suite runs with the race detector (it needs cgo: gcc and libc6-dev).
 gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -race -count=1 ./...
-	$(GO) test -race -count=1 -tags agentwasm_sessiononly -run SessionOnly ./internal/command/
+	$(GO) test -race -count=1 -tags agentwasm_sessiononly -run SessionOnly ./wasm/internal/command/
 
 # With both builds in dist/, so that the tests of the two side by side run.
 nodetest: build build-tiny
@@ -189,7 +189,7 @@ browsertest: build build-tiny dist/agentwasm dist/agentwasm.wasm.br web/node_mod
 
 # dist/package/: the npm package `agentwasm` — the loader, its types, both modules, wasm_exec.js,
 # web/package/README.md — and its package.json, whose version scripts/package.mjs reads from
-# internal/command (the module's Version), so the two cannot drift.
+# internal/version (the module's Version), so the two cannot drift.
 package: build build-tiny
 	tinygo=$(TINYGO_BIN) && TINYGOROOT="$$($$tinygo env TINYGOROOT)" GO=$(GO) $(NODE) scripts/package.mjs
 

@@ -7,7 +7,7 @@
 // them for load({variant: 'tiny'}), so bundlers that follow its
 // new URL(…) forms need them; TINYGOROOT says where TinyGo lives, as
 // `make package` sets it) and a package.json whose version
-// is read from internal/command (the `Version` constant the module's version()
+// is read from internal/version (the `Version` constant the module's version()
 // reports), so the two cannot drift. `npm pack` in dist/package packs it.
 //
 //   node scripts/package.mjs [outDir]
@@ -28,9 +28,9 @@ function packageError(code, message) {
   return err;
 }
 
-/** The module's release version: `const Version = "x.y.z"` in internal/command. */
+/** The module's release version: `const Version = "x.y.z"` in internal/version. */
 async function moduleVersion() {
-  const file = path.join(root, 'internal', 'command', 'command.go');
+  const file = path.join(root, 'internal', 'version', 'version.go');
   const source = await readFile(file, 'utf8');
   const m = /^const Version = "([^"]+)"$/m.exec(source);
   if (!m) throw packageError('no_version', `no \`const Version = "…"\` in ${path.relative(root, file)}`);

@@ -117,7 +117,7 @@ type Options struct {
 	// else, as its text alone, with every token of Auth redacted, on the
 	// same goroutine and in the same order among OnEvent's events. It is
 	// the cheap path of an observer that serializes every event (the
-	// module's: internal/command): no Event is built and no copy of the
+	// module's: wasm/internal/command): no Event is built and no copy of the
 	// delta made. Without OnEvent it is not called. A panic in it is
 	// recovered and ignored, as OnEvent's is.
 	OnTextDelta func(text string)

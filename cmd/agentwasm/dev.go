@@ -21,12 +21,12 @@ import (
 
 	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/demomcp"
 	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/studioproxy"
-	"github.com/agentwasm/agentwasm/internal/command"
+	moduleversion "github.com/agentwasm/agentwasm/internal/version"
 	"github.com/agentwasm/agentwasm/serve/mcpserver"
 )
 
 // version is the release version the binary and the module share.
-const version = command.Version
+const version = moduleversion.Version
 
 // devOptions configure the dev server.
 type devOptions struct {

@@ -19,7 +19,7 @@
 // response bodies are read through (bridge.SetReadBody): without it the
 // bridge reads them from Go.
 // callSync serves only the commands that never wait: the ops marked Sync in
-// internal/command's table (command.Ops). Nothing here blocks inside a
+// wasm/internal/command's table (command.Ops). Nothing here blocks inside a
 // JavaScript callback: call runs the command on a goroutine and settles its
 // Promise.
 package main
@@ -31,9 +31,9 @@ import (
 	"syscall/js"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/command"
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 )
 
 var (

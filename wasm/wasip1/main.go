@@ -15,9 +15,9 @@ import (
 	"unsafe"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/command"
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 )
 
 var (

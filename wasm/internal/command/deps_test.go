@@ -67,7 +67,7 @@ func runGo(t *testing.T, goos string, args ...string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), goBound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goCmd(t), args...)
-	cmd.Dir = filepath.Join("..", "..")
+	cmd.Dir = filepath.Join("..", "..", "..")
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=wasm", "GOFLAGS=", "GOWORK=off", "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -92,7 +92,7 @@ func TestWasmBuildsImportNoForbiddenPackage(t *testing.T) {
 					importers[imp] = append(importers[imp], pkg)
 				}
 			}
-			require.True(t, deps["github.com/agentwasm/agentwasm/internal/command"], "go list -deps %s lists the command layer", b.pkg)
+			require.True(t, deps["github.com/agentwasm/agentwasm/wasm/internal/command"], "go list -deps %s lists the command layer", b.pkg)
 			for pkg, why := range forbidden {
 				assert.False(t, deps[pkg], "the %s build imports %s, through %v (%s); find the importer with go list -deps -f '{{.ImportPath}}: {{join .Imports \" \"}}'",
 					b.name, pkg, importers[pkg], why)

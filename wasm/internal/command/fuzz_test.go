@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/command"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 )
 
 // fuzzGraph is a small graph for the port commands.

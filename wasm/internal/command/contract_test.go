@@ -27,9 +27,9 @@ import (
 )
 
 const (
-	loaderPath = "../../web/agentwasm.mjs"
-	dtsPath    = "../../web/agentwasm.d.ts"
-	readmePath = "../../wasm/README.md"
+	loaderPath = "../../../web/agentwasm.mjs"
+	dtsPath    = "../../../web/agentwasm.d.ts"
+	readmePath = "../../README.md"
 )
 
 // readText reads a file of the repository.
@@ -282,14 +282,14 @@ func TestPortOptionNames(t *testing.T) {
 		"wire.PortOptions has exactly the fields createPort sends: PORT_OPTIONS as given, and jsPortOptions")
 }
 
-// goErrorCodes returns the Code… constants of internal/command (name → value)
+// goErrorCodes returns the Code… constants of wasm/internal/command (name → value)
 // and checks the command layer and both entry points emit only those: every
 // failure() and every wire.ErrorBody literal names one, and each is used.
 func goErrorCodes(t *testing.T) map[string]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	var files []*ast.File
-	for _, dir := range []string{".", "../../wasm/js", "../../wasm/wasip1"} {
+	for _, dir := range []string{".", "../../js", "../../wasip1"} {
 		paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		require.NoError(t, err)
 		for _, p := range paths {
@@ -351,7 +351,7 @@ func goErrorCodes(t *testing.T) map[string]string {
 		assert.Positive(t, uses[name], "%s is declared but never emitted; drop it (and from the lists) or emit it", name)
 	}
 	for name := range uses {
-		assert.Contains(t, codes, name, "%s is used but not declared in internal/command", name)
+		assert.Contains(t, codes, name, "%s is used but not declared in wasm/internal/command", name)
 	}
 	return codes
 }
@@ -399,12 +399,12 @@ func TestErrorCodes(t *testing.T) {
 	doc := dts[i:]
 	doc = doc[:strings.Index(doc, "code: string;")]
 	assert.Equal(t, union(goCodes, loaderErrorCodes(t)), codeNames(doc),
-		"AgentwasmError.code in web/agentwasm.d.ts lists exactly the codes the module (internal/command's Code… constants) and the loader emit")
+		"AgentwasmError.code in web/agentwasm.d.ts lists exactly the codes the module (wasm/internal/command's Code… constants) and the loader emit")
 
 	readme := readText(t, readmePath)
 	i = strings.Index(readme, "\nError codes: ")
 	require.GreaterOrEqual(t, i, 0, "wasm/README.md has no `Error codes:` paragraph")
 	para := readme[i+1:]
 	para = para[:strings.Index(para, "\n\n")]
-	assert.Equal(t, goCodes, codeNames(para), "wasm/README.md's error codes are exactly internal/command's Code… constants")
+	assert.Equal(t, goCodes, codeNames(para), "wasm/README.md's error codes are exactly wasm/internal/command's Code… constants")
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/command"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
-	"github.com/agentwasm/agentwasm/internal/command"
 	"github.com/agentwasm/agentwasm/testing/fakeproxy"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

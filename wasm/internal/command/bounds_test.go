@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentwasm/agentwasm/internal/command"
 	"github.com/agentwasm/agentwasm/testing/fakeproxy"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentwasm/agentwasm/internal/command"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +26,7 @@ var backticked = regexp.MustCompile("`([^`]+)`")
 // section: its first column's op names and, if it has one, the sync column.
 func readmeCommands(t *testing.T) []readmeRow {
 	t.Helper()
-	b, err := os.ReadFile("../../wasm/README.md")
+	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	text := string(b)
 	start := strings.Index(text, "\n## Commands\n")
@@ -91,7 +91,7 @@ func TestREADMECommandTableIsTheOpTable(t *testing.T) {
 		names = append(names, o.Name)
 	}
 	assert.ElementsMatch(t, names, documented,
-		"wasm/README.md's command table must list exactly the ops of internal/command's table (ops.go)")
+		"wasm/README.md's command table must list exactly the ops of wasm/internal/command's table (ops.go)")
 
 	for _, o := range command.Ops() {
 		got, ok := sync[o.Name]

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentwasm/agentwasm/internal/command"
 	"github.com/agentwasm/agentwasm/internal/limits"
+	"github.com/agentwasm/agentwasm/wasm/internal/command"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

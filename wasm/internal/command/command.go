@@ -18,12 +18,14 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/version"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 )
 
-// Version is the module's release version.
-const Version = "0.1.0"
+// Version is the module's release version (internal/version's, which the
+// dev binary and the npm package report too).
+const Version = version.Version
 
 // ABIVersion is the version of the command and host-import contract in
 // wasm/README.md. It changes whenever a command, reply or import changes
