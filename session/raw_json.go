@@ -8,5 +8,5 @@ import "github.com/agentwasm/agentwasm/internal/rawjson"
 // itself (an alias) in native builds, so code that passes, stores or
 // marshals json.RawMessage values works unchanged. In the wasm builds it
 // is []byte, to which a json.RawMessage converts freely: those builds
-// link no encoding/json (README.md, Size, says why).
+// link no encoding/json (docs/SIZE.md says why).
 type RawJSON = rawjson.Message

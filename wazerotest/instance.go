@@ -209,7 +209,7 @@ func (i *Instance) Version(ctx context.Context) Reply {
 
 // TinyGo reports whether TinyGo built the module (its version reply's
 // goVersion starts with "tinygo"). Such a module cannot recover a panic: one
-// traps the instance (README.md, TinyGo build).
+// traps the instance (docs/SIZE.md, The TinyGo build).
 func (i *Instance) TinyGo(ctx context.Context) bool {
 	return strings.HasPrefix(i.Version(ctx).GoVersion, "tinygo")
 }

@@ -5,7 +5,7 @@
 //
 // internal/wire/internal/codecgen points the generated unmarshalers here instead
 // of at easyjson's jlexer, which imports fmt, encoding/json and reflect
-// (about 400 KB in a small wasm program; README.md, Size, has our figures). The Lexer follows jlexer's contract:
+// (about 400 KB in a small wasm program; docs/SIZE.md has our figures). The Lexer follows jlexer's contract:
 // the caller says what it expects next (Delim, String, Int64, …, with
 // WantColon and WantComma between members), the first error stops the
 // lexer and later calls return zero values, and IsDelim reports true once

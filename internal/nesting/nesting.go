@@ -10,7 +10,7 @@
 // A TinyGo build's goroutines have fixed stacks (default-stack-size in
 // tinygo/*.json: 64 KiB, TinyGo's own default), a walk that overflows one
 // corrupts the heap silently or traps, and TinyGo cannot recover either
-// (README.md, TinyGo build). Its bounds (nesting_tinygo.go) are measured to
+// (docs/SIZE.md, The TinyGo build). Its bounds (nesting_tinygo.go) are measured to
 // fit with room to spare: with the goroutine stacks painted, the deepest
 // input each command accepts, and one level past it (wazerotest's
 // TestDeepValuesThroughTheModule, and the same commands through the js

@@ -2,7 +2,7 @@
 
 // The wasm builds' raw JSON type: plain bytes. Importing encoding/json for
 // its RawMessage type would link the package's initialization, which keeps
-// parts of reflect, and with it fmt and os (README.md, Size).
+// parts of reflect, and with it fmt and os (docs/SIZE.md).
 
 package rawjson
 

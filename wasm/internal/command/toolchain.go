@@ -15,7 +15,7 @@ import (
 var Toolchain = runtime.Version()
 
 // TinyGo is true in a module TinyGo built: there a panic cannot be
-// recovered on wasm, so it traps the instance (README.md, TinyGo build).
+// recovered on wasm, so it traps the instance (docs/SIZE.md, The TinyGo build).
 const TinyGo = false
 
 // gcPercent is the collector's GOGC: the runtime read it from the
