@@ -8,19 +8,21 @@
 #   make build-tiny   dist/: the same two modules built by TinyGo (*.tiny.wasm) and TinyGo's wasm_exec.tiny.js;
 #                     scripts/tinygo.sh installs TinyGo and what it needs first (once)
 #   make test         everything against the Go builds, without TinyGo: gofmt, vet, staticcheck, the size
-#                     budgets, go test -race ./..., node --test web/test, tsc on the types, the browser tests
+#                     budgets, then side by side go test -race ./... and node --test web/test, tsc on the types,
+#                     the browser tests
 #   make test-tiny    everything that needs the TinyGo build (CI runs it after make test): the wazero suite and
 #                     the Node suite against the TinyGo modules, their size budget, the Go and TinyGo builds side
 #                     by side (in Node and in Chromium), and packagetest (the npm package carries both builds)
-#   make fmt, vet, staticcheck, gotest, nodetest, typecheck, browsertest, sizecheck   one step of the above
+#   make fmt, vet, staticcheck, gotest-short, gotest, nodetest, typecheck, browsertest, websuites, sizecheck
+#                     one step of the above (websuites: nodetest, typecheck and browsertest)
 #   make size         raw, gzip and brotli bytes of the five modules (Go's full and session-only js modules,
-#                     Go's wasip1 module, TinyGo's two), checked against the budgets; writes README's table
+#                     Go's wasip1 module, TinyGo's two: so TinyGo), checked against the budgets; writes README's table
 #   make size-opt     the js modules' raw and brotli bytes at each wasm-opt level and inlining choice (the
 #                     choice of flags); writes README's table
 #   make package      dist/package/: the npm package (npm pack works there, offline); needs TinyGo
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
 #   make generate     regenerate the easyjson codecs
-#   make bench        Go and Node benchmarks, of the Go and the TinyGo builds; writes their figures into BENCHMARKS.md
+#   make bench        Go and Node benchmarks, of the Go and the TinyGo builds (so TinyGo); writes BENCHMARKS.md
 #   make conformance  the official MCP conformance suite: client scenarios against cmd/mcp-conformance-client,
 #                     server scenarios (both eras) against cmd/mcp-conformance-server
 #   make clean        remove dist/
@@ -37,7 +39,7 @@ LDFLAGS   := -s -w
 GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
 GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
 
-.PHONY: build run check test fmt vet staticcheck gotest-short sizecheck size-opt gotest nodetest typecheck browsertest size \
+.PHONY: build run check test websuites fmt vet staticcheck gotest-short sizecheck size-opt gotest nodetest typecheck browsertest size \
 	generate bench clean package packagetest build-tiny test-tiny sizecheck-tiny
 
 ADDR ?= 127.0.0.1:8080
@@ -179,8 +181,14 @@ check: fmt vet staticcheck gotest-short
 gotest-short:
 	$(GO) test -short ./...
 
-# Everything against the Go builds; nothing here builds or needs TinyGo.
-test: fmt vet staticcheck sizecheck gotest nodetest typecheck browsertest
+# Everything against the Go builds; nothing here builds or needs TinyGo. After the static checks
+# and the size budgets, the Go suite and the web suites (Node, the types, Chromium) run side by
+# side: the Go suite keeps the cores busy, the web suites mostly wait on timers, streams and the
+# browser. --output-sync prints each step's output whole when it ends.
+test: fmt vet staticcheck sizecheck
+	$(MAKE) --no-print-directory -j2 --output-sync=target gotest websuites
+
+websuites: nodetest typecheck browsertest
 
 fmt:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -208,10 +216,12 @@ staticcheck:
 	GOOS=js GOARCH=wasm $$sc -tags agentwasm_sessiononly ./internal/command/... ./wasm/js/... && \
 	GOOS=wasip1 GOARCH=wasm $$sc $(WASM_PKGS) ./wasm/wasip1/...
 
-# The native suite runs with the race detector (it needs cgo: gcc and libc6-dev).
+# The native suite runs with the race detector (it needs cgo: gcc and libc6-dev); the one test
+# that skips under it (wazero compiling the module from nothing, some 20 s there) runs without.
 gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags agentwasm_sessiononly -run SessionOnly ./internal/command/
+	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -count=1 -run '^TestCompilationCacheOnDisk$$' ./wazerotest/
 
 # The Node suite against the Go build. The tests of the Go and TinyGo builds side by side skip when
 # dist/ lacks the TinyGo build (make test-tiny runs them).
