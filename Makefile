@@ -207,14 +207,16 @@ vet:
 			echo "the $$t build imports net/http; find the importer with go list -deps"; exit 1; fi; \
 	done
 
-# staticcheck, pinned as a tool in go.mod. The binary is built for this machine (go tool -n builds
-# it and prints its path); GOOS/GOARCH then pick the build it checks.
+# staticcheck, pinned as a tool in go.mod, over the same builds as vet. The binary is built for this
+# machine (go tool -n builds it and prints its path); GOOS/GOARCH then pick the build it checks.
+# Every build is checked, then the target fails if any had a finding.
 staticcheck:
-	@sc=$$($(GO) tool -n staticcheck) && set -x && \
-	$$sc ./... && \
-	GOOS=js GOARCH=wasm $$sc $(WASM_PKGS) ./wasm/js/... && \
-	GOOS=js GOARCH=wasm $$sc -tags agentwasm_sessiononly ./internal/command/... ./wasm/js/... && \
-	GOOS=wasip1 GOARCH=wasm $$sc $(WASM_PKGS) ./wasm/wasip1/...
+	@sc=$$($(GO) tool -n staticcheck) || exit 1; fail=0; \
+	for build in "native ./..." "js $(WASM_PKGS) ./wasm/js/..." \
+		"js -tags agentwasm_sessiononly ./internal/command/... ./wasm/js/..." "wasip1 $(WASM_PKGS) ./wasm/wasip1/..."; do \
+		set -- $$build; goos=$$1; shift; echo "staticcheck ($$goos) $$*"; \
+		if [ $$goos = native ]; then $$sc "$$@" || fail=1; else GOOS=$$goos GOARCH=wasm $$sc "$$@" || fail=1; fi; \
+	done; exit $$fail
 
 # The native suite runs with the race detector (it needs cgo: gcc and libc6-dev); the one test
 # that skips under it (wazero compiling the module from nothing, some 20 s there) runs without.
