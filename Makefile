@@ -33,7 +33,8 @@ GO        ?= go
 NODE      ?= node
 # node --test runs this many test files at once (its default is one fewer than the cores: one file
 # at a time on two). The files mostly wait on timers, streams and child processes, so they overlap.
-NODE_TEST_FLAGS ?= --test-concurrency=4
+# The spec reporter also when the output is not a terminal (make test's --output-sync): a line a test.
+NODE_TEST_FLAGS ?= --test-concurrency=4 --test-reporter=spec
 GOROOT    := $(shell $(GO) env GOROOT)
 LDFLAGS   := -s -w
 GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
@@ -248,7 +249,7 @@ package: build build-tiny
 # The package: npm pack, npm install of the tarball (offline) and a scripted turn in Node; then a
 # page importing it, bundled with esbuild, in headless Chromium (skipped like browsertest).
 packagetest: package web/node_modules/.package-lock.json
-	$(NODE) --test web/package
+	$(NODE) --test $(NODE_TEST_FLAGS) web/package
 
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
