@@ -1,32 +1,47 @@
 # agentwasm — build, run, test and measure.
+#   make check        THE EVERYDAY COMMAND (under two minutes warm on two cores, no dist/ needed): gofmt,
+#                     go vet and staticcheck for the native, js/wasm and wasip1/wasm builds, go test -short ./...
 #   make run          build what is needed and start `agentwasm dev` (the demo page, a scripted
 #                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
 #   make build        dist/: the js modules (full and session-only), the wasip1 module, wasm_exec.js, the loader
 #                     and its types
 #   make build-tiny   dist/: the same two modules built by TinyGo (*.tiny.wasm) and TinyGo's wasm_exec.tiny.js;
 #                     scripts/tinygo.sh installs TinyGo and what it needs first (once)
-#   make test         vet, go test -race ./..., node --test web/test, tsc on the types, the browser tests
-#   make test-tiny    the wazero suite and the Node suite against the TinyGo modules, and their size budget
+#   make test         everything against the Go builds, without TinyGo: gofmt, vet, staticcheck, the size
+#                     budgets, then side by side go test -race ./... and node --test web/test, tsc on the types,
+#                     the browser tests
+#   make test-tiny    everything that needs the TinyGo build (CI runs it after make test): the wazero suite and
+#                     the Node suite against the TinyGo modules, their size budget, the Go and TinyGo builds side
+#                     by side (in Node and in Chromium), and packagetest (the npm package carries both builds)
+#   make fmt, vet, staticcheck, gotest-short, gotest, nodetest, typecheck, browsertest, websuites, sizecheck
+#                     one step of the above (websuites: nodetest, typecheck and browsertest)
 #   make size         raw, gzip and brotli bytes of the five modules (Go's full and session-only js modules,
-#                     Go's wasip1 module, TinyGo's two), checked against the budgets; writes docs/SIZE.md's table
+#                     Go's wasip1 module, TinyGo's two: so TinyGo), checked against the budgets; writes docs/SIZE.md's table
 #   make size-opt     the js modules' raw and brotli bytes at each wasm-opt level and inlining choice (the
 #                     choice of flags); writes docs/SIZE.md's table
-#   make package      dist/package/: the npm package (npm pack works there, offline)
+#   make package      dist/package/: the npm package (npm pack works there, offline); needs TinyGo
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
 #   make generate     regenerate the easyjson codecs
-#   make bench        Go and Node benchmarks, of the Go and the TinyGo builds; writes their figures into BENCHMARKS.md
+#   make bench        Go and Node benchmarks, of the Go and the TinyGo builds (so TinyGo); writes BENCHMARKS.md
 #   make conformance  the official MCP conformance suite: client scenarios against cmd/mcp-conformance-client,
 #                     server scenarios (both eras) against cmd/mcp-conformance-server
+#   make clean        remove dist/
+#
+# The toolchain is the one go.mod names (its toolchain line); .ci/run refuses another.
 
 GO        ?= go
 NODE      ?= node
+# node --test runs this many test files at once (its default is one fewer than the cores: one file
+# at a time on two). The files mostly wait on timers, streams and child processes, so they overlap.
+# The spec reporter also when the output is not a terminal (make test's --output-sync): a line a test.
+NODE_TEST_FLAGS ?= --test-concurrency=4 --test-reporter=spec
 GOROOT    := $(shell $(GO) env GOROOT)
 LDFLAGS   := -s -w
 GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
 GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
 
-.PHONY: build run test vet sizecheck size-opt gotest nodetest typecheck browsertest size generate bench clean package packagetest \
-	build-tiny test-tiny sizecheck-tiny
+.PHONY: build run check test websuites fmt vet staticcheck gotest-short sizecheck size-opt gotest nodetest typecheck browsertest size \
+	generate bench clean package packagetest build-tiny test-tiny sizecheck-tiny
 
 ADDR ?= 127.0.0.1:8080
 # make run UPSTREAM=http://127.0.0.1:11434 MODEL=qwen3 forwards chats to an OpenAI-compatible server
@@ -133,9 +148,15 @@ dist/wasm_exec.tiny.js: scripts/tinygo.sh
 # which build they meet: the ones that need recover skip, saying why), the Node suite against the
 # TinyGo js module (web/testing/helpers.mjs loads it with AGENTWASM_VARIANT=tiny), and the js
 # module's budget.
+# Then, with both builds in dist/ (AGENTWASM_REQUIRE_TINY=1: a test that needs the TinyGo build
+# fails rather than skips without it), the Go build's Node tests that load the two side by side
+# and the TinyGo build in Chromium; and the npm package, which carries both builds.
+test-tiny: export AGENTWASM_REQUIRE_TINY = 1
 test-tiny: build build-tiny sizecheck-tiny
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.tiny.wasm AGENTWASM_WASIP1_TOOLCHAIN=tinygo $(GO) test -count=1 ./wazerotest/
-	AGENTWASM_VARIANT=tiny $(NODE) --test web/test
+	AGENTWASM_VARIANT=tiny $(NODE) --test $(NODE_TEST_FLAGS) web/test
+	$(NODE) --test $(NODE_TEST_FLAGS) web/test/exit.test.mjs web/browser/chat.browser.test.mjs
+	$(MAKE) packagetest
 
 # The TinyGo js module's budget: 1.3 MB raw, 350 KB brotli.
 sizecheck-tiny: dist/agentwasm.tiny.wasm
@@ -153,30 +174,61 @@ dist/agentwasm.d.mts: web/agentwasm.d.mts
 	@mkdir -p dist
 	cp $< $@
 
-test: vet sizecheck gotest nodetest typecheck browsertest packagetest
+# The everyday loop: static checks, then the short Go suite (go test's cache skips the packages
+# whose sources and inputs did not change).
+check: fmt vet staticcheck gotest-short
+
+gotest-short:
+	$(GO) test -short ./...
+
+# Everything against the Go builds; nothing here builds or needs TinyGo. After the static checks
+# and the size budgets, the Go suite and the web suites (Node, the types, Chromium) run side by
+# side: the Go suite keeps the cores busy, the web suites mostly wait on timers, streams and the
+# browser. --output-sync prints each step's output whole when it ends.
+test: fmt vet staticcheck sizecheck
+	$(MAKE) --no-print-directory -j2 --output-sync=target gotest websuites
+
+websuites: nodetest typecheck browsertest
+
+fmt:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+
+# The packages each wasm build links (the dev binary's servers under cmd/ build natively only);
+# vet and staticcheck both go over them.
+WASM_PKGS := ./bridge/... ./session/... ./serve/... ./portkit/... ./internal/... ./wasm/internal/...
 
 vet:
-	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-# Both wasm builds vet every package the modules link (the dev binary's servers under cmd/ build natively only).
-	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
-		./internal/... ./wasm/js/...
+	GOOS=js GOARCH=wasm $(GO) vet $(WASM_PKGS) ./wasm/js/...
 	GOOS=js GOARCH=wasm $(GO) vet -tags agentwasm_sessiononly ./wasm/internal/command/... ./wasm/js/...
-	GOOS=wasip1 GOARCH=wasm $(GO) vet ./bridge/... ./session/... ./serve/... ./portkit/... \
-		./internal/... ./wasm/wasip1/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet $(WASM_PKGS) ./wasm/wasip1/...
 	@for t in js wasip1; do \
 		if GOOS=$$t GOARCH=wasm $(GO) list -deps ./wasm/$$t/... | grep -qx net/http; then \
 			echo "the $$t build imports net/http; find the importer with go list -deps"; exit 1; fi; \
 	done
 
-# The native suite runs with the race detector (it needs cgo: gcc and libc6-dev).
+# staticcheck, pinned as a tool in go.mod, over the same builds as vet. The binary is built for this
+# machine (go tool -n builds it and prints its path); GOOS/GOARCH then pick the build it checks.
+# Every build is checked, then the target fails if any had a finding.
+staticcheck:
+	@sc=$$($(GO) tool -n staticcheck) || exit 1; fail=0; \
+	for build in "native ./..." "js $(WASM_PKGS) ./wasm/js/..." \
+		"js -tags agentwasm_sessiononly ./wasm/internal/command/... ./wasm/js/..." "wasip1 $(WASM_PKGS) ./wasm/wasip1/..."; do \
+		set -- $$build; goos=$$1; shift; echo "staticcheck ($$goos) $$*"; \
+		if [ $$goos = native ]; then $$sc "$$@" || fail=1; else GOOS=$$goos GOARCH=wasm $$sc "$$@" || fail=1; fi; \
+	done; exit $$fail
+
+# The native suite runs with the race detector (it needs cgo: gcc and libc6-dev); the one test
+# that skips under it (wazero compiling the module from nothing, some 20 s there) runs without.
 gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags agentwasm_sessiononly -run SessionOnly ./wasm/internal/command/
+	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -count=1 -run '^TestCompilationCacheOnDisk$$' ./wazerotest/
 
-# With both builds in dist/, so that the tests of the two side by side run.
-nodetest: build build-tiny
-	$(NODE) --test web/test
+# The Node suite against the Go build. The tests of the Go and TinyGo builds side by side skip when
+# dist/ lacks the TinyGo build (make test-tiny runs them).
+nodetest: build
+	$(NODE) --test $(NODE_TEST_FLAGS) web/test
 
 # The TypeScript declarations, checked against web/types/usage.ts.
 typecheck: web/node_modules/.package-lock.json
@@ -184,8 +236,8 @@ typecheck: web/node_modules/.package-lock.json
 
 # Headless Chromium (Debian's chromium) through playwright-core. Skipped when
 # /usr/bin/chromium is missing, unless AGENTWASM_REQUIRE_BROWSER=1 (CI sets it).
-browsertest: build build-tiny dist/agentwasm dist/agentwasm.wasm.br web/node_modules/.package-lock.json
-	$(NODE) --test web/browser
+browsertest: build dist/agentwasm dist/agentwasm.wasm.br web/node_modules/.package-lock.json
+	$(NODE) --test $(NODE_TEST_FLAGS) web/browser
 
 # dist/package/: the npm package `agentwasm` — the loader, its types, both modules, wasm_exec.js,
 # web/package/README.md — and its package.json, whose version scripts/package.mjs reads from
@@ -196,7 +248,7 @@ package: build build-tiny
 # The package: npm pack, npm install of the tarball (offline) and a scripted turn in Node; then a
 # page importing it, bundled with esbuild, in headless Chromium (skipped like browsertest).
 packagetest: package web/node_modules/.package-lock.json
-	$(NODE) --test web/package
+	$(NODE) --test $(NODE_TEST_FLAGS) web/package
 
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund

@@ -129,3 +129,17 @@ func arg0(args []js.Value) js.Value {
 	}
 	return args[0]
 }
+
+// panicText renders a recovered panic value as fmt's %v would for the
+// values panics carry: errors, strings and values with a String method.
+func panicText(p any) string {
+	switch x := p.(type) {
+	case error:
+		return x.Error()
+	case string:
+		return x
+	case interface{ String() string }:
+		return x.String()
+	}
+	return "a panic with a value of an unexpected type"
+}

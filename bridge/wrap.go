@@ -19,17 +19,3 @@ func (e *wrapError) Unwrap() error { return e.cause }
 func wrap(prefix string, err error) error {
 	return &wrapError{msg: prefix + ": " + err.Error(), cause: err}
 }
-
-// panicText renders a recovered panic value as fmt's %v would for the
-// values panics carry: errors, strings and values with a String method.
-func panicText(p any) string {
-	switch x := p.(type) {
-	case error:
-		return x.Error()
-	case string:
-		return x
-	case interface{ String() string }:
-		return x.String()
-	}
-	return "a panic with a value of an unexpected type"
-}

@@ -39,7 +39,14 @@ func compile(tb testing.TB, wasm []byte, cache wazero.CompilationCache) {
 // TestCompilationCacheOnDisk: a compilation leaves the compiled module in the
 // cache directory, and a cache opened later over that directory (what a
 // second process does) compiles from it: the directory does not change.
+// Under the race detector wazero's compiler, which this test runs from nothing
+// into an empty directory, is about five times slower (some 20 s) and checks
+// nothing of this project's, so it skips there; make gotest runs it without
+// -race.
 func TestCompilationCacheOnDisk(t *testing.T) {
+	if raceEnabled {
+		t.Skip("compiles the module from nothing, slowly under -race; make gotest runs it without -race")
+	}
 	wasm := moduleBytes(t)
 	dir := t.TempDir()
 	ctx := context.Background()

@@ -164,8 +164,7 @@ func call(_ js.Value, args []js.Value) (result any) {
 		}
 	}()
 	cmd, hooks, signal := commandText(arg(args, 0)), hooksFrom(arg(args, 1)), arg(args, 2)
-	var executor js.Func
-	executor = js.FuncOf(func(_ js.Value, pargs []js.Value) any {
+	executor := js.FuncOf(func(_ js.Value, pargs []js.Value) any {
 		resolve := pargs[0]
 		go run(cmd, hooks, signal, resolve)
 		return nil

@@ -7,6 +7,8 @@
 // written down in wasm/README.md.
 package main
 
+//lint:file-ignore U1000 staticcheck does not count //go:wasmexport functions as used, and everything here is reached from them
+
 import (
 	"context"
 	"errors"

@@ -6,20 +6,20 @@
 // serving port meets needs-confirm, the person clicks the approval card, and
 // the payment fires; a module that dies mid-turn (debug.crash); and the
 // TinyGo build, when dist/ holds it. Run with `make browsertest` after
-// `make build` (and `make build-tiny`).
+// `make build`; `make test-tiny` runs the TinyGo test after `make build-tiny`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
+import { tinyMissing as tinyMissingFromDist } from '../testing/helpers.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const missing = browserMissing();
-const tinyMissing = ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'].some((f) => !existsSync(path.join(root, 'dist', f)))
-  && 'dist/ lacks the TinyGo build (make build-tiny)';
+// Why the TinyGo test skips ('' when dist/ holds the build; `make test-tiny` requires it).
+const tinyMissing = tinyMissingFromDist();
 
 const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -26,9 +26,13 @@ let page;
 const problems = []; // console errors, page errors, HTTP errors
 const responses = new Map(); // path → {status, encoding, type}
 
-/** Starts agentwasm dev on a free port and resolves with its URL. */
+/**
+ * Starts agentwasm dev on a free port and resolves with its URL. The scripted model pauses 25 ms
+ * between words: the Stop test clicks once a few words are in, and the story (about a hundred
+ * words) must still be streaming then, on a busy machine too (at 4 ms it sometimes ended first).
+ */
 function startDev() {
-  dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--pace', '4ms', '--web', 'web/demo', '--dist', 'dist'], {
+  dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--pace', '25ms', '--web', 'web/demo', '--dist', 'dist'], {
     cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
   });
   dev.stderr.on('data', () => {}); // its request log

@@ -4,8 +4,9 @@
 // instance — and the loader then rejects every Promise it handed out that
 // is still pending, and every later call, with code `module_exited`; other
 // runtimes go on, and a fresh load() serves the next session. Runs against
-// the build AGENTWASM_VARIANT names (helpers.mjs); the last test loads the
-// Go build and the TinyGo build side by side when dist/ holds both.
+// the build AGENTWASM_VARIANT names (helpers.mjs); the last two load the
+// Go build and the TinyGo build side by side when dist/ holds both (`make
+// test-tiny` requires both; `make test` builds the Go one alone, and they skip).
 //
 // The sessions whose turn is in flight at the crash run with their stream
 // bounds off: a bound is a host timer the module set, which keeps Node
@@ -14,7 +15,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../agentwasm.mjs';
-import { built, dist, frame, loadRuntime, runChild, scriptedFetch, textStream, variant, variantFiles } from '../testing/helpers.mjs';
+import { built, dist, frame, loadRuntime, runChild, scriptedFetch, textStream, tinyMissing, variant, variantFiles } from '../testing/helpers.mjs';
 
 const quiet = { disableToolDiscovery: true, streamFirstByteTimeoutMs: 0, streamIdleTimeoutMs: 0 };
 
@@ -286,11 +287,11 @@ test('load() refuses options it does not know, with bad_options', async () => {
   }
 });
 
-const bothBuilt = built('go') && built('tiny');
+// Why the two tests of both builds side by side skip ('' when dist/ holds both; `make test-tiny`
+// requires both).
+const bothMissing = tinyMissing();
 
-test('the Go build and the TinyGo build side by side in one process', {
-  skip: !bothBuilt && `dist/ lacks ${built('go') ? 'the TinyGo build (make build-tiny)' : 'the Go build (make build)'}`,
-}, async () => {
+test('the Go build and the TinyGo build side by side in one process', { skip: bothMissing || false }, async () => {
   // Each wasm_exec script assigns globalThis.Go: each load keeps its own build's class.
   const [go, tiny] = await Promise.all([loadRuntime({ variant: 'go' }), loadRuntime({ variant: 'tiny' })]);
   assert.match(go.version().goVersion, /^go1\./);
@@ -314,7 +315,7 @@ test('the Go build and the TinyGo build side by side in one process', {
 });
 
 test('in a fresh process, either build loads first, or both at once, through either copy of the loader', {
-  skip: !bothBuilt && 'dist/ lacks one of the two builds (make build, make build-tiny)',
+  skip: bothMissing || false,
 }, async () => {
   // 'dist': a second copy of the loader (dist/'s) loads each build with its defaults, after this
   // copy ran both scripts: it finds each class by the script's URL, whichever ran last.

@@ -33,6 +33,20 @@ export function built(which) {
 }
 
 /**
+ * Why a test that needs the TinyGo build beside the Go build cannot run ('' when it can): dist/
+ * lacks one of them. `make test` builds only the Go modules, so there such a test skips saying
+ * so; with AGENTWASM_REQUIRE_TINY=1 (`make test-tiny` and CI set it) a missing build throws
+ * instead, and the test file fails.
+ */
+export function tinyMissing() {
+  const why = ['go', 'tiny'].filter((which) => !built(which))
+    .map((which) => (which === 'go' ? 'the Go build (make build)' : 'the TinyGo build (make build-tiny)'))
+    .join(' and ');
+  if (why && process.env.AGENTWASM_REQUIRE_TINY === '1') throw new Error(`AGENTWASM_REQUIRE_TINY=1 but dist/ lacks ${why}`);
+  return why && `dist/ lacks ${why}`;
+}
+
+/**
  * Loads a fresh runtime from dist/ with test hooks: the build `variant`
  * names (`options.variant` picks another), from the files `make build` or
  * `make build-tiny` wrote.

@@ -139,7 +139,7 @@ func (r *redactor) cut(s string, final bool) (out, rest string) {
 	for pass := redactPlain; pass <= redactPath; pass++ {
 		switch {
 		case pass == redactJSON && strings.IndexByte(s, '\\') < 0,
-			pass == redactURL && strings.IndexAny(s, "%+") < 0,
+			pass == redactURL && !strings.ContainsAny(s, "%+"),
 			pass == redactPath && strings.IndexByte(s, '%') < 0:
 			continue // this decoding is the text as it is
 		}
@@ -181,7 +181,7 @@ func (r *redactor) search(s string, pass redactPass, final bool, found []redactR
 	// whitespace) starts; the last n of them are kept (on the stack for a
 	// key of usual length).
 	var small [96]int
-	starts := small[:0]
+	var starts []int
 	if n <= len(small) {
 		starts = small[:n]
 	} else {
