@@ -49,9 +49,9 @@ func newHTTPForDispatcher(t *testing.T, d *mcpserver.Dispatcher) string {
 func TestMCPPortOverHTTPBothEras(t *testing.T) {
 	d, _, _ := mcpShop(t, time.Second, nil)
 	srv := newHTTPForDispatcher(t, d)
-	resp, body := post(t, srv, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	resp, _ := post(t, srv, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	require.Equal(t, 200, resp.StatusCode)
-	resp, body = post(t, srv, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shop.do_action","arguments":{"action":"cart.pay"}}}`, "MCP-Protocol-Version", "2025-11-25")
+	resp, body := post(t, srv, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shop.do_action","arguments":{"action":"cart.pay"}}}`, "MCP-Protocol-Version", "2025-11-25")
 	require.Equal(t, 200, resp.StatusCode)
 	assert.Contains(t, body, `needs-confirm`)
 	assert.NotContains(t, body, `"isError"`)

@@ -301,8 +301,6 @@ func TestTruncatedAnswer(t *testing.T) {
 // holds capabilities requests until their context ends. Each request's
 // context ending is recorded.
 type pipeFetcher struct {
-	mu      sync.Mutex
-	writers []*io.PipeWriter
 	bodies  chan *io.PipeWriter
 	aborted chan string // the URL of each request whose context ended
 }

@@ -17,15 +17,6 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
-// systemClock is the Clock of the time package.
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
-}
-
 // after returns a channel closed once d has passed on c, and a stop
 // function that releases the wait early.
 func after(c Clock, d time.Duration) (<-chan struct{}, func() bool) {

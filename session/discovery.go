@@ -160,7 +160,7 @@ func (s *Session) startPassLocked() *discoveryPass {
 // schedules a retry.
 func (s *Session) runPass(p *discoveryPass) {
 	defer close(p.done)
-	list, pages, err, hung := s.listBounded()
+	list, pages, hung, err := s.listBounded()
 	var c *catalog
 	absent := false
 	switch {
@@ -225,7 +225,7 @@ type listing struct {
 // the bound passes first, the listing is cancelled and no longer waited
 // for, and hung names the request that did not respond: the last one the
 // client began (see reqtrace.Note), else tools/list.
-func (s *Session) listBounded() (list []mcpclient.Tool, pages int, err error, hung string) {
+func (s *Session) listBounded() (list []mcpclient.Tool, pages int, hung string, err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	trace := &reqtrace.Trace{Context: ctx}
@@ -250,7 +250,7 @@ func (s *Session) listBounded() (list []mcpclient.Tool, pages int, err error, hu
 	}
 	select {
 	case r := <-done:
-		return r.list, r.pages, r.err, ""
+		return r.list, r.pages, "", r.err
 	case <-elapsed:
 	}
 	cancel()
@@ -266,7 +266,7 @@ func (s *Session) listBounded() (list []mcpclient.Tool, pages int, err error, hu
 	if hung == "" {
 		hung = mcp.MethodToolsList
 	}
-	return nil, 0, context.Canceled, hung
+	return nil, 0, hung, context.Canceled
 }
 
 // listTools asks the MCP client, guarding against a panic in it.

@@ -139,13 +139,6 @@ func startMCP(t *testing.T, h http.Handler, cfg func(*mcpclient.Config)) *mcpcli
 	return client
 }
 
-// mcpCtx is a context bounded by mcpBound.
-func mcpCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), mcpBound)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // waitUntil polls cond until it holds or mcpBound passes.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()

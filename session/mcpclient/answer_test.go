@@ -48,17 +48,6 @@ var serverRequestCases = []struct {
 	{method: "sampling/createMessage"},
 }
 
-// countOf returns how many times s occurs in list.
-func countOf(list []string, s string) int {
-	n := 0
-	for _, v := range list {
-		if v == s {
-			n++
-		}
-	}
-	return n
-}
-
 // requireAnswer checks the client's answer to server request r: the same
 // id, the request's headers, and an empty result for ping or a -32601
 // error naming any other method.

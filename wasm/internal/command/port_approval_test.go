@@ -88,6 +88,7 @@ func TestRevokeAnApprovedUnusedAsk(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(raw), &created))
 	a := create(t, rt, map[string]any{"port": created.Port, "transport": true, "disableToolDiscovery": true}, host.hooks())
 	_, raw = call(t, context.Background(), rt, chatCmd(a, "Pay."), command.Hooks{})
+	require.Len(t, turnOf(t, raw).PendingApprovals, 1, raw)
 	askID := portAsks(t, rt, created.Port)[0]["askId"].(string)
 	r, raw = call(t, context.Background(), rt, map[string]any{"op": "port.approveAsk", "port": created.Port, "askId": askID}, command.Hooks{})
 	require.True(t, r.OK, raw)
