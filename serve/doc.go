@@ -7,8 +7,9 @@
 // transitions, and offers them to a model as a small, byte-stable set of
 // tools (a port), also served over MCP (NewMCPServer adapts a port to the
 // server in serve/mcpserver). In per-journey mode each journey is a tool
-// of its own, carrying its does, one line of use and a compact schema; the rules every firing tool shares (needs-confirm, confirm,
-// decline, a person's approval) are stated once, on do_action.
+// of its own, carrying its does, one line of use and a compact schema;
+// the rules every firing tool shares (needs-confirm, confirm, decline, a
+// person's approval) are stated once, on do_action.
 //
 // An ask belongs to the caller whose fire raised it (caller.go): a port,
 // a conversation named with WithCaller, or an MCP session. A person's

@@ -218,12 +218,12 @@ func TestFixtureToolBytesStable(t *testing.T) {
 func TestFixtureFiguresInPortDoc(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "docs", "PORT.md"))
 	require.NoError(t, err)
-	readme := strings.Join(strings.Fields(string(b)), " ")
+	doc := strings.Join(strings.Fields(string(b)), " ")
 	for _, want := range []string{
 		"**" + thousands(fixturePerJourneyBytes) + " bytes** in `per-journey` mode (the reference: " + thousands(refPerJourneyBytes) + ")",
 		"**" + thousands(fixtureSingleBytes) + " bytes** in `single` mode (the reference: ~" + thousands(refSingleBytes) + ")",
 	} {
-		assert.True(t, strings.Contains(readme, want), "docs/PORT.md lacks %q", want)
+		assert.True(t, strings.Contains(doc, want), "docs/PORT.md lacks %q", want)
 	}
 }
 
