@@ -24,9 +24,10 @@
 //     function per struct and direction costs kilobytes of wasm. A field of a
 //     type declared as another (type Status string, type RawJSON =
 //     rawjson.Message) is written as that type; a field tagged
-//     jsonw:"nonnil" writes a nil slice as [] and a nil map as {}. What
-//     easyjson wrote for other types (named slices) stays, renamed as in
-//     step 2;
+//     jsonw:"nonnil" writes a nil slice as [] and a nil map as {} (a struct
+//     with a jsonw tag whose encoder cannot become a table stops the
+//     program: easyjson's encoder would ignore the tag). What easyjson
+//     wrote for other types (named slices) stays, renamed as in step 2;
 //  5. trim again: the generated functions nothing calls any more go.
 //
 // The output is gofmt'ed. internal/wire/generate_test.go runs this program on

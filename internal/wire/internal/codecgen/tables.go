@@ -9,7 +9,8 @@
 //
 // The generated functions go. Codecs of other types (named slices) stay as easyjson wrote them.
 // It knows the field types the wire structs use; a struct with any other field type keeps its
-// generated codec, and tables.go says so on stderr.
+// generated codec, and tables.go says so on stderr — unless the struct has a jsonw tag, which
+// only a table honours: then the program fails.
 
 package main
 
@@ -117,6 +118,12 @@ func tables() {
 		}
 	}
 	encodable := encodableTypes(structs, encoded)
+	for _, typ := range sortedKeys(encoded) {
+		if _, ok := encodable[typ]; !ok && hasJsonwTag(structs[typ]) {
+			// easyjson's encoder knows no jsonw tag: it would write the field's nil as null.
+			check(fmt.Errorf("tables: %s keeps its generated encoder, which ignores its jsonw tags", typ))
+		}
+	}
 	for _, f := range generated {
 		src, err := os.ReadFile(f)
 		check(err)
@@ -290,6 +297,31 @@ func encodeTable(typ string, st *ast.StructType, nested func(string) bool) (stri
 		return nil
 	})
 	return b.String(), err
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hasJsonwTag reports whether a field of st has a jsonw tag, which only the tables honour.
+func hasJsonwTag(st *ast.StructType) bool {
+	for _, field := range st.Fields.List {
+		if field.Tag == nil {
+			continue
+		}
+		if s, err := strconv.Unquote(field.Tag.Value); err == nil {
+			if _, ok := reflect.StructTag(s).Lookup("jsonw"); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // eachField calls fn for each exported field of st that its json tag does not leave out, in
