@@ -13,18 +13,23 @@
 #   make test-tiny    everything that needs the TinyGo build (CI runs it after make test): the wazero suite and
 #                     the Node suite against the TinyGo modules, their size budget, the Go and TinyGo builds side
 #                     by side (in Node and in Chromium), and packagetest (the npm package carries both builds)
-#   make fmt, vet, staticcheck, gotest-short, gotest, nodetest, typecheck, browsertest, websuites, sizecheck
-#                     one step of the above (websuites: nodetest, typecheck and browsertest)
+#   make fmt, vet, staticcheck, gotest-short, gotest, nodetest, typecheck, browsertest, websuites, sizecheck,
+#        sizecheck-tiny
+#                     one step of the above (websuites: nodetest, typecheck and browsertest; sizecheck-tiny:
+#                     the TinyGo js module's budget, part of make test-tiny)
 #   make size         raw, gzip and brotli bytes of the five modules (Go's full and session-only js modules,
-#                     Go's wasip1 module, TinyGo's two: so TinyGo), checked against the budgets; writes docs/SIZE.md's table
+#                     Go's wasip1 module, TinyGo's two, so it needs TinyGo), checked against the budgets; writes
+#                     docs/SIZE.md's table
 #   make size-opt     the js modules' raw and brotli bytes at each wasm-opt level and inlining choice (the
-#                     choice of flags); writes docs/SIZE.md's table
+#                     choice of flags; needs TinyGo and wasm-opt); writes docs/SIZE.md's other table
 #   make package      dist/package/: the npm package (npm pack works there, offline); needs TinyGo
 #   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
-#   make generate     regenerate the easyjson codecs
-#   make bench        Go and Node benchmarks, of the Go and the TinyGo builds (so TinyGo); writes BENCHMARKS.md
-#   make conformance  the official MCP conformance suite: client scenarios against cmd/mcp-conformance-client,
-#                     server scenarios (both eras) against cmd/mcp-conformance-server
+#   make generate     regenerate the JSON codecs of internal/wire and session (*_easyjson.go): the easyjson
+#                     generator, then the one rewrite step, internal/wire/internal/codecgen
+#   make bench        Go and Node benchmarks, of the Go and the TinyGo builds (needs TinyGo); writes BENCHMARKS.md
+#   make conformance  the official MCP conformance suite (CONFORMANCE_RUN names its runner): conformance-client,
+#                     the client scenarios against cmd/mcp-conformance-client, then conformance-server, the server
+#                     scenarios (both eras) against cmd/mcp-conformance-server
 #   make clean        remove dist/
 #
 # The toolchain is the one go.mod names (its toolchain line); .ci/run refuses another.
@@ -70,9 +75,9 @@ build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.was
 
 # The Go toolchain's js modules: the full one (session + port) and the session-only one
 # (-tags agentwasm_sessiononly: no serve, no portkit; createPort answers port_unavailable).
-# They do not go through wasm-opt: -Os and -Oz make the Go module's brotli download larger, though
-# the raw bytes smaller, and -O2 changes it by little either way (`make size-opt` measures each
-# level on this revision and writes the table into docs/SIZE.md). GCFLAGS_JS: inlining off (-l) except
+# They do not go through wasm-opt: every level makes the packed Go module's brotli download larger,
+# though the raw bytes smaller (`make size-opt` measures each level on this revision and writes the
+# table into docs/SIZE.md). GCFLAGS_JS: inlining off (-l) except
 # in the runtime and syscall/js: most of what -l saves in brotli bytes, without the slower events
 # that turning it off in the runtime costs (docs/SIZE.md; that table has both ends, Go's default
 # and -l everywhere).
@@ -100,7 +105,7 @@ dist/wasmpack: $(GO_SRC)
 	@mkdir -p dist
 	$(GO) build -o $@ ./cmd/wasmpack
 
-# wasm-opt (Debian's binaryen; .ci/run installs it) for the TinyGo js module, where -Oz does make
+# wasm-opt (Debian's binaryen; scripts/tinygo.sh installs it with the TinyGo build's tools) for the TinyGo js module, where -Oz does make
 # the brotli download smaller.
 WASM_OPT  ?= $(shell command -v wasm-opt 2>/dev/null)
 WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int
@@ -293,15 +298,16 @@ bench: build build-tiny
 clean:
 	rm -rf dist
 
-# The official MCP conformance suite (../shared/tools/mcp-conformance/run, a
-# sibling of the clone; it installs @modelcontextprotocol/conformance once with
-# npm) runs each client scenario against dist/mcp-conformance-client. Prints
-# each scenario's result lines, the whole log of a failing one, and fails if any
-# fails. Then the server scenarios of each requirement set (the stateless
-# 2026-07-28 era and the 2025-11-25 session era) run against
-# dist/mcp-conformance-server (the MCP dispatcher and HTTP handler of serve/
-# over the suite's tool set); the required scenarios below must pass.
-# Not part of make test.
+# The official MCP conformance suite. CONFORMANCE_RUN is its runner, a script
+# outside this repository that installs @modelcontextprotocol/conformance once
+# with npm and runs it (the default is where the project's development machines
+# keep it; set CONFORMANCE_RUN=path/to/run elsewhere). Each client scenario runs
+# against dist/mcp-conformance-client: prints each scenario's result lines, the
+# whole log of a failing one, and fails if any fails. Then the server scenarios
+# of each requirement set (the stateless 2026-07-28 era and the 2025-11-25
+# session era) run against dist/mcp-conformance-server (serve/mcpserver's
+# dispatcher and HTTP handler over the suite's tool set); the required
+# scenarios below must pass. Not part of make test.
 CONFORMANCE_RUN       ?= ../shared/tools/mcp-conformance/run
 CONFORMANCE_SCENARIOS ?= initialize tools_call sse-retry request-metadata
 CONFORMANCE_SERVER_REQUIREMENTS ?= 2026-07-28 2025-11-25
