@@ -1,5 +1,8 @@
 //go:build js
 
+// Ask ids in the js build when the host's crypto.getRandomValues fails
+// (random_js.go).
+
 package serve
 
 import (

@@ -1,3 +1,7 @@
+// Tests of the Writer's value methods and AppendString: string escaping,
+// numbers and raw values, the non-finite error, and fuzzing against
+// encoding/json.
+
 package jsonw_test
 
 import (

@@ -1,3 +1,8 @@
+// Tests of the codec helpers (codec.go) over the generated codecs: a
+// command decoded, what an encoded reply omits and keeps, EncodeString and
+// DecodeString, Valid against encoding/json, and fuzzing of the decoders
+// the module runs on host input.
+
 package wire_test
 
 import (

@@ -11,14 +11,16 @@
 //
 // The *_easyjson.go files are generated: run `make generate` after changing a
 // type marked //easyjson:json. The easyjson generator writes them, and one
-// program, internal/codecgen (its doc says what it does), rewrites its
-// output: the code reads through internal/jsonr and writes through
-// internal/jsonw, each type's methods are ReadJSON and WriteJSON (Unmarshaler
-// and Marshaler), and each struct's codecs are two tables of its fields —
-// decodeT, a []jsonr.Field that jsonr's Lexer.Object reads, and encodeT, a
-// []jsonw.Field that jsonw's Writer.Struct writes — since a generated
-// function per struct and direction costs kilobytes of wasm. None of it uses
-// encoding/json's reflection, which keeps the wasm modules small and fast.
+// program, internal/wire/internal/codecgen (its doc says what it does),
+// rewrites its output: the code reads through internal/jsonr and writes
+// through internal/jsonw, each type's methods are ReadJSON and WriteJSON
+// (Unmarshaler and Marshaler; a type marked //agentwasm:decode-only or
+// //agentwasm:encode-only keeps one), and each struct's codecs are two
+// tables of its fields — decodeT, a []jsonr.Field that jsonr's
+// Lexer.Object reads, and encodeT, a []jsonw.Field that jsonw's
+// Writer.Struct writes — since a generated function per struct and
+// direction costs kilobytes of wasm. None of it uses encoding/json's
+// reflection, which keeps the wasm modules small and fast.
 package wire
 
 //go:generate go run ./internal/codecgen
