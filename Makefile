@@ -298,33 +298,36 @@ bench: build build-tiny
 clean:
 	rm -rf dist
 
-# The official MCP conformance suite. CONFORMANCE_RUN is its runner, a script
-# outside this repository that installs @modelcontextprotocol/conformance once
-# with npm and runs it (the default is where the project's development machines
-# keep it; set CONFORMANCE_RUN=path/to/run elsewhere). Each client scenario runs
+# The official MCP conformance suite. CONFORMANCE_RUN is the command that runs
+# the suite's CLI (@modelcontextprotocol/conformance): on Node 22 or newer,
+# CONFORMANCE_RUN='npx --yes @modelcontextprotocol/conformance'; on Node 20, a
+# script of your own that supplies fs.globSync first. Each client scenario runs
 # against dist/mcp-conformance-client: prints each scenario's result lines, the
 # whole log of a failing one, and fails if any fails. Then the server scenarios
 # of each requirement set (the stateless 2026-07-28 era and the 2025-11-25
 # session era) run against dist/mcp-conformance-server (serve/mcpserver's
 # dispatcher and HTTP handler over the suite's tool set); the required
 # scenarios below must pass. Not part of make test.
-CONFORMANCE_RUN       ?= ../shared/tools/mcp-conformance/run
+CONFORMANCE_RUN       ?=
 CONFORMANCE_SCENARIOS ?= initialize tools_call sse-retry request-metadata
 CONFORMANCE_SERVER_REQUIREMENTS ?= 2026-07-28 2025-11-25
 CONFORMANCE_SERVER_SCENARIOS ?= server-initialize server-session-lifecycle server-stateless tools-list \
 	tools-call-simple-text tools-call-error tools-call-mixed-content tools-call-with-progress json-schema-2020-12 \
 	dns-rebinding-protection caching http-header-validation http-custom-header-server-validation ping
 
-.PHONY: conformance conformance-client conformance-server
+.PHONY: conformance conformance-run conformance-client conformance-server
 conformance: conformance-client conformance-server
 
-conformance-server:
+conformance-run:
+	@test -n "$(CONFORMANCE_RUN)" || { echo "make conformance: set CONFORMANCE_RUN to the command that runs the MCP conformance suite's CLI, e.g. CONFORMANCE_RUN='npx --yes @modelcontextprotocol/conformance' (Node 22 or newer)"; exit 1; }
+
+conformance-server: conformance-run
 	@mkdir -p dist
 	$(GO) build -o dist/mcp-conformance-server ./cmd/mcp-conformance-server
 	@cmd/mcp-conformance-server/conformance.sh "$(CURDIR)/dist/mcp-conformance-server" "$(CONFORMANCE_RUN)" \
 		"$(CONFORMANCE_SERVER_REQUIREMENTS)" "$(CONFORMANCE_SERVER_SCENARIOS)"
 
-conformance-client:
+conformance-client: conformance-run
 	@mkdir -p dist
 	$(GO) build -o dist/mcp-conformance-client ./cmd/mcp-conformance-client
 	@failed=""; for s in $(CONFORMANCE_SCENARIOS); do \
