@@ -12,8 +12,11 @@ import (
 )
 
 // MCPContextCloser is implemented by MCP clients whose Close can honour a
-// context (mcpclient.Client does): Reconnect passes its ctx to CloseContext.
-// For other clients Reconnect stops waiting for Close when ctx ends.
+// context (mcpclient.Client does). The session then calls CloseContext
+// wherever it would call Close, under the same contract (see
+// MCPClient.Close): Reconnect passes its ctx, Session.Close a context that
+// never ends. For other clients Reconnect stops waiting for Close when ctx
+// ends, and leaves it to finish in the background.
 type MCPContextCloser interface {
 	CloseContext(ctx context.Context) error
 }

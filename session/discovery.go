@@ -20,7 +20,9 @@ import (
 )
 
 // MCPPageLister is implemented by MCP clients that can say how many
-// tools/list pages a catalog took; the discovery report shows it.
+// tools/list pages a catalog took; the discovery report shows it
+// (ToolDiscoveryReport.Pages). Discovery then calls ListToolPages instead
+// of ListTools, never both, under the same contract (see MCPClient).
 type MCPPageLister interface {
 	ListToolPages(ctx context.Context) (tools []mcpclient.Tool, pages int, err error)
 }

@@ -22,10 +22,24 @@ import (
 // stateless era a subscriptions/listen request for tool-list changes.
 // lastEventID, when not empty, resumes after that event. A server that
 // offers no such stream (405 or 501) makes Listen return an error wrapping
-// mcpclient.ErrListenUnsupported. Requests the server sends on the stream are the
-// listener's to answer (mcpclient.Client answers a session-era ping, and any
-// other method with "method not found"); they never come out of the
-// stream.
+// mcpclient.ErrListenUnsupported. Requests the server sends on the stream
+// are the listener's to answer (mcpclient.Client answers a session-era
+// ping, and any other method with "method not found"); they never come
+// out of the stream.
+//
+// With Options.WatchToolListChanged the session calls Listen from the
+// watch's own goroutine after a successful discovery pass, concurrently
+// with the client's other calls (see MCPClient), with a context that Close
+// and Reconnect end. One goroutine reads the stream's Next; Close may come
+// from another while Next blocks (when that context ends), and more than
+// once. A notifications/tools/list_changed starts a discovery pass, and
+// those that come while it runs queue one pass more; other notifications
+// are ignored.
+// An error wrapping mcpclient.ErrListenUnsupported ends the watch for good
+// (status "unsupported"); any other error from Listen or Next, or io.EOF,
+// is a drop: Listen is called again after a backoff, with the EventID of
+// the last notification that carried one, until the reconnect budget
+// (WatchOptions.MaxReconnectAttempts) is spent.
 type MCPListener interface {
 	Listen(ctx context.Context, lastEventID string) (mcpclient.NotificationStream, error)
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // NotificationStream yields the notifications of one listen stream.
-// Next returns io.EOF when the server ended the stream; Close aborts it,
-// also while Next is blocked.
+// Next returns io.EOF when the server ended the stream; one goroutine at a
+// time calls it. Close aborts the stream, also while Next is blocked on
+// another goroutine, and may be called more than once.
 type NotificationStream interface {
 	Next() (Notification, error)
 	Close() error
@@ -54,7 +55,7 @@ func (c *Client) Listen(ctx context.Context, lastEventID string) (NotificationSt
 	return listenStream{s}, nil
 }
 
-// listenStream adapts an ListenStream.
+// listenStream adapts a ListenStream to NotificationStream.
 type listenStream struct{ s *ListenStream }
 
 func (l listenStream) Next() (Notification, error) {
