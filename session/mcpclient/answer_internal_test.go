@@ -1,13 +1,16 @@
+// Tests of the answers to server requests from inside the package: the
+// answer each request gets, that only the session era answers, and that
+// the answers in flight are bounded.
+
 package mcpclient
 
 import (
 	"context"
-	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"testing"
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
-
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

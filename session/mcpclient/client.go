@@ -64,8 +64,8 @@ const (
 	DefaultAnswerTimeout = 5 * time.Second
 )
 
-// Config configures an Client. Zero fields take the defaults
-// given.
+// Config configures a Client. Zero fields take the defaults given in
+// brackets.
 type Config struct {
 	// URL is the MCP endpoint, {baseUrl}/mcp. Required.
 	URL string
@@ -110,7 +110,7 @@ type Config struct {
 //
 // When the endpoint is absent — every answer since the client was created,
 // Reset or Closed was 404 or 405, none to a request carrying an
-// Mcp-Session-Id (see session.ErrEndpointAbsent) — a call fails with an
+// Mcp-Session-Id (see session.ErrEndpointAbsent) — a call fails with a
 // *session.EndpointAbsentError wrapping the request's own error, and the
 // client forgets the era it guessed, so that a later call probes afresh.
 //
@@ -150,8 +150,7 @@ type mcpState struct {
 	gen       uint64 // bumped by Reset and Close; a handshake of an older one is dropped
 }
 
-// New returns a client for cfg. It sends nothing until the
-// first call.
+// New returns a client for cfg. It sends nothing until the first call.
 func New(cfg Config) (*Client, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("mcpclient: Config.URL is empty; give the MCP endpoint, {baseUrl}/mcp")
@@ -221,7 +220,7 @@ func (c *Client) Era() Era {
 
 // ListTools walks tools/list from the first page, following nextCursor
 // until it is absent or empty, and returns every tool in server order. A
-// repeated cursor, or more than MaxPages pages, fails the walk with an
+// repeated cursor, or more than MaxPages pages, fails the walk with a
 // *ProtocolError of code InternalError; no partial catalog is
 // returned. Each page is read with ReadToolList: a tool nested too
 // deeply or otherwise unreadable is handed on for discovery to refuse, and

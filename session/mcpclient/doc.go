@@ -17,11 +17,14 @@
 //
 // Every request goes through a bridge.Fetcher (the host's fetch in the
 // wasm builds, net/http natively), with a bearer token from a TokenSource
-// asked afresh for every request. Failures come in three kinds:
-// *TransportError (no usable answer), *ProtocolError (a JSON-RPC error, or
-// a breach of the protocol reported with a JSON-RPC code) and *ToolError
-// (a tools/call result with isError). An endpoint that answers nothing but
-// 404 or 405 gives an error matching session.ErrEndpointAbsent.
+// asked afresh for every request. A failed request gives one of three
+// kinds of error: *TransportError (no usable answer), *ProtocolError (a
+// JSON-RPC error, or a breach of the protocol reported with a JSON-RPC
+// code) and *ToolError (a tools/call result with isError). Besides these,
+// a call cut short by its ctx returns an error matching ctx.Err(), CallTool
+// refuses an empty name or arguments that are not a JSON object before
+// sending anything, and an endpoint that answers nothing but 404 or 405
+// gives a *session.EndpointAbsentError (matching session.ErrEndpointAbsent).
 //
 // The package does not import session: session imports it, builds the
 // default Client on {BaseURL}/mcp, and takes any client through its own

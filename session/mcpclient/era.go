@@ -5,13 +5,13 @@ package mcpclient
 import (
 	"context"
 	"errors"
-	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/absent"
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 

@@ -76,9 +76,9 @@ func (e *ProtocolError) Error() string {
 // block parsed as {code, message}, else Message is that block's raw text and
 // Code is "unknown".
 type ToolError struct {
-	Tool    string
-	Code    string
-	Message string
+	Tool    string     // the tool's name
+	Code    string     // the error's code, "unknown" when it gave none
+	Message string     // the error's message
 	Result  ToolResult // the whole result
 }
 

@@ -6,7 +6,6 @@ package mcpclient
 import (
 	"context"
 	"errors"
-	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"io"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/reqtrace"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -209,7 +209,7 @@ func (c *Client) observe(m *wire.RPCMessage) {
 	c.cfg.OnNotification(m.Method, []byte(m.Params))
 }
 
-// statusError reads a non-2xx answer: a JSON-RPC error in the body is an
+// statusError reads a non-2xx answer: a JSON-RPC error in the body is a
 // *ProtocolError (with the status), anything else a *TransportError.
 func (c *Client) statusError(method string, resp *bridge.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyBytes))
@@ -225,7 +225,7 @@ func (c *Client) statusError(method string, resp *bridge.Response) error {
 // observe, server requests to answer; answers to other ids are skipped).
 // observe and answer may be nil; they run on the reading goroutine, so
 // answer must not block. It reads at most maxBytes. The result is returned;
-// a JSON-RPC error is a *ProtocolError; anything unreadable is an
+// a JSON-RPC error is a *ProtocolError; anything unreadable is a
 // *TransportError.
 //
 // A tools/list answer is read with no bound on how deeply its result nests

@@ -8,7 +8,6 @@ package mcpclient
 import (
 	"context"
 	"errors"
-	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"io"
 	"strconv"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
+	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -40,8 +40,8 @@ type ListenStream struct {
 // the protocol version, last-event-id when lastEventID is not empty, and the
 // bearer token; in the stateless era it POSTs subscriptions/listen with
 // notifications {toolsListChanged: true}. A 404 on a session-era GET
-// re-initializes once and retries. A non-2xx answer is an
-// *ProtocolError when its body is a JSON-RPC error, else an
+// re-initializes once and retries. A non-2xx answer is a
+// *ProtocolError when its body is a JSON-RPC error, else a
 // *TransportError; both carry the HTTP status (405 or 501: the server
 // offers no stream). Cancelling ctx, or Close, ends the stream. In the
 // session era the requests the server sends on the stream (pings) are
