@@ -1,5 +1,7 @@
 //go:build !js
 
+// The system clock of every build but js: the time package's timers.
+
 package session
 
 import "time"

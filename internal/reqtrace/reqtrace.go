@@ -12,8 +12,9 @@ import (
 )
 
 // Trace is the context of a discovery pass's listing, over the embedded
-// Context: it records the request the client began last. It is a context of its own, not
-// context.WithValue, which the wasm modules do not otherwise link.
+// Context: it records the request the client began last. It is a context
+// of its own, not context.WithValue, which the wasm modules do not
+// otherwise link.
 type Trace struct {
 	context.Context
 	method atomic.Pointer[string]

@@ -1,9 +1,13 @@
+// Fuzz tests of the client's readers: an answer as a JSON body or an event
+// stream, a tools/call result, and a tools/list result.
+
 package mcpclient
 
 import (
 	"bytes"
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -70,4 +74,46 @@ func checkMCPErrorKind(t *testing.T, err error) {
 	if !errors.As(err, &te) && !errors.As(err, &pe) && !errors.As(err, &ce) {
 		t.Fatalf("an error of no MCP kind: %T %v", err, err)
 	}
+}
+
+// FuzzReadToolList feeds arbitrary tools/list results to ReadToolList: it
+// must never panic, a failure returns nothing, and a descriptor it read
+// has valid UTF-8 strings and, for each raw member, valid JSON or nothing.
+func FuzzReadToolList(f *testing.F) {
+	for _, seed := range []string{
+		`{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"n"}`,
+		`{"tools":[{"name":"a\u0000"},{"name":" "},{"name":"b","inputSchema":"x"},1,null,{"name":"c","annotations":[]}]}`,
+		`{"tools":[{"name":"d","inputSchema":[[[[[[[[]]]]]]]],"_meta":{"x":1}},{"name":"e","description":"\u00e9\xff"}]}`,
+		`{"tools":[{"name":7},{"name":"f","title":{}}],"tools":[]}`,
+		`{"tools":null,"nextCursor":null}`, `null`, `[]`, `{"tools":[`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tools, cursor, err := ReadToolList(data)
+		if err != nil {
+			if tools != nil || cursor != "" {
+				t.Fatalf("a failed read returned %d tools and the cursor %q", len(tools), cursor)
+			}
+			return
+		}
+		if !utf8.ValidString(cursor) {
+			t.Fatalf("the cursor %q is not UTF-8", cursor)
+		}
+		for _, tl := range tools {
+			if tl.Unreadable != "" {
+				continue
+			}
+			for _, s := range []string{tl.Name, tl.Title, tl.Description} {
+				if !utf8.ValidString(s) {
+					t.Fatalf("a descriptor read with a string that is not UTF-8: %q", s)
+				}
+			}
+			for _, raw := range [][]byte{tl.InputSchema, tl.OutputSchema, tl.Annotations, tl.Meta} {
+				if len(raw) > 0 && !wire.Valid(raw) {
+					t.Fatalf("a descriptor of %q read with a member that is not JSON: %q", tl.Name, raw)
+				}
+			}
+		}
+	})
 }
