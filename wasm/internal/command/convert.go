@@ -33,6 +33,7 @@ func draftJSON(d *session.DraftBinding) rawjson.Message {
 	return b
 }
 
+// messagesWire is the history as the reply's messages member.
 func messagesWire(ms []session.Message) []wire.ChatMessage {
 	out := make([]wire.ChatMessage, len(ms))
 	for i, m := range ms {
@@ -45,6 +46,7 @@ func messagesWire(ms []session.Message) []wire.ChatMessage {
 	return out
 }
 
+// toolsWire is the tool list as the reply's tools member.
 func toolsWire(ts []session.ToolDefinition) []wire.ToolSpec {
 	out := make([]wire.ToolSpec, len(ts))
 	for i, t := range ts {
