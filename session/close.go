@@ -28,14 +28,14 @@ var _ MCPContextCloser = (*mcpclient.Client)(nil)
 // StatusCancelled (Chat says what the history keeps). Close does not wait
 // for it to return. It ends the session's background work for good — the
 // list-changed watch (its stream and any pending backoff are aborted, and
-// no watch starts again) and the background retries of degraded discovery
-// — and then ends the MCP session by closing the MCP client (the default client
-// sends DELETE in the session era, bounded by its CloseTimeout). It returns
-// the client's close error, with every known token redacted: for the
-// default client an *mcpclient.TransportError when the server refused the DELETE
-// or the request failed; a panic in the client's Close is returned as an
-// error. Without an MCP client (or with DisableToolDiscovery) it returns
-// nil.
+// no watch starts again) and the background retries of degraded discovery —
+// and then ends the MCP session by closing the MCP client (the default
+// client sends DELETE in the session era, bounded by its CloseTimeout). It
+// returns the client's close error, with every known token redacted: for
+// the default client an *mcpclient.TransportError when the server refused
+// the DELETE or the request failed; a panic in the client's Close is
+// returned as an error. Without an MCP client (or with
+// DisableToolDiscovery) it returns nil.
 //
 // Close is idempotent: only the first call closes the client, later calls
 // return nil (and cancel a turn in progress, as the first did). A closed

@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// The default MCP client New builds on {BaseURL}/mcp: against a proxy with
+// no MCP endpoint, one with one, and with DisableToolDiscovery.
+
 package session_test
 
 import (

@@ -1,5 +1,10 @@
 //go:build !js && !wasip1
 
+// The session over the real MCP client (session/mcpclient) and a fake MCP
+// server: discovery, a composition call, the list-changed watch (also
+// against a server that offers no stream or pings on it), and the helpers
+// the session's MCP tests share.
+
 package session_test
 
 import (

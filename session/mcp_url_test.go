@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Options.MCPURL: which values New accepts, and that the default MCP client
+// discovers there.
+
 package session_test
 
 import (

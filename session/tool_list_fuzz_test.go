@@ -1,3 +1,6 @@
+// A fuzz test of discovery over arbitrary tools/list answers, read as the
+// default client reads them.
+
 package session
 
 import (

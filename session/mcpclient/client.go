@@ -221,10 +221,10 @@ func (c *Client) Era() Era {
 // ListTools walks tools/list from the first page, following nextCursor
 // until it is absent or empty, and returns every tool in server order. A
 // repeated cursor, or more than MaxPages pages, fails the walk with a
-// *ProtocolError of code InternalError; no partial catalog is
-// returned. Each page is read with ReadToolList: a tool nested too
-// deeply or otherwise unreadable is handed on for discovery to refuse, and
-// never fails the page.
+// *ProtocolError of code InternalError; no partial catalog is returned.
+// Each page is read with ReadToolList: a tool nested too deeply or
+// otherwise unreadable is handed on for discovery to refuse, and never
+// fails the page.
 func (c *Client) ListTools(ctx context.Context) (tools []Tool, err error) {
 	tools, _, err = c.ListToolPages(ctx)
 	return tools, err

@@ -37,15 +37,14 @@ type ListenStream struct {
 // ListenToolListChanged opens the stream the list-changed watch reads,
 // starting the MCP session (or probing the era) first when needed. In the
 // session era it sends GET with accept text/event-stream, the session id,
-// the protocol version, last-event-id when lastEventID is not empty, and the
-// bearer token; in the stateless era it POSTs subscriptions/listen with
+// the protocol version, last-event-id when lastEventID is not empty, and
+// the bearer token; in the stateless era it POSTs subscriptions/listen with
 // notifications {toolsListChanged: true}. A 404 on a session-era GET
-// re-initializes once and retries. A non-2xx answer is a
-// *ProtocolError when its body is a JSON-RPC error, else a
-// *TransportError; both carry the HTTP status (405 or 501: the server
-// offers no stream). Cancelling ctx, or Close, ends the stream. In the
-// session era the requests the server sends on the stream (pings) are
-// answered, bounded by ctx (see Client).
+// re-initializes once and retries. A non-2xx answer is a *ProtocolError
+// when its body is a JSON-RPC error, else a *TransportError; both carry the
+// HTTP status (405 or 501: the server offers no stream). Cancelling ctx, or
+// Close, ends the stream. In the session era the requests the server sends
+// on the stream (pings) are answered, bounded by ctx (see Client).
 func (c *Client) ListenToolListChanged(ctx context.Context, lastEventID string) (s *ListenStream, err error) {
 	const method = mcp.MethodSubscriptionsListen
 	defer recoverMCP(&err, method)
@@ -117,11 +116,11 @@ func readAnswerOnly(ctx context.Context, method string, id int64, resp *bridge.R
 	return res, err
 }
 
-// Next returns the method and params of the next notification on the
-// stream (for the watch, notifications/tools/list_changed matters). Server
+// Next returns the method and params of the next notification on the stream
+// (for the watch, notifications/tools/list_changed matters). Server
 // requests never come out of it: in the session era each is answered (a
-// ping with an empty result, anything else with MethodNotFound) on its
-// own goroutine, so Next does not wait for the answer; in the stateless era,
+// ping with an empty result, anything else with MethodNotFound) on its own
+// goroutine, so Next does not wait for the answer; in the stateless era,
 // which has no server requests, they are skipped. Malformed frames and
 // answers to other requests are skipped too. It returns io.EOF when the
 // stream ends, ErrListenClosed when the server answered

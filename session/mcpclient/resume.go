@@ -31,15 +31,14 @@ const (
 	DefaultResumeDelay = time.Second
 )
 
-// ResumingFetcher wraps a bridge.Fetcher for Client
-// (Config.Fetcher). A POST carrying a JSON-RPC request whose answer
-// is an event stream is watched: when the stream ends gracefully before the
-// response with the request's id, after at least one event with an id,
-// the fetcher waits the delay of the stream's last retry field (else
-// DefaultDelay) and sends GET to the same URL with Last-Event-ID, the
-// session id, the protocol version and the authorization of the POST. The
-// events of the new stream continue the old one. Other requests and
-// answers pass through untouched.
+// ResumingFetcher wraps a bridge.Fetcher for Client (Config.Fetcher). A
+// POST carrying a JSON-RPC request whose answer is an event stream is
+// watched: when the stream ends gracefully before the response with the
+// request's id, after at least one event with an id, the fetcher waits the
+// delay of the stream's last retry field (else DefaultDelay) and sends GET
+// to the same URL with Last-Event-ID, the session id, the protocol version
+// and the authorization of the POST. The events of the new stream continue
+// the old one. Other requests and answers pass through untouched.
 type ResumingFetcher struct {
 	// Fetcher sends every request [bridge.DefaultFetcher()].
 	Fetcher bridge.Fetcher
