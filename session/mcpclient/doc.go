@@ -27,8 +27,10 @@
 // gives a *session.EndpointAbsentError (matching session.ErrEndpointAbsent).
 //
 // The package does not import session: session imports it, builds the
-// default Client on {BaseURL}/mcp, and takes any client through its own
-// small interfaces (session.MCPClient and its optional companions). The
-// wire format of MCP — message bodies, headers, versions, error codes —
-// is internal/mcp's.
+// default Client on {BaseURL}/mcp (or session.Options.MCPURL) with its
+// Fetcher wrapped in a ResumingFetcher, and takes any client through its
+// own small interfaces (session.MCPClient and its optional companions
+// MCPPageLister, MCPListener and MCPContextCloser, whose docs say what the
+// session calls when). The wire format of MCP — message bodies, headers,
+// versions, error codes — is internal/mcp's.
 package mcpclient
