@@ -32,5 +32,7 @@
 // own small interfaces (session.MCPClient and its optional companions
 // MCPPageLister, MCPListener and MCPContextCloser, whose docs say what the
 // session calls when). The wire format of MCP — message bodies, headers,
-// versions, error codes — is internal/mcp's.
+// versions, error codes — is internal/mcp's. A raw JSON value
+// (rawjson.Message in the signatures) is json.RawMessage in native builds
+// and []byte in the wasm builds: the same type as session.RawJSON.
 package mcpclient
