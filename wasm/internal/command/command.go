@@ -152,7 +152,7 @@ func (r *Runtime) sessionTools(_ context.Context, c *wire.Command, _ Hooks) *wir
 
 func (r *Runtime) sessionToolDiscovery(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
 	return r.withSession(c, func(s *session.Session) *wire.Reply {
-		return &wire.Reply{OK: true, Report: reportJSON(s.ToolDiscovery())}
+		return reportReply(s.ToolDiscovery())
 	})
 }
 
@@ -162,7 +162,7 @@ func (r *Runtime) sessionRefreshTools(ctx context.Context, c *wire.Command, _ Ho
 		if err != nil && ctx.Err() != nil {
 			return failure(CodeCancelled, "agentwasm: refreshTools was cancelled")
 		}
-		return &wire.Reply{OK: true, Report: reportJSON(rep)}
+		return reportReply(rep)
 	})
 }
 
@@ -175,7 +175,7 @@ func (r *Runtime) sessionReconnect(ctx context.Context, c *wire.Command, _ Hooks
 }
 
 func (r *Runtime) sessionDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
-	return r.withSession(c, func(s *session.Session) *wire.Reply { return &wire.Reply{OK: true, Draft: draftJSON(s.Draft())} })
+	return r.withSession(c, func(s *session.Session) *wire.Reply { return draftReply(s.Draft()) })
 }
 
 func (r *Runtime) sessionAttachDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -335,7 +335,7 @@ func (r *Runtime) turnCommand(ctx context.Context, c *wire.Command, run func(con
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	return &wire.Reply{OK: true, Turn: turnJSON(run(ctx, s))}
+	return turnReply(run(ctx, s))
 }
 
 // closeSession ends a session: its running turn (and one sent but not yet
@@ -367,7 +367,8 @@ func failure(code, msg string) *wire.Reply {
 	return &wire.Reply{Error: &wire.ErrorBody{Code: code, Message: msg}}
 }
 
-// encode marshals a wire value; the wire types cannot fail to encode.
+// encode marshals a reply; one that cannot be encoded is answered as an
+// internal failure.
 func encode(v wire.Marshaler) []byte {
 	b, err := wire.Marshal(v)
 	if err != nil {

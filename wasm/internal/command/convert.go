@@ -12,25 +12,38 @@ import (
 	"github.com/agentwasm/agentwasm/session"
 )
 
-// turnJSON is t as the reply's turn member.
-func turnJSON(t session.Turn) rawjson.Message {
-	b, _ := wire.Marshal(t)
-	return b
+// turnReply answers ok with t as the reply's turn member.
+func turnReply(t session.Turn) *wire.Reply {
+	b, err := wire.Marshal(t)
+	return encoded(b, err, func(r *wire.Reply, b rawjson.Message) { r.Turn = b })
 }
 
-// reportJSON is r as the reply's report member.
-func reportJSON(r session.ToolDiscoveryReport) rawjson.Message {
-	b, _ := wire.Marshal(r)
-	return b
+// reportReply answers ok with rep as the reply's report member.
+func reportReply(rep session.ToolDiscoveryReport) *wire.Reply {
+	b, err := wire.Marshal(rep)
+	return encoded(b, err, func(r *wire.Reply, b rawjson.Message) { r.Report = b })
 }
 
-// draftJSON is d as the reply's draft member; nil leaves the member out.
-func draftJSON(d *session.DraftBinding) rawjson.Message {
+// draftReply answers ok with d as the reply's draft member; nil leaves the
+// member out.
+func draftReply(d *session.DraftBinding) *wire.Reply {
 	if d == nil {
-		return nil
+		return &wire.Reply{OK: true}
 	}
-	b, _ := wire.Marshal(*d)
-	return b
+	b, err := wire.Marshal(*d)
+	return encoded(b, err, func(r *wire.Reply, b rawjson.Message) { r.Draft = b })
+}
+
+// encoded answers ok with the member fill sets to b, or, when the value
+// could not be encoded (only a non-finite number can make it fail), the
+// same internal failure encode answers for a reply that cannot be encoded.
+func encoded(b rawjson.Message, err error, fill func(*wire.Reply, rawjson.Message)) *wire.Reply {
+	if err != nil {
+		return failure(CodeInternal, "agentwasm: could not encode the reply: "+err.Error())
+	}
+	r := &wire.Reply{OK: true}
+	fill(r, b)
+	return r
 }
 
 // messagesWire is the history as the reply's messages member.
