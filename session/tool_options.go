@@ -99,19 +99,19 @@ type WatchOptions struct {
 // MCPContextCloser, which the session finds by type assertion.
 //
 // Implementations must be safe for concurrent use. Discovery passes run on
-// goroutines of their own (the first Chat's, RefreshTools, a background
-// retry, a list-changed notification), and a new pass may start while an
+// goroutines of their own (started by a turn, RefreshTools, a background
+// retry or a list-changed notification), and a new pass may start while an
 // older one is still listing; a turn's tool calls, the watch's stream and
 // Close may overlap any of them. A session makes one CallTool at a time:
 // one turn runs at a time, and its calls run in order. A panic in any
 // method is recovered and reported as that call's error.
 type MCPClient interface {
-	// ListTools returns the server's whole tool catalog, in server order,
-	// or an error; never a partial catalog. Discovery calls it (unless the
-	// client is an MCPPageLister) with a context that ends when
-	// Options.ToolDiscoveryTimeout passes; a call still running then is
-	// abandoned, and no background retry starts until it has returned. An
-	// error matching ErrEndpointAbsent is remembered as an absent endpoint.
+	// ListTools returns the server's whole tool catalog, in server order, or
+	// an error; never a partial catalog. Discovery calls it (unless the client
+	// is an MCPPageLister) with a context that ends when
+	// Options.ToolDiscoveryTimeout passes; a call still running then is no
+	// longer waited for, and no background retry starts until it has returned.
+	// An error matching ErrEndpointAbsent is remembered as an absent endpoint.
 	ListTools(ctx context.Context) ([]mcpclient.Tool, error)
 	// CallTool calls the named tool with args (a JSON object). A tool that
 	// reported an error returns its result together with an
@@ -121,11 +121,11 @@ type MCPClient interface {
 	// a routed MCP tool, with the turn's context, and waits for it: it
 	// should return soon after ctx ends.
 	CallTool(ctx context.Context, name string, args RawJSON) (mcpclient.ToolResult, error)
-	// Close ends the client's MCP session. The session calls it from Close
-	// and from every Reconnect (CloseContext instead, for an
-	// MCPContextCloser), maybe while other calls are in flight, and goes on
-	// using the client afterwards: a later call must work, starting a new
-	// MCP session if it needs one.
+	// Close ends the client's MCP session. The session calls it from
+	// Session.Close and from every Session.Reconnect (CloseContext instead,
+	// for an MCPContextCloser), maybe while other calls are in flight, and
+	// goes on using the client afterwards: a later call must work, starting
+	// a new MCP session if it needs one.
 	Close() error
 }
 
