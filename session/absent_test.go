@@ -1,5 +1,10 @@
 //go:build !js && !wasip1
 
+// Absent optional endpoints (ErrEndpointAbsent): each is asked once and
+// remembered, other failures are retried, an absent MCP endpoint is looked
+// for again after RefreshTools or Reconnect, and a custom MCP client can
+// report absence too.
+
 package session_test
 
 import (

@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// Round assembly: how one model round's stream events become the round's
+// text, tool calls and ending, and that generated ids are unique across
+// rounds.
+
 package session_test
 
 import (

@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// The bearer token: one refresh after a 401 (chat and capabilities), the
+// authorization header, a failing token source, and no token in events or
+// errors.
+
 package session_test
 
 import (

@@ -1,5 +1,7 @@
 //go:build !js && !wasip1
 
+// Benchmarks of one chat turn, with and without an observer.
+
 package session_test
 
 import (

@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// The capabilities endpoint: refusals, the request and its cache, failures
+// that are neither refusals nor cached, provider resolution, and a broken
+// fetcher.
+
 package session_test
 
 import (

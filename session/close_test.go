@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Close and Reconnect: the MCP client's close error as they return it, and
+// Reconnect bounded by its context.
+
 package session_test
 
 import (

@@ -1,5 +1,10 @@
 //go:build !js && !wasip1
 
+// Tool discovery: lazy and cached passes, the tool policy, runtime tools
+// winning name collisions, a failing, silent or hung MCP server, a pass
+// overtaken by Reconnect, DisableToolDiscovery, and the draft binding on
+// composition calls.
+
 package session_test
 
 import (

@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Examples of the loop with no model and no network: a scripted transport,
+// an executor function, and a script that refuses.
+
 package session_test
 
 import (

@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// An example of a turn that waits for a person's approval, answered with
+// Resume.
+
 package session_test
 
 import (

@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Examples of a session against a scripted Studio AI proxy: a turn, and a
+// turn that ends in error.
+
 package session_test
 
 import (

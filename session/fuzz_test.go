@@ -1,5 +1,7 @@
 //go:build !js && !wasip1
 
+// A fuzz test of the loop over arbitrary model event streams.
+
 package session_test
 
 import (

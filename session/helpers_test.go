@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Helpers shared by the session's tests: servers, scripted sessions, chat
+// requests and tool rounds.
+
 package session_test
 
 import (

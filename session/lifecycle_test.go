@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// A session's life across turns: Close and Reset while a turn runs, refused
+// requests that leave the history as it was, and the request and result
+// size bounds.
+
 package session_test
 
 import (

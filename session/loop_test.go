@@ -1,5 +1,10 @@
 //go:build !js && !wasip1
 
+// The tool loop: runtime tools over HTTP and scripted, call order, unknown
+// tools and missing executors, kits, MaxToolRounds, the system prompt,
+// per-call tool choice, and failures and cancellation in a tool turn
+// (an unreachable proxy, an in-band error, an abort, failing transports).
+
 package session_test
 
 import (

@@ -1,5 +1,7 @@
 //go:build !js && !wasip1
 
+// Validation of the loop's options and the draft binding.
+
 package session_test
 
 import (

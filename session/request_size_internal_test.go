@@ -1,3 +1,6 @@
+// The chat request's size count and the messages it drops (tool messages
+// whose call is not in the request), from inside the package.
+
 package session
 
 import (

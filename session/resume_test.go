@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// Approvals: a turn that stops for a person after its round, and Resume
+// answering the asks (in order, refused resolutions, refusing doors, busy
+// and cancelled).
+
 package session_test
 
 import (

@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// Chat turns against a proxy: the turn and its events, split and failing
+// streams, cancellation, a panicking observer, overlapping Chats, the chat
+// request, options, Reset and concurrent sessions.
+
 package session_test
 
 import (

@@ -1,3 +1,6 @@
+// Decoding one event payload of the default transport, and what it
+// allocates.
+
 package session
 
 import (

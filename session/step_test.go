@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Steps: the stepFinish event of each round, its order, the Turn's Usage,
+// and that steps do not count against the turn's bounds.
+
 package session_test
 
 import (

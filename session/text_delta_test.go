@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// The text-delta observer (Options.OnTextDelta): it takes the plain text
+// deltas in OnEvent's place, redacted, and the texts it and OnEvent keep
+// stay as they came.
+
 package session_test
 
 import (

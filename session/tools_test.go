@@ -1,5 +1,8 @@
 //go:build !js && !wasip1
 
+// Runtime tool executors: failures, blocking until cancelled, observers in
+// a tool turn, Chat while a tool runs, and the arguments an executor gets.
+
 package session_test
 
 import (

@@ -1,5 +1,9 @@
 //go:build !js && !wasip1
 
+// The list-changed watch: one refresh per burst, an unsupported server, the
+// reconnect budget, resuming with the last event id, and Close aborting
+// it.
+
 package session_test
 
 import (
