@@ -1,14 +1,18 @@
-// Fuzz tests of the client's readers: an answer as a JSON body or an event
-// stream, a tools/call result, and a tools/list result.
+// Fuzz tests of the client's readers and writers: an answer as a JSON body
+// or an event stream, a tools/call result, a tools/list result, and the
+// Mcp-Param-* header values of a call's arguments.
 
 package mcpclient
 
 import (
 	"bytes"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -114,6 +118,62 @@ func FuzzReadToolList(f *testing.F) {
 					t.Fatalf("a descriptor of %q read with a member that is not JSON: %q", tl.Name, raw)
 				}
 			}
+		}
+	})
+}
+
+// FuzzParamHeaderValues feeds arbitrary arguments to the Mcp-Param-*
+// header values of a stateless-era tools/call: every value sent is
+// header-safe (visible ASCII with inner spaces and tabs), and decodes back
+// to the string, integer or boolean the arguments hold at its path.
+func FuzzParamHeaderValues(f *testing.F) {
+	for _, seed := range []string{
+		`{"s":"us-west1","o":{"i":42},"b":true}`, `{"s":"Hello, 世界"}`, `{"s":" padded "}`,
+		`{"s":"line1\nline2"}`, `{"s":"=?base64?literal?="}`, `{"o":{"i":42.0}}`,
+		`{"s":null,"o":{"i":1.5},"b":9007199254740993}`, `{"o":"x"}`, `{"s":"\u0000\t"}`, `{"o":{"i":-0}}`, `[]`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	hs := []mcp.ParamHeader{{Path: []string{"s"}, Name: "S"}, {Path: []string{"o", "i"}, Name: "Deep-I"}, {Path: []string{"b"}, Name: "B"}}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		got := paramHeaderValues(hs, args)
+		for _, h := range hs {
+			name := strings.ToLower(mcp.HeaderParamPrefix + h.Name)
+			v, ok := got[name]
+			if !ok {
+				continue
+			}
+			if v != strings.TrimSpace(v) && v != "" {
+				t.Fatalf("%s: %q has outer white space", name, v)
+			}
+			for i := 0; i < len(v); i++ {
+				if b := v[i]; b != ' ' && b != '\t' && (b < 0x21 || b > 0x7e) {
+					t.Fatalf("%s: %q is not header-safe", name, v)
+				}
+			}
+			dec, err := mcp.DecodeHeaderValue(v)
+			if err != nil {
+				t.Fatalf("%s: %q does not decode: %v", name, v, err)
+			}
+			arg := mcp.ArgumentAt(args, h.Path)
+			switch {
+			case arg[0] == '"':
+				if s, err := wire.DecodeString(arg); err != nil || s != dec {
+					t.Fatalf("%s: %q decodes to %q, the argument is %s", name, v, dec, arg)
+				}
+			case string(arg) == "true" || string(arg) == "false":
+				if dec != string(arg) {
+					t.Fatalf("%s: %q for the argument %s", name, dec, arg)
+				}
+			default:
+				n, err := strconv.ParseInt(dec, 10, 64)
+				if err != nil || n > maxSafeInteger || n < -maxSafeInteger {
+					t.Fatalf("%s: %q for the argument %s is not a safe integer", name, dec, arg)
+				}
+			}
+		}
+		if len(got) > len(hs) {
+			t.Fatalf("more headers than annotations: %v", got)
 		}
 	})
 }
