@@ -1,17 +1,20 @@
 // Fuzz tests of the client's readers and writers: an answer as a JSON body
-// or an event stream, a tools/call result, a tools/list result, and the
-// Mcp-Param-* header values of a call's arguments.
+// or an event stream, a tools/call result, a tools/list result, a
+// notification stream, and the Mcp-Param-* header values of a call's
+// arguments.
 
 package mcpclient
 
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -174,6 +177,46 @@ func FuzzParamHeaderValues(f *testing.F) {
 		}
 		if len(got) > len(hs) {
 			t.Fatalf("more headers than annotations: %v", got)
+		}
+	})
+}
+
+// FuzzListenStream reads arbitrary event streams as a notification stream,
+// in both eras: Next never panics, yields only notifications (a method),
+// hands the answerer only server requests (session era), and ends with an
+// error, never looping past the stream's end.
+func FuzzListenStream(f *testing.F) {
+	for _, seed := range []string{
+		"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\": 7 ,\"error\":{\"code\":-1,\"message\":\"x\"}}\n\n",
+		"data: {}\n\ndata: [1]\n\n: c\r\nretry: 5\r\r", "data: {\"method\":\"\",\"id\":null}\n\n", ``,
+	} {
+		f.Add(false, []byte(seed))
+		f.Add(true, []byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, stateless bool, body []byte) {
+		s := &ListenStream{body: io.NopCloser(bytes.NewReader(nil)), r: bridge.NewSSEReader(bytes.NewReader(body), 4096), stop: func() bool { return true }}
+		if stateless {
+			s.id = "7"
+		} else {
+			s.answer = func(m *wire.RPCMessage) {
+				if m.Method == "" || len(m.ID) == 0 {
+					t.Fatalf("answered a message that is not a request: %+v", m)
+				}
+			}
+		}
+		for i := 0; ; i++ {
+			if i > len(body) {
+				t.Fatalf("more than %d notifications from %d bytes", i, len(body))
+			}
+			method, _, err := s.Next()
+			if err != nil {
+				return
+			}
+			if method == "" {
+				t.Fatal("a notification without a method")
+			}
 		}
 	})
 }
