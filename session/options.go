@@ -78,7 +78,7 @@ type Options struct {
 	// MCPClient is the MCP client used for discovery and composition calls,
 	// typically mcpclient.New on {BaseURL}/mcp. Nil means that default:
 	// New sets mcpclient.New on MCPURL (default {BaseURL}/mcp) with
-	// Fetcher (wrapped in a mcpclient.ResumingFetcher) and Auth, unless
+	// Fetcher (wrapped in an mcpclient.ResumingFetcher) and Auth, unless
 	// DisableToolDiscovery is set (then no MCP server is contacted and only
 	// runtime tools are advertised).
 	//
