@@ -29,7 +29,7 @@ test('the tarball holds exactly the package files', async () => {
   assert.equal(pkg.pack.name, 'agentwasm');
   assert.ok(existsSync(pkg.tarball), pkg.tarball);
   const manifest = JSON.parse(await readFile(path.join(pkg.installed, 'package.json'), 'utf8'));
-  const goSource = await readFile(path.join(root, 'wasm', 'command', 'command.go'), 'utf8');
+  const goSource = await readFile(path.join(root, 'internal', 'version', 'version.go'), 'utf8');
   assert.equal(manifest.version, /^const Version = "([^"]+)"$/m.exec(goSource)[1], 'the version is the module\'s');
   assert.equal(manifest.type, 'module');
   assert.deepEqual(manifest.engines, { node: '>=20' });
