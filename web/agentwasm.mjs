@@ -790,7 +790,11 @@ export class Runtime {
           return Promise.reject(err);
         }
         // A response keeps the signal until the module closes its body (it aborts its own signal then).
-        if (result instanceof Promise) result.then(undefined, forget);
+        if (result instanceof Promise) {
+          result.then(undefined, forget);
+          // The browser's own fetch failing across origins: say what a CORS refusal needs.
+          if (fetch === null) return result.catch((err) => { throw crossOriginHint(err, url); });
+        }
         return result;
       };
     }
@@ -884,6 +888,28 @@ export class Runtime {
     return port;
   }
 
+}
+
+/**
+ * The error of the host's fetch for url, with a hint when it may be a CORS
+ * refusal: a network failure (a TypeError) of a request from a page to
+ * another origin. A browser reports a refusal exactly as an unreachable
+ * server, so the hint says both; anything else is returned as it is.
+ */
+function crossOriginHint(err, url) {
+  const page = globalThis.location?.origin;
+  if (!(err instanceof TypeError) || typeof page !== 'string' || !/^https?:/.test(page)) return err;
+  let target;
+  try {
+    target = new URL(url, globalThis.location.href).origin;
+  } catch {
+    return err;
+  }
+  if (target === page) return err;
+  return new TypeError(`${err.message} (this page, ${page}, called another origin, ${target}: if that server is running, ` +
+    `most likely the browser refused its answer: the server does not allow this page's origin (CORS). With agentwasm dev, start it with ` +
+    `--allow-origin ${page} (make run ALLOW_ORIGIN=${page}), serve the page from it with -web, or proxy /api ` +
+    'through your own dev server)', { cause: err });
 }
 
 /**
