@@ -3,6 +3,7 @@
 #                     go vet and staticcheck for the native, js/wasm and wasip1/wasm builds, go test -short ./...
 #   make run          build what is needed and start `agentwasm dev` (the demo page, a scripted
 #                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
+#                     (UPSTREAM=, MODEL=: a real model; ALLOW_ORIGIN=: an app on another origin)
 #   make build        dist/: the js modules (full and session-only), the wasip1 module, wasm_exec.js, the loader
 #                     and its types
 #   make build-tiny   dist/: the same two modules built by TinyGo (*.tiny.wasm) and TinyGo's wasm_exec.tiny.js;
@@ -51,14 +52,18 @@ GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web
 ADDR ?= 127.0.0.1:8080
 # make run UPSTREAM=http://127.0.0.1:11434 MODEL=qwen3 forwards chats to an OpenAI-compatible server
 # (key from AGENTWASM_API_KEY or OPENAI_API_KEY).
-# ARGS passes more flags to agentwasm dev, e.g. ARGS='--allow-origin http://127.0.0.1:5173', or
-# for a non-loopback ADDR the hosts browsers use: ADDR=0.0.0.0:8080 ARGS='--allow-host studio.lan'.
-UPSTREAM ?=
-MODEL    ?=
-ARGS     ?=
+# make run ALLOW_ORIGIN=http://127.0.0.1:5173 lets the pages of an app on that origin call /api (CORS;
+# several origins separated by spaces), as --allow-origin does (docs/DEV.md, An app on its own origin).
+# ARGS passes more flags to agentwasm dev, e.g. for a non-loopback ADDR the hosts browsers use:
+# ADDR=0.0.0.0:8080 ARGS='--allow-host studio.lan'.
+UPSTREAM     ?=
+MODEL        ?=
+ALLOW_ORIGIN ?=
+ARGS         ?=
 
 run: build dist/agentwasm dist/agentwasm.wasm.br
-	dist/agentwasm dev --addr $(ADDR) $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(MODEL),--model $(MODEL)) $(ARGS)
+	dist/agentwasm dev --addr $(ADDR) $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(MODEL),--model $(MODEL)) \
+		$(foreach o,$(ALLOW_ORIGIN),--allow-origin $(o)) $(ARGS)
 
 # The developer binary (native): agentwasm dev, agentwasm chat.
 dist/agentwasm: $(GO_SRC)

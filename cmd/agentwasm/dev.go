@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -110,7 +111,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	h := newDevHandler(o)
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentwasm dev: cannot listen on %s: %v (pick another with --addr)\n", o.Addr, err)
+		fmt.Fprintf(stderr, "agentwasm dev: cannot listen on %s: %v (%s)\n", o.Addr, err, listenFix(o.Addr))
 		return 1
 	}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
@@ -244,6 +245,18 @@ func recoverer(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// listenFix says how to listen elsewhere when addr cannot be listened on:
+// the flag, and the variable of make run, which passes ADDR as --addr.
+func listenFix(addr string) string {
+	alt := "127.0.0.1:8081"
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if n, err := strconv.Atoi(port); err == nil && n > 0 && n < 65535 {
+			alt = net.JoinHostPort(host, strconv.Itoa(n+1))
+		}
+	}
+	return "pick another with --addr " + alt + "; under make run: make run ADDR=" + alt
 }
 
 // exampleHost is a host to suggest for --allow-host: the address listened

@@ -452,3 +452,67 @@ func TestDevAllowModel(t *testing.T) {
 		}
 	}
 }
+
+// TestDevBehindABundlerProxy: an app's dev server (Vite's server.proxy)
+// forwarding /api to agentwasm dev. With changeOrigin the proxy rewrites
+// Host to the dev server's, and passes on what the browser sent: the page's
+// Origin (on a POST) and Sec-Fetch-Site: same-origin (the page called its
+// own server). So the chat and MCP POSTs are served only when the page's
+// origin is allowed with --allow-origin, exactly as the address bar shows it
+// (localhost and 127.0.0.1 are different origins); without changeOrigin
+// the Host is the app's and is refused whatever is allowed. A GET the page
+// sends to its own origin carries no Origin and is served.
+func TestDevBehindABundlerProxy(t *testing.T) {
+	const page = "http://localhost:5173" // the origin Vite prints
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	cases := []struct {
+		name         string
+		allow        []string
+		changeOrigin bool
+		origin       string // the page's origin, as the browser sends it
+		status       int
+		code         string
+	}{
+		{"changeOrigin and the page's origin allowed", []string{page}, true, page, 200, ""},
+		{"changeOrigin, nothing allowed", nil, true, page, 403, "forbidden_origin"},
+		{"changeOrigin, the page opened at 127.0.0.1, localhost allowed", []string{page}, true, "http://127.0.0.1:5173", 403, "forbidden_origin"},
+		{"changeOrigin, both names allowed", []string{page, "http://127.0.0.1:5173"}, true, "http://127.0.0.1:5173", 200, ""},
+		{"no changeOrigin: the app's Host", []string{page}, false, page, 403, "forbidden_host"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			up := newCountingUpstream(t, false)
+			srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: up.URL, Model: "m", APIKey: "sk-test-0000000000",
+				AllowOrigins: c.allow})
+			host := "" // changeOrigin: the dev server's own host:port
+			if !c.changeOrigin {
+				host = strings.TrimPrefix(c.origin, "http://")
+			}
+			// The headers Vite's proxy passes on from the browser's fetch.
+			post := func(path, body string, more ...string) (*http.Response, []byte) {
+				kv := append([]string{"Origin", c.origin, "Sec-Fetch-Site", "same-origin", "Sec-Fetch-Mode", "cors",
+					"Content-Type", "application/json"}, more...)
+				return apiRequest(t, srv, "POST", path, host, body, kv...)
+			}
+			resp, body := post("/api/v1/studio/ai/chat", chatBody, "Accept", "text/event-stream")
+			require.Equal(t, c.status, resp.StatusCode, string(body))
+			assert.Equal(t, c.code, errorCode(body))
+			resp, body = post("/api/mcp", init, "Accept", "application/json, text/event-stream")
+			assert.Equal(t, c.status, resp.StatusCode, string(body))
+			if c.status == 200 {
+				assert.Contains(t, string(body), `"protocolVersion"`)
+				assert.Equal(t, int64(1), up.n.Load())
+			} else {
+				assert.Contains(t, string(body), "--allow-", "the message says what to do")
+				assert.Equal(t, int64(0), up.n.Load(), "nothing reached the upstream")
+			}
+			// The capabilities GET: same-origin for the browser, so no Origin.
+			resp, body = apiRequest(t, srv, "GET", "/api/v1/studio/ai/capabilities", host, "", "Sec-Fetch-Site", "same-origin", "Accept", "application/json")
+			if c.changeOrigin {
+				assert.Equal(t, 200, resp.StatusCode, string(body))
+			} else {
+				assert.Equal(t, 403, resp.StatusCode, string(body))
+			}
+		})
+	}
+}
