@@ -265,6 +265,8 @@ function onToolResult(cur, record) {
   scrollLog();
 }
 
+let resultCount = 0;
+
 /** The full result, pretty-printed and whole, behind a click, in a scroll region a keyboard can reach. */
 function resultDetails(record, content) {
   const details = el('details', 'tool-json');
@@ -272,7 +274,8 @@ function resultDetails(record, content) {
   const pre = el('pre', '', content ? JSON.stringify(content, null, 2) : record.content ?? '');
   pre.tabIndex = 0;
   pre.setAttribute('role', 'region');
-  pre.setAttribute('aria-label', `Full result of ${record.toolName}`);
+  resultCount += 1; // each region's name is its own
+  pre.setAttribute('aria-label', `Full result of ${record.toolName} (call ${resultCount})`);
   details.append(pre);
   return details;
 }
