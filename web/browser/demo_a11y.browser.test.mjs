@@ -196,12 +196,12 @@ test('at 1280×800 with an approval card: no serious or critical axe violation',
   const full = JSON.parse(await pre.textContent());
   assert.equal(full.data.judgment, 'needs-confirm');
   assert.equal(full.data.askId, turn.pendingApprovals[0].askId, 'the JSON is whole, not cut');
-  await waiting.locator('details.tool-json summary').click();
+  await page.screenshot({ path: path.join(root, 'dist', 'demo-desktop.png') });
+  await waiting.locator('details.tool-json summary').click(); // open: axe sees the JSON's scroll region too
   assert.equal(await waiting.locator('details.tool-json').getAttribute('open'), '');
   for (const s of await page.locator('#log .tool-summary').allTextContents()) {
     assert.ok(s && !s.trim().startsWith('{'), `a summary in words: ${s}`);
   }
-  await page.screenshot({ path: path.join(root, 'dist', 'demo-desktop.png') });
   assert.deepEqual(await axe('1280×800'), []);
   await waiting.locator('details.tool-json summary').click(); // closed again: what the person reads by default
   const text = await logText();

@@ -350,9 +350,9 @@ function portSummary(data) {
     case 'awaiting-human':
       return `Waiting for your approval: ${lower(doing ?? 'this step')}.`;
     case 'approved-not-yet-done':
-      return `You approved ${lower(doing ?? 'this step')}; it has not been done yet.`;
+      return `You approved: ${lower(doing ?? 'this step')}. It has not been done yet.`;
     case 'declined':
-      return `You declined ${lower(doing ?? 'this step')}: nothing was done.`;
+      return `You declined: ${lower(doing ?? 'this step')}. Nothing was done.`;
     case 'still-pending':
       return `Still under way${doing ? `: ${lower(doing)}` : ''}.`;
     case 'approval-no-longer-valid':
