@@ -7,6 +7,7 @@
 // in the first screen, that the focus stays where the person is (after Send,
 // Approve, Stop and New conversation), that a keyboard sees a focus ring on
 // every control, that the live region receives finished answers and cards,
+// that the system prompt names the tools exactly as the request offers them,
 // that tool results read as a summary with the JSON in a details element,
 // that no internal judgment name reaches the log, that New conversation
 // starts over (and asks the server to reset), and that a real model gets
@@ -36,6 +37,7 @@ let browser;
 let page;
 const problems = []; // console errors, page errors, HTTP errors
 const resets = []; // the page's POST /api/demo/reset requests
+const chats = []; // the bodies of the page's chat requests
 
 /** Starts agentwasm dev on a free port and resolves with its URL (25 ms a word: the story still streams when Stop is pressed). */
 function startDev() {
@@ -122,6 +124,7 @@ before(async () => {
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/api/v1/studio/ai/chat') chats.push(r.postData());
     if (new URL(r.url()).pathname === '/api/demo/reset') {
       resets.push({ method: r.method(), type: r.headers()['content-type'], body: r.postData() });
     }
@@ -163,6 +166,14 @@ test('after Send the focus stays in the composer; the live region says the finis
   await page.click('#send');
   await turnAfter(n);
   assert.equal(await focused(), 'input');
+});
+
+test('the system prompt names each tool exactly as the request offers it', { skip }, () => {
+  const body = JSON.parse(chats.at(-1));
+  const names = body.tools.map((t) => t.name);
+  assert.ok(names.includes('studio.journey.publish') && names.includes('set_basemap') && names.includes('honua_studio_add_layer'), names.join());
+  for (const name of names) assert.ok(body.system.includes(name), `the system prompt names ${name}: ${body.system}`);
+  assert.ok(!body.system.includes('studio.*'), body.system);
 });
 
 test('the map is drawn in SVG from the app state, with a name and description saying what it shows', { skip }, async () => {
