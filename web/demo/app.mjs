@@ -1,11 +1,15 @@
 // The demo page's wiring: loads the module, builds the app's port and the
 // agent session (the port as its kit, the page's own tool beside it with its
 // execute, MCP tools discovered at /api/mcp), and renders the conversation —
-// streamed text, each tool call with its plane, arguments, result and
-// duration, approval cards for the asks a turn stopped on (answered with
+// streamed text, each tool call with its plane, arguments, a one-line
+// summary of its result (the full JSON one click away) and duration,
+// approval cards for the asks a turn stopped on (answered with
 // session.resume: no message to type), a card for each approval the person
-// gave that nothing has used yet (with Revoke), the discovery panel, and
-// Stop.
+// gave that nothing has used yet (with Revoke), the discovery panel, the map
+// drawn in SVG from the app's state, suggestions that fit the model in use,
+// Stop, and New conversation (a fresh app, port and session, and the demo
+// server's state reset). Focus stays where the person is, and a live region
+// announces each finished answer and each approval card.
 import { load } from '/dist/agentwasm.mjs';
 import { studioGraph, basemapTool, createStudioApp } from './studio-app.mjs';
 
@@ -18,42 +22,94 @@ const el = (tag, className, text) => {
 };
 
 /** What the page shows about the conversation; the test reads it too. */
-const state = { busy: false, controller: null, turns: [], current: null, pending: [], revoked: [] };
+const state = { busy: false, controller: null, running: null, turns: [], current: null, pending: [], revoked: [] };
 window.demo = { state, ready: false };
 
-const app = createStudioApp(() => renderApp());
-window.demo.performed = app.performed;
 const runtime = await load();
 $('module-badge').textContent = `module ${runtime.version().version}`;
 
-const port = runtime.createPort(studioGraph, {
-  page: 'edit',
-  requireHumanApproval: true,
-  handlers: app.handlers,
-  settleWithinMs: 1000, // a fire comes back settled when it settles within a second
-  onChange: () => queueMicrotask(renderApp),
-});
-window.demo.port = port; // for the browser test: the asks the cards show
-const portTools = port.tools();
-// A browser with WebMCP (document.modelContext) gets the same tools for its
-// own agent, through the same gates; elsewhere this says why it did nothing.
-window.demo.webmcp = await port.registerWebMCP();
-const portNames = new Set(portTools.map((t) => t.name));
+/** The model in use, from the proxy's capabilities: its label, and whether it is the scripted model. */
+const model = await fetch('/api/v1/studio/ai/capabilities')
+  .then((r) => (r.ok ? r.json() : null))
+  .then((caps) => {
+    const p = caps?.providers?.find((x) => x.name === caps.defaultProvider) ?? caps?.providers?.[0];
+    if (!p) return { label: 'model: unknown', scripted: false };
+    const scripted = p.name === 'scripted';
+    return { label: scripted ? 'scripted model' : `${p.name} · ${p.defaultModel || 'default model'}`, scripted };
+  })
+  .catch(() => ({ label: 'model: unknown', scripted: false }));
+window.demo.model = model;
+$('model-badge').textContent = model.label;
+$('model-badge').classList.toggle('scripted', model.scripted);
 
-const session = runtime.createSession({
-  baseUrl: '/api',
-  // The port's tools run through the port (its gates and approvals: a turn
-  // stops on an ask); the page tool runs here, with its own execute.
-  kit: port,
-  tools: [{ ...basemapTool, execute: (args) => app.setBasemap(args) }],
-  system: () => `You are the assistant of City Map Studio, inside the page. The map "${app.view.title}" has the ` +
-    `${app.view.basemap} basemap; the app is on its ${port.state().page} page. Use the studio.* tools to act in the app, ` +
-    'set_basemap for the map preview, and the honua_studio_* tools to edit the draft.',
-  watchToolListChanged: true,
-  toolDiscoveryTimeoutMs: 5000,
-  studioTools: { required: ['honua_studio_create_draft', 'honua_studio_get_draft', 'honua_studio_add_layer'] },
-  onEvent,
-});
+/**
+ * The suggestions under the conversation. The scripted model answers these five (and says what it
+ * does with anything else); a real model gets plain requests it can act on with this page's tools.
+ */
+const suggestions = model.scripted
+  ? ['Make the map dark', 'Add a schools layer', 'Publish the map', 'Tell me a long story', 'Fail please']
+  : ['Make the map dark', 'Add a schools layer to a new draft', 'Rename the map to "City schools"', 'Publish the map',
+    'What can you do in this app?'];
+
+// The app, its port and the session: made anew by New conversation.
+let app;
+let port;
+let portTools;
+let portNames;
+let session;
+
+/** Builds the app's state, its port and the agent session, and publishes them for the browser tests. */
+async function setup() {
+  const thisApp = createStudioApp(() => { if (app === thisApp) renderApp(); });
+  app = thisApp;
+  window.demo.performed = app.performed;
+  port = runtime.createPort(studioGraph, {
+    page: 'edit',
+    requireHumanApproval: true,
+    handlers: app.handlers,
+    settleWithinMs: 1000, // a fire comes back settled when it settles within a second
+    onChange: () => queueMicrotask(renderApp),
+  });
+  window.demo.port = port; // for the browser test: the asks the cards show
+  portTools = port.tools();
+  portNames = new Set(portTools.map((t) => t.name));
+  // A browser with WebMCP (document.modelContext) gets the same tools for its
+  // own agent, through the same gates; elsewhere this says why it did nothing.
+  window.demo.webmcp = await port.registerWebMCP();
+  const s = runtime.createSession({
+    baseUrl: '/api',
+    // The port's tools run through the port (its gates and approvals: a turn
+    // stops on an ask); the page tool runs here, with its own execute.
+    kit: port,
+    tools: [{ ...basemapTool, execute: (args) => thisApp.setBasemap(args) }],
+    system: () => systemPrompt(s),
+    watchToolListChanged: true,
+    toolDiscoveryTimeoutMs: 5000,
+    studioTools: { required: ['honua_studio_create_draft', 'honua_studio_get_draft', 'honua_studio_add_layer'] },
+    onEvent: (e) => { if (s === session) onEvent(e); },
+  });
+  session = s;
+  renderApp();
+  setStatus('Discovering tools…');
+  renderDiscovery(await s.refreshTools());
+  window.demo.session = s; // for the browser test: the history the model reads
+}
+
+/**
+ * The system prompt, naming each tool exactly as the session offers it (the port's tools, the page's
+ * tool, the MCP tools discovery routed), so the model's instructions match the tools it sees.
+ */
+function systemPrompt(s) {
+  let mcp = [];
+  try { mcp = s.toolDiscovery().routed; } catch { /* a closed session */ }
+  return `You are the assistant of City Map Studio, inside the page. The map "${app.view.title}" has the ` +
+    `${app.view.basemap} basemap; the app is on its ${port.state().page} page. ` +
+    `To act in the app (rename the map, open its review, publish it), use: ${portTools.map((t) => t.name).join(', ')}. ` +
+    `To change the basemap of the map preview, use ${basemapTool.name}. ` +
+    (mcp.length ? `To edit the map's draft on the Studio server (create it, add layers), use: ${mcp.join(', ')}. `
+      : 'The Studio server\'s draft tools are not available right now. ') +
+    'Publishing waits for the person\'s approval in the page: when a step waits, say so and stop.';
+}
 
 // ---- the conversation ----
 
@@ -70,7 +126,7 @@ function send(text) {
  * Runs one turn — a chat, or a resume after an approval card — and renders
  * it: `head` goes into the log first, then the assistant's streamed answer.
  */
-async function runTurn(head, start) {
+function runTurn(head, start) {
   if (state.busy) return;
   state.busy = true;
   state.controller = new AbortController();
@@ -86,13 +142,16 @@ async function runTurn(head, start) {
   state.current = { el: turnEl, footer, text: null, calls: new Map(), mark: performance.now(), usage: { prompt: 0, completion: 0 } };
   scrollLog();
   setStatus('The assistant is working… (Stop aborts the turn)');
-  let turn;
-  try {
-    turn = await start(state.controller.signal);
-  } catch (err) {
-    turn = { status: 'error', errorMessage: `${err.code ?? 'error'}: ${err.message}`, text: '', toolCalls: [], rounds: 0 };
-  }
-  finishTurn(turn);
+  const signal = state.controller.signal;
+  state.running = (async () => {
+    let turn;
+    try {
+      turn = await start(signal);
+    } catch (err) {
+      turn = { status: 'error', errorMessage: `${err.code ?? 'error'}: ${err.message}`, text: '', toolCalls: [], rounds: 0 };
+    }
+    finishTurn(turn);
+  })();
 }
 
 /** Observes the session: streamed events, dispatches, discovery, the watch. */
@@ -134,7 +193,10 @@ function onStreamEvent(cur, ev) {
     }
     case 'toolCallStop': {
       const call = cur.calls.get(ev.toolCallId);
-      if (call) call.card.args.textContent = JSON.stringify(ev.toolArguments ?? {});
+      if (call) {
+        call.arguments = ev.toolArguments ?? {};
+        call.card.args.textContent = Object.keys(call.arguments).length ? JSON.stringify(call.arguments) : '';
+      }
       break;
     }
     case 'messageStop':
@@ -146,6 +208,7 @@ function onStreamEvent(cur, ev) {
       const err = el('div', 'body error', ev.errorMessage || 'The model answered with an error.');
       cur.el.insertBefore(err, cur.footer);
       cur.text = null;
+      cur.errorShown = true;
       break;
     }
   }
@@ -159,6 +222,7 @@ function planeOf(record) {
   return 'unknown';
 }
 
+/** A tool call's card: its plane, name, outcome, arguments, summary, and the full result in a details. */
 function toolCard(name) {
   const root = el('div', 'tool pending');
   const head = el('div', 'tool-head');
@@ -167,9 +231,9 @@ function toolCard(name) {
   const outcome = el('span', 'outcome muted', 'running…');
   head.append(plane, title, outcome);
   const args = el('code', 'tool-args', '');
-  const result = el('pre', 'tool-result', '');
-  root.append(head, args, result);
-  return { root, plane, outcome, args, result };
+  const summary = el('div', 'tool-summary', '');
+  root.append(head, args, summary);
+  return { root, name, plane, outcome, args, summary };
 }
 
 function onToolResult(cur, record) {
@@ -180,30 +244,135 @@ function onToolResult(cur, record) {
   if (!cur.calls.has(record.toolCallId)) cur.el.insertBefore(call.card.root, cur.footer);
   const { card } = call;
   const plane = planeOf(record);
+  const content = safeJSON(record.content);
+  const data = content?.data;
+  // A step the port holds for the person's approval is waiting, not done.
+  const waiting = record.ok && plane === 'port' && (data?.judgment === 'needs-confirm' || data?.judgment === 'awaiting-human');
   card.root.classList.remove('pending');
-  card.root.classList.add(record.ok ? 'ok' : 'failed', `plane-${plane}`);
+  card.root.classList.add(waiting ? 'waiting' : record.ok ? 'ok' : 'failed', `plane-${plane}`);
   card.root.dataset.plane = plane;
   card.plane.textContent = { page: 'page', port: 'app port', mcp: 'MCP', unknown: 'unknown' }[plane];
-  const notes = [record.ok ? 'ok' : `failed${record.errorCode ? ` (${record.errorCode})` : ''}`, `${ms} ms`];
+  const notes = [waiting ? 'waiting for your approval' : record.ok ? 'ok' : `failed${record.errorCode ? ` (${record.errorCode})` : ''}`, `${ms} ms`];
   if (record.retriedAfterConflict) notes.push('retried after a draft conflict');
   card.outcome.textContent = notes.join(' · ');
-  card.result.textContent = summarize(record);
+  card.summary.textContent = summarize(record, plane, content, call.arguments);
+  card.root.append(resultDetails(record, content));
   if (plane === 'mcp' && record.ok && record.toolName === 'honua_studio_add_layer') {
-    const layer = safeJSON(call.card.args.textContent)?.layer;
-    if (layer && !app.view.layers.includes(layer)) app.view.layers.push(layer);
+    const layer = call.arguments?.layer;
+    if (typeof layer === 'string' && layer && !app.view.layers.includes(layer)) app.view.layers.push(layer);
   }
   renderApp();
   scrollLog();
 }
 
-/** A short, readable form of a dispatch's content. */
-function summarize(record) {
-  if (!record.ok) return record.errorMessage ?? record.content;
-  const content = safeJSON(record.content);
-  if (!content) return record.content;
-  const data = content.data ?? content.draft ?? content.result ?? content;
-  const text = JSON.stringify(data, null, 1);
-  return text.length > 600 ? `${text.slice(0, 600)}…` : text;
+let resultCount = 0;
+
+/** The full result, pretty-printed and whole, behind a click, in a scroll region a keyboard can reach. */
+function resultDetails(record, content) {
+  const details = el('details', 'tool-json');
+  details.append(el('summary', '', 'Full result (JSON)'));
+  const pre = el('pre', '', content ? JSON.stringify(content, null, 2) : record.content ?? '');
+  pre.tabIndex = 0;
+  pre.setAttribute('role', 'region');
+  resultCount += 1; // each region's name is its own
+  pre.setAttribute('aria-label', `Full result of ${record.toolName} (call ${resultCount})`);
+  details.append(pre);
+  return details;
+}
+
+/** One line a person understands, from a dispatch's result: its status and data, never raw JSON. */
+function summarize(record, plane, content, args) {
+  if (!record.ok) return record.errorMessage || content?.message || content?.deniedReason || 'The call failed.';
+  if (!content) return record.content ? firstLine(record.content) : 'Done.';
+  if (content.status && content.status !== 'ok' && content.deniedReason) return content.deniedReason;
+  if (plane === 'port' && content.data && typeof content.data === 'object') return portSummary(content.data);
+  if (content.draft?.draftId) {
+    const what = typeof args?.layer === 'string' ? `Added the ${args.layer} layer: ` : '';
+    return `${what}${what ? 'draft' : 'Draft'} ${content.draft.draftId} is now at generation ${content.draft.generation}.`;
+  }
+  if (content.result !== undefined) return mcpText(content.result);
+  if (content.data !== undefined) return plainFacts(content.data);
+  return 'Done.';
+}
+
+/** The text an MCP result carries (its first text block), else its fields in words. */
+function mcpText(result) {
+  const blocks = Array.isArray(result) ? result : Array.isArray(result?.content) ? result.content : null;
+  const text = blocks?.find((b) => b?.type === 'text')?.text;
+  if (typeof text === 'string') {
+    const inner = safeJSON(text);
+    return inner && typeof inner === 'object' ? plainFacts(inner) : firstLine(text);
+  }
+  return plainFacts(result);
+}
+
+/** An object's plain fields as "key: value" pairs, on one line. */
+function plainFacts(data) {
+  if (data === null || data === undefined) return 'Done.';
+  if (typeof data !== 'object') return firstLine(String(data));
+  const pairs = Object.entries(data)
+    .filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v))
+    .map(([k, v]) => `${k}: ${v}`);
+  const rest = Object.keys(data).length - pairs.length;
+  if (!pairs.length) return rest ? `A result with ${rest} field${rest === 1 ? '' : 's'}: see the full result.` : 'Done.';
+  return firstLine(pairs.join(' · ') + (rest ? ` · and ${rest} more` : ''));
+}
+
+function firstLine(text) {
+  const line = String(text).split('\n')[0];
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** What an action id does, in the graph's words. */
+function actionWords(id) {
+  return studioGraph.actions.find((a) => a.id === id)?.does ?? id;
+}
+
+/**
+ * A port result in words. The port's judgments are its vocabulary for the model (one-ready-step,
+ * navigate-or-wait, …); the person reads what happened and what comes next.
+ */
+function portSummary(data) {
+  if (typeof data.summary === 'string' && data.summary) return data.summary;
+  const next = data.readySteps?.[0]?.does ?? (data.readySteps?.[0]?.step && actionWords(data.readySteps[0].step));
+  const did = data.did ? (data.does ?? actionWords(data.did)) : null;
+  const doing = data.willDo?.does ?? data.does ?? (data.action && actionWords(data.action));
+  switch (data.judgment) {
+    case 'one-ready-step':
+      return did ? `Done: ${lower(did)}.${next ? ` Next: ${lower(next)}.` : ''}` : `Ready to go on${next ? `: next, ${lower(next)}` : ''}.`;
+    case 'needs-choice':
+      return `More than one way on${data.readySteps?.length ? `: ${data.readySteps.map((r) => lower(r.does ?? r.step)).join(', or ')}` : ''}.`;
+    case 'navigate-or-wait':
+      return `Nothing to do from here: the app is on its ${data.youAreOn ?? 'current'} page, where this has no step ready.`;
+    case 'done':
+      return did ? `Done: ${lower(did)}.` : `Done${doing ? `: ${lower(doing)}` : ''}.`;
+    case 'needs-confirm':
+    case 'awaiting-human':
+      return `Waiting for your approval: ${lower(doing ?? 'this step')}.`;
+    case 'approved-not-yet-done':
+      return `You approved: ${lower(doing ?? 'this step')}. It has not been done yet.`;
+    case 'declined':
+      return `You declined: ${lower(doing ?? 'this step')}. Nothing was done.`;
+    case 'still-pending':
+      return `Still under way${doing ? `: ${lower(doing)}` : ''}.`;
+    case 'approval-no-longer-valid':
+      return 'That approval no longer holds; the assistant has to ask you again.';
+    case 'approval-withdrawn':
+      return 'You withdrew that approval: nothing was done.';
+    case 'blocked':
+    case 'rejected':
+    case 'error':
+      return `Not done${data.why ? `: ${data.why}` : '.'}`;
+  }
+  if (data.effectStatus === 'performed') return `Done${doing ? `: ${lower(doing)}` : ''}.`;
+  if (typeof data.youAreOn === 'string' && data.ok !== false) return `The app is on its ${data.youAreOn} page.`;
+  if (data.ok === false) return `Not done${data.why ? `: ${data.why}` : '.'}`;
+  return 'Done.';
+}
+
+/** A phrase from the graph's words, to go inside a sentence. */
+function lower(text) {
+  return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
 }
 
 function finishTurn(turn) {
@@ -211,43 +380,74 @@ function finishTurn(turn) {
   state.turns.push(turn);
   // The asks still waiting for the person (a chat clears the old ones).
   state.pending = turn.pendingApprovals ?? [];
+  const waiting = state.pending.length > 0;
   if (cur) {
     cur.el.classList.remove('streaming');
     cur.el.classList.add(`status-${turn.status}`);
-    if (!cur.el.querySelector('.body') && turn.status !== 'completed') {
-      cur.el.insertBefore(el('div', 'body error', turn.errorMessage || turn.status), cur.footer);
+    cur.el.classList.toggle('waiting', waiting);
+    // One error text: the stream's error event showed it already, or it is shown here.
+    if (turn.status === 'error' && !cur.errorShown) {
+      cur.el.insertBefore(el('div', 'body error', turn.errorMessage || 'The turn failed.'), cur.footer);
+    } else if (turn.status === 'cancelled' && !cur.el.querySelector('.body')) {
+      cur.el.insertBefore(el('div', 'body muted', 'Stopped before an answer.'), cur.footer);
+    } else if (turn.status === 'refused' && !cur.el.querySelector('.body')) {
+      cur.el.insertBefore(el('div', 'body error', turn.errorMessage || 'The turn was refused.'), cur.footer);
     }
-    const label = { completed: 'done', cancelled: 'stopped', error: 'error', refused: 'refused' }[turn.status] ?? turn.status;
+    const label = waiting ? 'waiting for your approval'
+      : { completed: 'done', cancelled: 'stopped', error: 'error', refused: 'refused' }[turn.status] ?? turn.status;
     const bits = [label, `${turn.rounds} model request${turn.rounds === 1 ? '' : 's'}`];
     if (cur.usage.prompt || cur.usage.completion) bits.push(`${cur.usage.prompt} → ${cur.usage.completion} tokens`);
-    if (turn.status === 'error' && turn.errorMessage) bits.push(turn.errorMessage);
-    if (state.pending.length) bits.push('waiting for your approval');
     cur.footer.textContent = bits.join(' · ');
+    cur.footer.classList.toggle('waiting', waiting);
   }
   state.current = null;
   state.busy = false;
   state.controller = null;
+  state.running = null;
   setComposer();
-  setStatus(turn.status === 'cancelled' ? 'Stopped.' : state.pending.length ? 'Approve or decline the card to go on.' : 'Ready.');
+  setStatus(turn.status === 'cancelled' ? 'Stopped.' : waiting ? 'Approve or decline the card to go on.' : 'Ready.');
   renderApp();
   scrollLog();
+  // What a screen reader hears: the finished answer, then any card waiting for the person.
+  const said = turn.status === 'error' ? `The turn failed: ${turn.errorMessage || 'no reason given'}`
+    : turn.status === 'cancelled' ? `Stopped.${turn.text ? ` ${turn.text}` : ''}`
+      : turn.text || (waiting ? '' : 'Done.');
+  const cards = state.pending.map((ask) => `Approval needed: ${askText(ask)}.`);
+  announce([said && `Assistant: ${said}`, ...cards].filter(Boolean).join(' '));
 }
 
 // ---- approvals: the person's answers, never the model's ----
 
-/** What an ask is for, in words: the port's willDo, else the action id. */
-const askText = (ask) => ask.detail?.willDo?.does ?? ask.action;
+/** What an ask is for, in words: the port's willDo, else the action's words. */
+const askText = (ask) => ask.detail?.willDo?.does ?? ask.does ?? actionWords(ask.action);
 
+/** Re-renders the cards, keeping the focus on the same button when it is still there. */
 function renderCards() {
   const box = $('cards');
+  const active = document.activeElement;
+  const had = box.contains(active) && active !== box
+    ? { ask: active.closest('.card')?.dataset.ask, cls: [...active.classList].find((c) => ['approve', 'decline', 'revoke'].includes(c)) }
+    : null;
   box.replaceChildren();
-  if (state.busy) return; // a running turn answers no card
-  for (const ask of state.pending) box.append(pendingCard(ask));
-  const pendingIds = new Set(state.pending.map((a) => a.askId));
-  const approved = approvedUnused().filter((a) => !pendingIds.has(a.askId));
-  for (const ask of approved) box.append(approvedCard(ask));
-  for (const entry of state.revoked) box.append(revokedCard(entry));
-  watchApprovals(approved);
+  if (!state.busy) { // a running turn answers no card
+    for (const ask of state.pending) box.append(pendingCard(ask));
+    const pendingIds = new Set(state.pending.map((a) => a.askId));
+    const approved = approvedUnused().filter((a) => !pendingIds.has(a.askId));
+    for (const ask of approved) box.append(approvedCard(ask));
+    for (const entry of state.revoked) box.append(revokedCard(entry));
+    watchApprovals(approved);
+  }
+  if (had) {
+    const same = [...box.querySelectorAll('.card')].find((c) => c.dataset.ask === had.ask)?.querySelector(`button.${had.cls}`);
+    if (same) same.focus();
+    else focusNextCardOrComposer();
+  }
+}
+
+/** Focus after an answer: the next card's first button, else the composer. */
+function focusNextCardOrComposer() {
+  const next = $('cards').querySelector('.card button:not(:disabled)');
+  (next ?? $('input')).focus();
 }
 
 /** A card for an ask the turn stopped on: Approve or Decline. */
@@ -255,7 +455,11 @@ function pendingCard(ask) {
   const card = el('div', 'card');
   card.dataset.ask = ask.askId;
   card.dataset.state = 'pending';
-  card.append(el('div', 'card-title', 'Approval needed'), el('div', 'card-text', `The assistant wants to: ${askText(ask)}`));
+  card.setAttribute('role', 'group');
+  const title = el('div', 'card-title', 'Approval needed');
+  title.id = `card-title-${ask.askId}`;
+  card.setAttribute('aria-labelledby', title.id);
+  card.append(title, el('div', 'card-text', `The assistant wants to: ${askText(ask)}`));
   const approve = el('button', 'primary approve', 'Approve');
   const decline = el('button', 'decline', 'Decline');
   approve.type = decline.type = 'button';
@@ -333,6 +537,7 @@ function revokeApproval(ask) {
     scrollLog();
   }
   renderCards();
+  focusNextCardOrComposer();
 }
 
 let approvalTimer;
@@ -356,7 +561,8 @@ function watchApprovals(shown) {
 
 /**
  * The person answered a card: the session answers the ask through the port's
- * human door and the turn goes on where it stopped — nothing to type.
+ * human door and the turn goes on where it stopped — nothing to type. The
+ * card goes while the turn runs, so the focus moves to the composer.
  */
 function answer(ask, approved) {
   if (state.busy) return;
@@ -365,27 +571,118 @@ function answer(ask, approved) {
   note.append(el('div', 'who', 'You'), el('div', 'body', `${approved ? 'Approved' : 'Declined'}: ${askText(ask)}`));
   const resolution = approved ? { approve: [ask.askId] } : { decline: [ask.askId] };
   runTurn(note, (signal) => session.resume(resolution, { signal }));
+  focusNextCardOrComposer();
 }
 
 // ---- the app panel ----
 
 function renderApp() {
-  const { page } = port.state();
+  if (!port || !session) return;
+  let page = 'edit';
+  try { page = port.state().page; } catch { /* a closed port: New conversation is building the next */ }
   for (const li of $('app-steps').children) {
-    li.classList.toggle('current', li.dataset.page === page);
+    const current = li.dataset.page === page;
+    li.classList.toggle('current', current);
+    if (current) li.setAttribute('aria-current', 'step');
+    else li.removeAttribute('aria-current');
   }
-  const map = $('map');
-  map.className = `map basemap-${app.view.basemap}`;
-  $('map-basemap').textContent = `${app.view.basemap} basemap`;
-  $('map-title').textContent = app.view.title;
-  const layers = $('map-layers');
-  layers.replaceChildren(...app.view.layers.map((l) => el('span', `layer layer-${l}`, l)));
-  const draft = session.draft();
+  renderMap();
+  let draft = null;
+  try { draft = session.draft(); } catch { /* a closed session */ }
   $('draft').textContent = draft ? `${draft.draftId} · generation ${draft.generation}` : 'none yet';
   $('layers').textContent = app.view.layers.length ? app.view.layers.join(', ') : 'none yet';
   $('published').textContent = app.view.published ? 'yes — on the public site' : 'no';
   $('published').classList.toggle('yes', app.view.published);
   renderCards();
+}
+
+// ---- the map, drawn from the app's state ----
+
+const SVG = 'http://www.w3.org/2000/svg';
+const svg = (tag, attrs = {}, text) => {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+/** The basemaps' colours: land, water, parks, roads, minor roads, the title's ink and its backdrop. */
+const basemaps = {
+  light: { land: '#eef1e8', water: '#b9d6ee', park: '#cfe4c2', road: '#ffffff', minor: '#dfe3e8', ink: '#1d2430', plate: '#ffffffd9' },
+  dark: { land: '#1f2633', water: '#22415f', park: '#243a2c', road: '#3d4a60', minor: '#2c3647', ink: '#f1f4f9', plate: '#141a24d9' },
+  satellite: { land: '#4a6b3a', water: '#1e3d52', park: '#3a5a2c', road: '#b7ae93', minor: '#6f7b5c', ink: '#ffffff', plate: '#18240fd9' },
+};
+
+/** Where each layer's features are: points for schools and unknown layers; parks and rivers draw shapes. */
+const schoolSpots = [[72, 58], [148, 112], [226, 52], [286, 128], [338, 70], [212, 160]];
+const layerColours = { schools: '#d35400', parks: '#2b8a3e', rivers: '#1971c2' };
+const otherSpots = [[60, 100], [190, 140], [250, 92], [318, 40], [360, 150]];
+
+/** Draws the map (basemap, streets, water, parks, each layer, the title) with a name and description saying what it shows. */
+function renderMap() {
+  const { basemap, layers, title, published } = app.view;
+  const c = basemaps[basemap] ?? basemaps.light;
+  const box = $('map');
+  box.className = `map basemap-${basemap}`;
+  const root = svg('svg', { viewBox: '0 0 400 190', role: 'img', 'aria-labelledby': 'map-name map-desc' });
+  const known = layers.filter((l) => layerColours[l]);
+  const other = layers.filter((l) => !layerColours[l]);
+  const described = layers.map((l) => (l === 'schools' ? `the schools layer (${schoolSpots.length} schools shown as orange points)`
+    : l === 'parks' ? 'the parks layer (parks outlined in green)'
+      : l === 'rivers' ? 'the rivers layer (the river drawn in blue)' : `the ${l} layer (shown as points)`));
+  root.append(
+    svg('title', { id: 'map-name' }, `Map preview: ${title}`),
+    svg('desc', { id: 'map-desc' }, `The map "${title}" on the ${basemap} basemap, ` +
+      (layers.length ? `with ${described.join(' and ')}` : 'with no layers yet') +
+      `. ${published ? 'It is published on the public site.' : 'It is not published.'}`),
+  );
+  const g = svg('g', { 'aria-hidden': 'true' });
+  g.append(svg('rect', { x: 0, y: 0, width: 400, height: 190, fill: c.land }));
+  // Parks, the river, and the streets: the basemap.
+  for (const d of ['M40 120 l38 -8 l12 30 l-42 10 z', 'M250 20 l55 4 l-6 34 l-52 -6 z', 'M300 150 l60 -10 l8 30 l-62 8 z']) {
+    g.append(svg('path', { d, fill: c.park, ...(known.includes('parks') ? { stroke: layerColours.parks, 'stroke-width': 2.5 } : {}) }));
+  }
+  const river = 'M-10 84 C 60 70, 110 110, 180 96 S 300 60, 410 92';
+  g.append(svg('path', { d: river, fill: 'none', stroke: c.water, 'stroke-width': 14, 'stroke-linecap': 'round' }));
+  if (known.includes('rivers')) g.append(svg('path', { d: river, fill: 'none', stroke: layerColours.rivers, 'stroke-width': 4 }));
+  for (const d of ['M0 40 L400 30', 'M0 150 L400 168', 'M120 0 L100 190', 'M240 0 L270 190', 'M330 0 L350 190']) {
+    g.append(svg('path', { d, stroke: c.minor, 'stroke-width': 2, fill: 'none' }));
+  }
+  for (const d of ['M0 118 L400 128', 'M190 0 L176 190']) g.append(svg('path', { d, stroke: c.road, 'stroke-width': 5, fill: 'none' }));
+  // Point layers: schools, then any other layer the model added.
+  if (known.includes('schools')) {
+    for (const [x, y] of schoolSpots) {
+      g.append(svg('circle', { cx: x, cy: y, r: 6.5, fill: layerColours.schools, stroke: '#fff', 'stroke-width': 2 }));
+      g.append(svg('path', { d: `M${x - 3} ${y + 1} l3 -3.5 l3 3.5 z`, fill: '#fff' }));
+    }
+  }
+  other.forEach((layer, i) => {
+    const colour = ['#7048e8', '#c2255c', '#0b7285', '#5c940d'][i % 4];
+    otherSpots.forEach(([x, y], k) => g.append(svg('rect', {
+      x: x + i * 9 - 5, y: y + ((k + i) % 3) * 6 - 5, width: 10, height: 10, rx: 2, fill: colour, stroke: '#fff', 'stroke-width': 1.5,
+    })));
+  });
+  // The title, the basemap and the legend, on plates so they read on any basemap.
+  const titleText = title.length > 34 ? `${title.slice(0, 33)}…` : title;
+  g.append(svg('rect', { x: 6, y: 6, width: Math.min(300, 16 + titleText.length * 8.4), height: 24, rx: 5, fill: c.plate }));
+  g.append(svg('text', { x: 14, y: 23, fill: c.ink, 'font-size': 14, 'font-weight': 650 }, titleText));
+  if (published) {
+    g.append(svg('rect', { x: 316, y: 6, width: 78, height: 22, rx: 11, fill: '#17703f' }));
+    g.append(svg('text', { x: 355, y: 21.5, fill: '#fff', 'font-size': 11.5, 'font-weight': 650, 'text-anchor': 'middle' }, 'Published'));
+  }
+  const legend = layers.map((l, i) => [l, layerColours[l] ?? ['#7048e8', '#c2255c', '#0b7285', '#5c940d'][other.indexOf(l) % 4], i]);
+  const legendText = `${basemap} basemap`;
+  const lw = Math.max(110, ...layers.map((l) => 34 + l.length * 7));
+  const lh = 20 + legend.length * 16;
+  g.append(svg('rect', { x: 6, y: 184 - lh, width: lw, height: lh, rx: 5, fill: c.plate }));
+  g.append(svg('text', { x: 14, y: 184 - lh + 14, fill: c.ink, 'font-size': 11 }, legendText));
+  for (const [name, colour, i] of legend) {
+    const y = 184 - lh + 30 + i * 16;
+    g.append(svg('circle', { cx: 19, cy: y - 4, r: 5, fill: colour, stroke: '#fff', 'stroke-width': 1.5 }));
+    g.append(svg('text', { x: 30, y, fill: c.ink, 'font-size': 11 }, name));
+  }
+  root.append(g);
+  box.replaceChildren(root);
 }
 
 // ---- the discovery panel ----
@@ -436,12 +733,13 @@ function chips(names, className) {
   return box;
 }
 
-// ---- composer and status ----
+// ---- composer, status, suggestions ----
 
 function setComposer() {
   $('input').disabled = false;
   $('send').disabled = state.busy;
   $('stop').disabled = !state.busy;
+  $('new-conversation').disabled = false;
   for (const b of document.querySelectorAll('.suggestions .chip')) b.disabled = state.busy;
 }
 
@@ -449,11 +747,32 @@ function setStatus(text) { $('status').textContent = text; }
 function scrollLog() { $('log').scrollTop = $('log').scrollHeight; }
 function safeJSON(text) { try { return JSON.parse(text); } catch { return null; } }
 
+/** Says a finished answer or a new card to screen readers, through the live region. */
+function announce(text) {
+  const region = $('announcer');
+  region.textContent = text;
+  window.demo.announced = text;
+}
+
+function renderSuggestions() {
+  const box = $('suggestions');
+  box.replaceChildren(...suggestions.map((text) => {
+    const chip = el('button', 'chip', text);
+    chip.type = 'button';
+    chip.addEventListener('click', () => {
+      send(text);
+      $('input').focus(); // the chip is disabled while the turn runs: the person stays in the composer
+    });
+    return chip;
+  }));
+}
+
 $('composer').addEventListener('submit', (ev) => {
   ev.preventDefault();
   const text = $('input').value;
   $('input').value = '';
   send(text);
+  $('input').focus(); // after Send, the person stays in the composer
 });
 $('input').addEventListener('keydown', (ev) => {
   if (ev.key === 'Enter' && !ev.shiftKey) {
@@ -461,27 +780,76 @@ $('input').addEventListener('keydown', (ev) => {
     $('composer').requestSubmit();
   }
 });
-$('stop').addEventListener('click', () => state.controller?.abort());
-for (const chip of document.querySelectorAll('.suggestions .chip')) {
-  chip.addEventListener('click', () => send(chip.textContent));
+$('stop').addEventListener('click', () => {
+  state.controller?.abort();
+  $('input').focus(); // Stop is disabled once the turn ends: the focus goes to the composer
+});
+$('new-conversation').addEventListener('click', () => newConversation());
+
+// ---- a new conversation ----
+
+/**
+ * Starts over: stops any turn, clears the log and the cards, makes a fresh app, port and session (an
+ * empty history, no draft, the app on its edit page) and asks the demo server to drop its drafts and
+ * catalog changes (POST /api/demo/reset). A server without that route is said quietly, and the page
+ * goes on.
+ */
+async function newConversation() {
+  if (state.resetting) return;
+  state.resetting = true;
+  $('new-conversation').disabled = true;
+  $('input').disabled = true;
+  try {
+    state.controller?.abort();
+    await state.running;
+    clearTimeout(approvalTimer);
+    const [oldSession, oldPort] = [session, port];
+    session = null; // the old session's events are not this conversation's
+    try { oldSession.close(); } catch { /* closed already */ }
+    try { oldPort.close(); } catch { /* closed already */ }
+    Object.assign(state, { turns: [], current: null, pending: [], revoked: [] });
+    $('log').replaceChildren();
+    $('cards').replaceChildren();
+    const serverNote = await resetServer();
+    await setup();
+    greet();
+    setStatus(`New conversation.${serverNote} Type a request, or pick one below.`);
+    announce('New conversation.');
+  } catch (err) {
+    setStatus(`Could not start a new conversation: ${err.message}. Reload the page to start over.`);
+  } finally {
+    state.resetting = false;
+    setComposer();
+    $('input').focus();
+  }
 }
 
-// The model's label, from the proxy's capabilities.
-fetch('/api/v1/studio/ai/capabilities').then((r) => (r.ok ? r.json() : null)).then((caps) => {
-  const p = caps?.providers?.find((x) => x.name === caps.defaultProvider) ?? caps?.providers?.[0];
-  $('model-badge').textContent = !p ? 'model: unknown' : p.name === 'scripted' ? 'scripted model' : `${p.name} · ${p.defaultModel || 'default model'}`;
-  $('model-badge').classList.toggle('scripted', p?.name === 'scripted');
-}).catch(() => { $('model-badge').textContent = 'model: unknown'; });
+/** Resets the demo server's state; answers a note for the status line ('' when it worked). */
+async function resetServer() {
+  try {
+    const r = await fetch('/api/demo/reset', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const body = r.ok ? await r.json().catch(() => null) : null;
+    if (body?.reset === true) return '';
+    return r.status === 404 || r.status === 405
+      ? ' (This server cannot reset its drafts: they stay as they were.)'
+      : ` (The server did not reset its drafts: HTTP ${r.status}.)`;
+  } catch {
+    return ' (The server could not be reached to reset its drafts.)';
+  }
+}
 
-renderApp();
+/** The assistant's first words: what it can do (nothing the model in use would not do). */
+function greet() {
+  const hello = el('div', 'msg assistant intro');
+  hello.append(el('div', 'who', 'Assistant'), el('div', 'body',
+    'Hello! I run inside this page as WebAssembly. I can change the map (a page tool), edit the draft on the Studio ' +
+    'server (MCP tools), and publish the map through the app\'s own journey — publishing waits for your approval.'));
+  $('log').append(hello);
+}
+
+renderSuggestions();
+await setup();
 setComposer();
-setStatus('Discovering tools…');
-renderDiscovery(await session.refreshTools());
-window.demo.session = session; // for the browser test: the history the model reads
 setStatus('Ready. Type a request, or pick one below.');
-const hello = el('div', 'msg assistant intro');
-hello.append(el('div', 'who', 'Assistant'), el('div', 'body',
-  'Hello! I run inside this page as WebAssembly. I can change the map (a page tool), edit the draft on the Studio ' +
-  'server (MCP tools), and publish the map through the app\'s own journey — publishing waits for your approval.'));
-$('log').append(hello);
+greet();
 window.demo.ready = true;
