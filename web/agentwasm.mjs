@@ -206,7 +206,13 @@ async function instantiate(wasm, imports, variant) {
   const url = wasm instanceof URL ? wasm : new URL(String(wasm), here);
   if (url.protocol === 'file:') {
     const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
-    return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+    let bytes;
+    try {
+      bytes = await readFile(url);
+    } catch (err) {
+      throw agentError('load_failed', `agentwasm: could not read ${url}: ${err && err.message}${missingAssetHint(url, variant)}`);
+    }
+    return (await WebAssembly.instantiate(bytes, imports)).instance;
   }
   const response = await fetch(url);
   if (!response.ok) {
