@@ -64,7 +64,21 @@ export interface LoadOptions {
   onExit?: (error: AgentwasmError) => void | Promise<void>;
 }
 
-/** Loads and starts one module instance; each call gives an independent runtime. */
+/**
+ * Loads and starts one module instance; each call gives an independent runtime. It rejects with
+ * code `load_failed` when the module or its wasm_exec script cannot be loaded; for the default
+ * files beside the loader, the message names them and how to put them there.
+ * @example
+ * ```ts
+ * import { load } from 'agentwasm';
+ *
+ * const runtime = await load();   // agentwasm.wasm and wasm_exec.js beside the loader
+ * const session = runtime.createSession({ baseUrl: '/api' });
+ * for await (const e of session.stream('Only show schools')) {
+ *   if (e.type === 'chat' && e.event.type === 'textDelta') render(e.event.text);
+ * }
+ * ```
+ */
 export function load(options?: LoadOptions): Promise<Runtime>;
 
 /** Which tool the model should call. */
@@ -473,6 +487,15 @@ export interface Step {
 /**
  * A high-effect step a turn stopped on — its port answered `needs-confirm` awaiting a person — waiting for the
  * person's answer through {@link Session.resume}.
+ * @example
+ * ```ts
+ * let turn = await agent.chat('Buy what is in my cart');
+ * while (turn.pendingApprovals) {
+ *   const [ask] = turn.pendingApprovals;
+ *   const yes = await approvalCard(ask.detail.willDo.does);
+ *   turn = await agent.resume(yes ? { approve: [ask.askId] } : { decline: [ask.askId] });
+ * }
+ * ```
  */
 export interface PendingApproval {
   askId: string;

@@ -7,6 +7,8 @@
 declare const load: typeof import('../agentwasm.mjs').load;
 /** The loaded module, for snippets that start after `const runtime = await load()`. */
 declare const runtime: import('../agentwasm.mjs').Runtime;
+/** A session whose kit is a port. */
+declare const agent: import('../agentwasm.mjs').Session;
 /** The options a snippet's session was made with. */
 declare const options: import('../agentwasm.mjs').SessionOptions;
 /** The app's graph. */

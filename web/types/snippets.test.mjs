@@ -58,13 +58,15 @@ export function exampleSnippets(text) {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     if (!/^\s*\*\s*@example\b/.test(lines[i])) continue;
-    const body = [];
+    const body = []; // [line number, text]
     let j = i + 1;
     for (; j < lines.length && !/^\s*\*\//.test(lines[j]) && !/^\s*\*\s*@\w/.test(lines[j]); j++) {
-      body.push(lines[j].replace(/^\s*\* ?/, ''));
+      const text = lines[j].replace(/^\s*\* ?/, '');
+      if (!/^```/.test(text)) body.push([j + 1, text]);
     }
-    const code = body.filter((l) => !/^```/.test(l)).join('\n').trim();
-    if (code) out.push({ line: i + 2, code });
+    while (body.length && !body[0][1].trim()) body.shift();
+    while (body.length && !body.at(-1)[1].trim()) body.pop();
+    if (body.length) out.push({ line: body[0][0], code: body.map(([, text]) => text).join('\n') });
     i = j - 1;
   }
   return out;
@@ -86,8 +88,8 @@ for (const file of declarations) {
 }
 
 test('the documentation has snippets to check', () => {
-  for (const file of ['README.md', 'web/package/README.md']) {
-    assert.ok(snippets.some((s) => s.file === file), `${file}: no js or ts block found`);
+  for (const file of [...markdown, ...declarations]) {
+    assert.ok(snippets.some((s) => s.file === file), `${file}: no js or ts block (or @example) found`);
   }
 });
 
