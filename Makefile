@@ -9,8 +9,8 @@
 #   make build-tiny   dist/: the same two modules built by TinyGo (*.tiny.wasm) and TinyGo's wasm_exec.tiny.js;
 #                     scripts/tinygo.sh installs TinyGo and what it needs first (once)
 #   make test         everything against the Go builds, without TinyGo: gofmt, vet, staticcheck, the size
-#                     budgets, then side by side go test -race ./... and node --test web/test, tsc on the types,
-#                     the browser tests
+#                     budgets, then side by side go test -race ./... and node --test web/test, tsc on the types
+#                     and on the READMEs' snippets, the browser tests
 #   make test-tiny    everything that needs the TinyGo build (CI runs it after make test): the wazero suite and
 #                     the Node suite against the TinyGo modules, their size budget, the Go and TinyGo builds side
 #                     by side (in Node and in Chromium), and packagetest (the npm package carries both builds)
@@ -24,7 +24,8 @@
 #   make size-opt     the js modules' raw and brotli bytes at each wasm-opt level and inlining choice (the
 #                     choice of flags; needs TinyGo and wasm-opt); writes docs/SIZE.md's other table
 #   make package      dist/package/: the npm package (npm pack works there, offline); needs TinyGo
-#   make packagetest  the package packed, installed and used from Node, and bundled with esbuild for Chromium
+#   make packagetest  the package packed, installed and used from Node, and a fresh app built with esbuild and
+#                     Vite (build and dev server) completing a turn in Chromium
 #   make generate     regenerate the JSON codecs of internal/wire and session (*_easyjson.go): the easyjson
 #                     generator, then the one rewrite step, internal/wire/internal/codecgen
 #   make bench        Go and Node benchmarks, of the Go and the TinyGo builds (needs TinyGo); writes BENCHMARKS.md
@@ -240,9 +241,12 @@ gotest: dist/agentwasm-wasip1.wasm
 nodetest: build
 	$(NODE) --test $(NODE_TEST_FLAGS) web/test
 
-# The TypeScript declarations, checked against web/types/usage.ts.
+# The TypeScript declarations, checked against web/types/usage.ts; then every js and ts snippet of
+# README.md and web/package/README.md (and the declarations' @example blocks) under tsc --strict,
+# one tsc run over them all (web/types/snippets.test.mjs).
 typecheck: web/node_modules/.package-lock.json
 	cd web && npx tsc -p types
+	$(NODE) --test $(NODE_TEST_FLAGS) web/types
 
 # Headless Chromium (Debian's chromium) through playwright-core. Skipped when
 # /usr/bin/chromium is missing, unless AGENTWASM_REQUIRE_BROWSER=1 (CI sets it).
@@ -255,9 +259,11 @@ browsertest: build dist/agentwasm dist/agentwasm.wasm.br web/node_modules/.packa
 package: build build-tiny
 	tinygo=$(TINYGO_BIN) && TINYGOROOT="$$($$tinygo env TINYGOROOT)" GO=$(GO) $(NODE) scripts/package.mjs
 
-# The package: npm pack, npm install of the tarball (offline) and a scripted turn in Node; then a
-# page importing it, bundled with esbuild, in headless Chromium (skipped like browsertest).
-packagetest: package web/node_modules/.package-lock.json
+# The package: npm pack, npm install of the tarball (offline) and a scripted turn in Node, its
+# agentwasm-assets command; then a page importing it, bundled with esbuild, in headless Chromium, and
+# a fresh app built with esbuild (plus npx agentwasm-assets), vite build and Vite's dev server, each
+# completing a turn with agentwasm dev (skipped like browsertest).
+packagetest: package dist/agentwasm web/node_modules/.package-lock.json
 	$(NODE) --test $(NODE_TEST_FLAGS) web/package
 
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json

@@ -8,7 +8,10 @@
 // new URL(…) forms need them; TINYGOROOT says where TinyGo lives, as
 // `make package` sets it) and a package.json whose version
 // is read from internal/version (the `Version` constant the module's version()
-// reports), so the two cannot drift. `npm pack` in dist/package packs it.
+// reports), so the two cannot drift; and the package's command,
+// agentwasm-assets (web/package/agentwasm-assets.mjs), which copies the
+// files the loader fetches next to a bundle for bundlers that do not copy
+// them (esbuild). `npm pack` in dist/package packs it.
 //
 //   node scripts/package.mjs [outDir]
 
@@ -63,6 +66,7 @@ const sources = {
   'wasm_exec.js': path.join(dist, 'wasm_exec.js'),
   'agentwasm-wasip1.wasm': path.join(dist, 'agentwasm-wasip1.wasm'),
   'README.md': path.join(root, 'web', 'package', 'README.md'),
+  'agentwasm-assets.mjs': path.join(root, 'web', 'package', 'agentwasm-assets.mjs'),
   LICENSE: path.join(root, 'LICENSE'),
   'LICENSE-go': goLicense(),
   'agentwasm.tiny.wasm': path.join(dist, 'agentwasm.tiny.wasm'),
@@ -83,6 +87,8 @@ const manifest = {
   type: 'module',
   main: './agentwasm.mjs',
   types: './agentwasm.d.ts',
+  // npx agentwasm-assets <outdir>: the loader's run-time files next to a bundle (esbuild copies none).
+  bin: { 'agentwasm-assets': './agentwasm-assets.mjs' },
   exports: {
     '.': { types: './agentwasm.d.ts', default: './agentwasm.mjs' },
     './agentwasm.wasm': './agentwasm.wasm',

@@ -334,14 +334,19 @@ func (s *Session) openStream(ctx context.Context, req *ChatRequest) (st EventStr
 	return sseTransport{s}.Stream(ctx, req)
 }
 
-// nextEvent reads one event, recovering from a panic in the stream.
+// nextEvent reads one event, recovering from a panic in the stream. A text
+// delta without text (StreamEvent.emptyDelta) is skipped.
 func nextEvent(st EventStream) (ev StreamEvent, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &errTransport{msg: "The chat stream panicked: " + errs.Text(p)}
 		}
 	}()
-	return st.Next()
+	for {
+		if ev, err = st.Next(); err != nil || !ev.emptyDelta() {
+			return ev, err
+		}
+	}
 }
 
 // closeStream closes st, recovering from a panic in it.

@@ -45,6 +45,14 @@ func (ev *StreamEvent) plainDelta() bool {
 		ev.CompletionTokens == 0 && ev.LatencyMs == 0 && ev.ErrorMessage == "" && ev.ErrorCode == ""
 }
 
+// emptyDelta says whether ev is a text delta without text. The session
+// drops it as it reads the stream (a proxy may send one, say for an upstream
+// chunk with empty content; the other fields belong to other events), so
+// every textDelta a host sees, and every one a turn records, has a text.
+func (ev *StreamEvent) emptyDelta() bool {
+	return ev.Type == EventTextDelta && ev.Text == ""
+}
+
 // EventType names what an Event carries.
 type EventType string
 

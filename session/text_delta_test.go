@@ -33,7 +33,8 @@ func (l *deltaLog) text(text string) { l.seen = append(l.seen, "text "+text) }
 
 // TestOnTextDelta checks Options.OnTextDelta: it takes the plain text
 // deltas in OnEvent's place, in order among OnEvent's events; a delta that
-// carries more than a text, or no text, still goes to OnEvent; the turn is
+// carries more than a text still goes to OnEvent, one with no text to
+// neither (the session drops it); the turn is
 // the same as without it; a panic in it changes nothing; without OnEvent it
 // is not called.
 func TestOnTextDelta(t *testing.T) {
@@ -41,7 +42,7 @@ func TestOnTextDelta(t *testing.T) {
 		{Type: session.EventMessageStart, Model: "m"},
 		{Type: session.EventTextDelta, Text: "a"},
 		{Type: session.EventTextDelta, Text: "b", Model: "x"}, // more than a text
-		{Type: session.EventTextDelta},                        // no text
+		{Type: session.EventTextDelta},                        // no text: dropped
 		{Type: session.EventTextDelta, Text: "é€"},
 		{Type: session.EventToolCallDelta, ToolCallID: "c1", ToolArgumentsDelta: "{"},
 		{Type: session.EventTextDelta, Text: "c"},
@@ -54,10 +55,10 @@ func TestOnTextDelta(t *testing.T) {
 		wantSeen []string
 	}{
 		{name: "with OnEvent", onEvent: true, wantSeen: []string{
-			"event messageStart m", "text a", "event textDelta bx", "event textDelta ", "text é€",
+			"event messageStart m", "text a", "event textDelta bx", "text é€",
 			"event toolCallDelta ", "text c", "event messageStop "}},
 		{name: "panicking", onEvent: true, panics: true, wantSeen: []string{
-			"event messageStart m", "text a", "event textDelta bx", "event textDelta ", "text é€",
+			"event messageStart m", "text a", "event textDelta bx", "text é€",
 			"event toolCallDelta ", "text c", "event messageStop "}},
 		{name: "without OnEvent", onEvent: false, wantSeen: nil},
 	}

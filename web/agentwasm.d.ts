@@ -64,7 +64,21 @@ export interface LoadOptions {
   onExit?: (error: AgentwasmError) => void | Promise<void>;
 }
 
-/** Loads and starts one module instance; each call gives an independent runtime. */
+/**
+ * Loads and starts one module instance; each call gives an independent runtime. It rejects with
+ * code `load_failed` when the module or its wasm_exec script cannot be loaded; for the default
+ * files beside the loader, the message names them and how to put them there.
+ * @example
+ * ```ts
+ * import { load } from 'agentwasm';
+ *
+ * const runtime = await load();   // agentwasm.wasm and wasm_exec.js beside the loader
+ * const session = runtime.createSession({ baseUrl: '/api' });
+ * for await (const e of session.stream('Only show schools')) {
+ *   if (e.type === 'chat' && e.event.type === 'textDelta') render(e.event.text);
+ * }
+ * ```
+ */
 export function load(options?: LoadOptions): Promise<Runtime>;
 
 /** Which tool the model should call. */
@@ -331,21 +345,66 @@ export interface Message {
   toolName?: string;
 }
 
-/** One event of the chat stream. Only the fields of its type are present. */
-export interface StreamEvent {
-  type: 'messageStart' | 'textDelta' | 'toolCallStart' | 'toolCallDelta' | 'toolCallStop' | 'messageStop' | 'error';
+/**
+ * One event of the chat stream, told apart by `type`: `e.type === 'textDelta'` narrows `e` to a
+ * {@link TextDeltaEvent}, whose `text` is a string. A field whose value would be empty (an empty
+ * string, 0) is left out, so each type's other fields are optional; a text delta without text is
+ * dropped as the stream is read, so every text delta has a text. A page's `transport` yields these too.
+ */
+export type StreamEvent =
+  | MessageStartEvent | TextDeltaEvent | ToolCallStartEvent | ToolCallDeltaEvent | ToolCallStopEvent
+  | MessageStopEvent | StreamErrorEvent;
+
+/** The answer starts. */
+export interface MessageStartEvent {
+  type: 'messageStart';
+  /** The model answering, when the proxy names it. */
   model?: string;
-  text?: string;
+}
+
+/** A piece of the answer's text. */
+export interface TextDeltaEvent {
+  type: 'textDelta';
+  /** The piece, never empty. A turn's `events` hold a run of deltas as one, its text the run's. */
+  text: string;
+}
+
+/** The model starts a tool call. */
+export interface ToolCallStartEvent {
+  type: 'toolCallStart';
   toolCallId?: string;
   toolName?: string;
+}
+
+/** A fragment of a tool call's arguments, as JSON text. */
+export interface ToolCallDeltaEvent {
+  type: 'toolCallDelta';
+  toolCallId?: string;
   toolArgumentsDelta?: string;
+}
+
+/** The tool call is complete; its arguments, parsed, when the proxy sends them whole. */
+export interface ToolCallStopEvent {
+  type: 'toolCallStop';
+  toolCallId?: string;
   toolArguments?: unknown;
+}
+
+/** The answer ends: why, and the tokens it took when the model reported them. */
+export interface MessageStopEvent {
+  type: 'messageStop';
   stopReason?: 'endTurn' | 'toolCall' | 'maxTokens' | 'contentFilter' | 'cancelled' | 'error';
   promptTokens?: number;
   completionTokens?: number;
   latencyMs?: number;
+}
+
+/** The proxy (or the session, for a bound or a malformed event) ends the answer with an error. */
+export interface StreamErrorEvent {
+  type: 'error';
   errorMessage?: string;
   errorCode?: string;
+  latencyMs?: number;
 }
 
 /** What one tool discovery pass found and decided. */
@@ -428,6 +487,15 @@ export interface Step {
 /**
  * A high-effect step a turn stopped on — its port answered `needs-confirm` awaiting a person — waiting for the
  * person's answer through {@link Session.resume}.
+ * @example
+ * ```ts
+ * let turn = await agent.chat('Buy what is in my cart');
+ * while (turn.pendingApprovals) {
+ *   const [ask] = turn.pendingApprovals;
+ *   const yes = await approvalCard(ask.detail.willDo.does);
+ *   turn = await agent.resume(yes ? { approve: [ask.askId] } : { decline: [ask.askId] });
+ * }
+ * ```
  */
 export interface PendingApproval {
   askId: string;
@@ -436,8 +504,11 @@ export interface PendingApproval {
   toolName: string;
   /** The app's action that waits. */
   action: string;
-  /** The result the call gave (the port's result object: `judgment`, `willDo`, `willUse` …); null when it had none. */
-  detail: PortResult | null;
+  /**
+   * The result the call gave: the port's needs-confirm result, awaiting the person (only a {@link Port}
+   * kit raises asks). `detail.willDo.does` is the sentence for the approval card.
+   */
+  detail: NeedsConfirmResult & { awaitingHuman: true };
 }
 
 /** The record of one chat() call. */
@@ -666,18 +737,157 @@ export type Judgment =
   | 'needs-confirm' | 'declined' | 'still-pending' | 'awaiting-human' | 'approved-not-yet-done'
   | 'approval-no-longer-valid' | 'approval-withdrawn';
 
-/** A port result: plain JSON. See serve.md for the full vocabulary. */
-export interface PortResult {
+/**
+ * A state condition as a result names it (the leaves of a guard, evaluated): `actual` is the state's
+ * value then (absent when the key was missing), `negated` marks one under an odd number of `not`s.
+ */
+export interface PortCondition {
+  key: string;
+  op: string;
+  value?: unknown;
+  actual?: unknown;
+  negated?: true;
+}
+
+/** What a high-effect step will do, on its needs-confirm result: the action's own words and declarations. */
+export interface PortWillDo {
+  /** The action's `does`: the sentence for the person's approval card. */
+  does: string;
+  /** The state keys it declares it writes. */
+  writes?: string[];
+  /** The page it declares it leads to (`goTo`). */
+  navigatesTo?: string;
+}
+
+/** A step of the recent past, on a needs-confirm result: an action fired and where it stands. */
+export interface PortRecentStep {
+  step: string;
+  effectStatus: 'pending' | 'performed' | 'refused';
+}
+
+/** The decorations a row of an action (or a ready step) may carry, from the graph's opt-in features. */
+export interface PortRowDecorations {
+  /** The action's cards' keys (a repeating area; the first 50). */
+  instances?: string[];
+  /** Where `instances` come from: the state key of `instancesFrom` (`selector`), or {@link Port.setInstances} (`mounted-window`). */
+  enumeration?: 'selector' | 'mounted-window';
+  /** The keys a `freshness` action reads that others changed since the port last fired it. */
+  staleReads?: string[];
+  /** The keys a `freshness` action writes that others changed since the port last fired it. */
+  staleWrites?: string[];
+  /** The offer a `freshness: 'cite'` action's fires cite (`offerId` in do_action's arguments). */
+  offerId?: string;
+  /** The busy label the page set ({@link Port.setBusy}). */
+  busy?: string;
+}
+
+/** An action offered on the page, a row of whats_here's `actions`. */
+export interface PortActionRow extends PortRowDecorations {
+  action: string;
+  does: string;
+  /** The page it leads to. */
+  goesTo?: string;
+  /** A high-effect action: it answers needs-confirm first. */
+  highEffect?: true;
+  /** The JSON Schema of its input. */
+  expects?: object;
+  /** Offered but greyed out: `false`, with the conditions that fail. */
+  enabled?: false;
+  blockedBecause?: string[];
+}
+
+/** A journey step that can be done now, a row of a journey result's `readySteps`. */
+export interface PortReadyStep extends PortRowDecorations {
+  step: string;
+  does: string;
+  goesTo?: string;
+  highEffect?: true;
+  expects?: object;
+}
+
+/** A journey step that cannot be done now, a row of `laterSteps`, with why. */
+export interface PortLaterStep {
+  step: string;
+  status: 'in-flight' | 'waiting-for-first-step' | 'on-another-page' | 'not-offered' | 'disabled';
+  /** With `on-another-page`: the page it is on. */
+  on?: string;
+  /** With `not-offered` and `disabled`: the conditions that fail. */
+  blockedBecause?: string[];
+}
+
+/**
+ * The fields a port result may carry, whatever its judgment. Each result is a JSON object with
+ * some of them (and `youAreOn` and `version` always, last); {@link PortResult} says which come
+ * with which judgment. docs/PORT.md describes the features behind the fields.
+ */
+export interface PortResultBase {
+  /** False for a refusal or an error (judgments `rejected`, `error`, `blocked`). */
   ok: boolean;
   judgment?: Judgment;
+  /** The reason code of a refusal or an error (`TOOL_DISABLED`, `APPROVAL_REQUIRED`, `STALE_OFFER`, …). */
   reason?: string;
+  /** Why, in a sentence for the model. */
   why?: string;
-  youAreOn?: string;
-  version?: number;
+  /** Whether the step was performed (false on a pause or a refusal). */
+  performed?: boolean;
+  /** The action a fire did. */
+  did?: string;
+  /** What the action (or the journey) does, in its authored words. */
+  does?: string;
   transitionId?: string;
   effectStatus?: 'pending' | 'performed' | 'refused';
+  /** Whether the fire has settled (its handler answered). */
+  settled?: boolean;
+  /** A settled fire's outcome, in a sentence. */
+  outcome?: string;
+  /** Whether the action's `verify` guard held once it performed; `unevaluable` when it reads a key the state does not have. */
+  verifyHeld?: boolean | 'unevaluable';
+  /** The conditions of `verify` that failed. */
+  verifyFailed?: PortCondition[];
+  /** What the handler answered, once performed. */
+  data?: unknown;
+  /** Why the handler refused the fire; or the text of an argument error. */
+  error?: string;
+  /** How to learn a pending fire's outcome: call the `tool` (did_it_work) with the `arg`. */
+  settleWith?: { tool: string; arg: 'transitionId' };
   askId?: string;
-  performed?: boolean;
+  /** The app's action the result is about. */
+  action?: string;
+  /** The card (instance key of a repeating area) the fire was for. */
+  instance?: string;
+  /** The journey step the result is about, and the journey. */
+  step?: string;
+  journey?: string;
+  /** The journey's frame: `opened` by this call, still `open`, or `completed`. */
+  frame?: 'open' | 'opened' | 'completed';
+  /** The open journey this call cancelled by opening another. */
+  cancelled?: string;
+  willDo?: PortWillDo;
+  /** The conditions that hold and let the step be offered and enabled. */
+  because?: PortCondition[];
+  /** What the approval binds: the input, and the card. */
+  willUse?: { input?: unknown; instance?: string };
+  recentSteps?: PortRecentStep[];
+  /** A needs-confirm whose ask waits for the person (the app requires their approval). */
+  awaitingHuman?: true;
+  /** An approval that does not match the fire: what differs (`action`, `input`, `instance`). */
+  differs?: string;
+  /** The conditions that failed. */
+  evidence?: PortCondition[];
+  /** The failed conditions, as short text. */
+  blockedBecause?: string[];
+  /** The JSON Schema the input must match. */
+  expects?: unknown;
+  /** The input's schema errors. */
+  errors?: { path: string; message: string }[];
+  /** The same call may succeed later (a card still mounting). */
+  retriable?: true;
+  /** A `concurrency: 'once'` action refused: the fire that performed it. */
+  priorTransitionId?: string;
+  /** A `concurrency: 'single-flight'` action refused: the fire still pending. */
+  pendingTransitionId?: string;
+  /** For a refused stale offer: the keys that moved since it was made. */
+  moved?: string[];
   /**
    * The cards' keys of a repeating action (on its whats_here row, or a ready step; the result of a
    * fire that named no card or an unknown one lists them too).
@@ -691,18 +901,8 @@ export interface PortResult {
   staleWrites?: string[];
   /** The offer of a `freshness: 'cite'` action's row: its fires cite it (`offerId` in do_action's arguments). */
   offerId?: string;
-  /** For a refused stale offer: the keys that moved since it was made. */
-  moved?: string[];
   /** The busy label the page set ({@link Port.setBusy}): on the action's row, and on its refusals. */
   busy?: string;
-  /** Whether the action's `verify` guard held once it performed; `unevaluable` when it reads a key the state does not have. */
-  verifyHeld?: boolean | 'unevaluable';
-  /** A `concurrency: 'once'` action refused: the fire that performed it. */
-  priorTransitionId?: string;
-  /** A `concurrency: 'single-flight'` action refused: the fire still pending. */
-  pendingTransitionId?: string;
-  /** The card (instance key of a repeating area) the fire was for. */
-  instance?: string;
   /** The way to the page whats_here's `routeTo` named (a graph with `routeTo: true`). */
   route?: {
     to: string;
@@ -714,8 +914,132 @@ export interface PortResult {
     /** Why there is no way. */
     why?: string;
   };
+  /** A journey's steps that can be done now, those that cannot yet, and those done. */
+  readySteps?: PortReadyStep[];
+  laterSteps?: PortLaterStep[];
+  doneSteps?: string[];
+  /** whats_here: the recent fires and the caller's open asks. */
+  facts?: {
+    fires: Record<string, unknown>[];
+    asks?: { ask: string; action: string; state: PortAsk['state'] }[];
+  };
+  /** whats_here: where the person is and what happened. */
+  brief?: { position: string; sinceVersion?: number; happened: string[]; note?: string };
+  /** whats_here: the actions offered here, and the journeys startable here (and the open one). */
+  actions?: PortActionRow[];
+  journeys?: { journey: string; does: string; feasible: boolean; standing: 'can-start' | 'open' | 'completed' }[];
+  /** whats_here: how many journeys are not listed (they start elsewhere), and where. */
+  journeysElsewhere?: number;
+  journeysElsewhereHint?: string;
+  /** why: the state key asked about, its value, and the fires, reports and patches that touched it. */
+  key?: string;
+  value?: unknown;
+  chain?: unknown[];
+  /** An unknown transition: the fires still pending, and the caller's asks awaiting a person. */
+  pending?: string[];
+  asks?: { awaitingHuman: string[] };
+  /** An unknown tool: the port's tools. */
+  tools?: string[];
+  /** An unknown step: the journey's steps, and the ones the name matched. */
+  steps?: string[];
+  candidates?: string[];
+  note?: string;
+  /** The page the person is on, and the app session's version, after the call. */
+  youAreOn?: string;
+  version?: number;
   [key: string]: unknown;
 }
+
+/**
+ * A high-effect step paused for a yes: nothing was done. `willDo.does` is the sentence for the
+ * person's approval card. With `requireHumanApproval`, `awaitingHuman` is set and the person answers
+ * `askId` in the page ({@link Session.resume}, {@link Port.approveAsk}).
+ */
+export interface NeedsConfirmResult extends PortResultBase {
+  ok: true;
+  judgment: 'needs-confirm';
+  why: string;
+  performed: false;
+  askId: string;
+  action: string;
+  willDo: PortWillDo;
+  because: PortCondition[];
+  willUse: { input?: unknown; instance?: string };
+  recentSteps: PortRecentStep[];
+}
+
+/** A fire the port or the app refused: `reason` says why (`TOOL_DISABLED`, `APPROVAL_DECLINED`, …); nothing was done. */
+export interface RejectedResult extends PortResultBase {
+  ok: false;
+  judgment: 'rejected';
+  reason: string;
+  why: string;
+  performed: false;
+  action: string;
+}
+
+/**
+ * A call that could not be served (`error`: an unknown tool, bad arguments, a closed port …) or a
+ * journey whose precondition fails (`blocked`, with `evidence` and `blockedBecause`); nothing was done.
+ */
+export interface PortErrorResult extends PortResultBase {
+  ok: false;
+  judgment: 'error' | 'blocked';
+  reason: string;
+  why: string;
+}
+
+/**
+ * Where an ask stands (did_it_work with its id), or a decline: nothing was performed. A decline
+ * with no open ask to close has no `askId`.
+ */
+export interface AskStandingResult extends PortResultBase {
+  ok: true;
+  judgment: 'declined' | 'awaiting-human' | 'approved-not-yet-done' | 'approval-no-longer-valid' | 'approval-withdrawn';
+  why: string;
+  performed: false;
+  action: string;
+}
+
+/**
+ * A journey tool's answer: where the journey stands — one step ready, several, none here
+ * (`navigate-or-wait`), or `done` — with `readySteps`, `laterSteps` and `doneSteps`; after a fire,
+ * the fire's fields too (`did`, `transitionId`, `effectStatus` …).
+ */
+export interface JourneyResult extends PortResultBase {
+  ok: true;
+  judgment: 'navigate-or-wait' | 'one-ready-step' | 'needs-choice' | 'done';
+  journey: string;
+}
+
+/** A fire that has not settled yet (did_it_work): not done yet. */
+export interface StillPendingResult extends PortResultBase {
+  ok: true;
+  judgment: 'still-pending';
+  settled: false;
+  did: string;
+  transitionId: string;
+  effectStatus: 'pending';
+  why: string;
+}
+
+/**
+ * A result without a judgment: whats_here (`facts`, `brief`, `actions`, `journeys`, `route`), why
+ * (`key`, `value`, `chain`), a fire of do_action (`did`, `transitionId`, `effectStatus`, and once
+ * settled `outcome`, `data` or `error`), a settled fire (did_it_work).
+ */
+export interface PlainPortResult extends PortResultBase {
+  ok: true;
+  judgment?: undefined;
+}
+
+/**
+ * A port result: plain JSON, told apart by `judgment` (`r.judgment === 'needs-confirm'` narrows
+ * `r` to a {@link NeedsConfirmResult}). docs/PORT.md describes the features behind the fields.
+ */
+export type PortResult =
+  | NeedsConfirmResult | RejectedResult | PortErrorResult | AskStandingResult | JourneyResult
+  | StillPendingResult | PlainPortResult;
 
 /** An ask: a high-effect step the model wants, waiting for (or past) a person's answer. */
 export interface PortAsk {

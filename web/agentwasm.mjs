@@ -29,7 +29,9 @@
 // `new URL('./agentwasm.wasm', import.meta.url)` forms (one per asset of each
 // build, see defaultAssets), so that bundlers that know the pattern
 // (webpack 5, Vite/Rollup) emit the files and rewrite the URLs; the others
-// (esbuild) keep import.meta.url, so the files go next to the bundle.
+// (esbuild) keep import.meta.url, so the files go next to the bundle (the
+// package's `npx agentwasm-assets <outdir>` copies them; a load that cannot
+// find them fails load_failed saying so, missingAssetHint).
 // wasm_exec.js is loaded at run time from its URL, never bundled, and
 // `node:fs/promises` (for file: URLs, in Node) is imported through a name the
 // bundler cannot see, so a browser bundle never meets a `node:` import.
@@ -122,6 +124,24 @@ function defaultAssets(variant) {
   };
 }
 
+/**
+ * What to do when a default asset (one beside the loader) cannot be loaded:
+ * the usual cause is a bundler that copied the loader into a bundle but not
+ * the files it fetches (esbuild copies none). '' for a URL the caller gave.
+ * @param {URL | string} url
+ * @param {'go' | 'tiny' | 'session'} variant
+ */
+function missingAssetHint(url, variant) {
+  const assets = defaultAssets(variant);
+  if (String(url) !== String(assets.wasm) && String(url) !== String(assets.wasmExec)) return '';
+  const files = [assets.wasm, assets.wasmExec].map((u) => u.pathname.slice(u.pathname.lastIndexOf('/') + 1));
+  const flag = variant === 'go' ? '' : ` --variant ${variant}`;
+  return `. The loader fetches ${files.join(' and ')} from beside itself (${new URL('.', assets.wasm)}); `
+    + `a bundler that does not copy them (esbuild) needs them next to the bundle: run \`npx agentwasm-assets <your bundle's folder>${flag}\` `
+    + 'after each build (the agentwasm package\'s command), copy them from the package yourself, '
+    + 'or say where they are with load({wasm, wasmExec})';
+}
+
 /** The Go class each wasm_exec script defined, by URL (a Promise of it). */
 const execLoaded = new Map();
 
@@ -148,7 +168,7 @@ const shared = (() => {
  * run (the module map answered the import without running it again) gave
  * its class to the copy of the loader that first imported it.
  */
-function loadWasmExec(url) {
+function loadWasmExec(url, variant) {
   const key = String(url);
   if (!execLoaded.has(key)) {
     let before;
@@ -167,7 +187,7 @@ function loadWasmExec(url) {
       return Go;
     }, (err) => {
       execLoaded.delete(key);
-      throw agentError('load_failed', `agentwasm: could not load ${key}: ${err && err.message}`);
+      throw agentError('load_failed', `agentwasm: could not load ${key}: ${err && err.message}${missingAssetHint(key, variant)}`);
     });
     shared.queue = loaded.catch(() => {});
     execLoaded.set(key, loaded);
@@ -176,7 +196,7 @@ function loadWasmExec(url) {
 }
 
 /** Reads the module's bytes, or instantiates from what the caller gave. */
-async function instantiate(wasm, imports) {
+async function instantiate(wasm, imports, variant) {
   if (wasm instanceof WebAssembly.Module) {
     return WebAssembly.instantiate(wasm, imports);
   }
@@ -186,11 +206,17 @@ async function instantiate(wasm, imports) {
   const url = wasm instanceof URL ? wasm : new URL(String(wasm), here);
   if (url.protocol === 'file:') {
     const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
-    return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+    let bytes;
+    try {
+      bytes = await readFile(url);
+    } catch (err) {
+      throw agentError('load_failed', `agentwasm: could not read ${url}: ${err && err.message}${missingAssetHint(url, variant)}`);
+    }
+    return (await WebAssembly.instantiate(bytes, imports)).instance;
   }
   const response = await fetch(url);
   if (!response.ok) {
-    throw agentError('load_failed', `agentwasm: fetching ${url} answered ${response.status}`);
+    throw agentError('load_failed', `agentwasm: fetching ${url} answered ${response.status}${missingAssetHint(url, variant)}`);
   }
   if (WebAssembly.instantiateStreaming && response.headers.get('content-type') === 'application/wasm') {
     return (await WebAssembly.instantiateStreaming(response, imports)).instance;
@@ -561,7 +587,7 @@ export async function load(options = {}) {
   if (!VARIANTS.includes(variant)) throw badOption(`variant must be 'go', 'tiny' or 'session', not ${JSON.stringify(variant)}`);
   if (onExit !== undefined && !isFunction(onExit)) throw badOption('onExit must be a function');
   const assets = defaultAssets(variant);
-  const Go = await loadWasmExec(wasmExec == null ? assets.wasmExec : new URL(String(wasmExec), here));
+  const Go = await loadWasmExec(wasmExec == null ? assets.wasmExec : new URL(String(wasmExec), here), variant);
   const go = new Go();
   const life = new Life();
   const name = `__agentwasm_register_${++loads}_${Math.random().toString(36).slice(2)}`;
@@ -589,14 +615,16 @@ export async function load(options = {}) {
   try {
     let instance;
     try {
-      instance = await instantiate(wasm ?? assets.wasm, go.importObject);
+      instance = await instantiate(wasm ?? assets.wasm, go.importObject, variant);
     } catch (err) {
       if (err?.code) throw err;
       // A module and a wasm_exec script of different builds do not link.
       const pairing = err instanceof WebAssembly.LinkError || err instanceof TypeError
         ? ' (the module and its wasm_exec script must come from the same build, Go\'s or TinyGo\'s: see load\'s variant option)'
         : '';
-      throw agentError('load_failed', `agentwasm: could not instantiate the module: ${describe(err)}${pairing}`);
+      // Not a module at all: often a server's fallback page in place of a missing file.
+      const missing = wasm == null && err instanceof WebAssembly.CompileError ? missingAssetHint(assets.wasm, variant) : '';
+      throw agentError('load_failed', `agentwasm: could not instantiate the module: ${describe(err)}${pairing}${missing}`);
     }
     const died = new Promise((resolve, reject) => {
       stopWaiting = life.onDeath(() => reject(agentError('load_failed', `agentwasm: the module died before it was ready: ${life.reason}`)));

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expectedExports, expectedFiles, packAndInstall, root, tinyBuilt, tinyShipped } from './fixture/pack.mjs';
@@ -169,5 +169,40 @@ export const status: string = turn.status;
     await run(tsc, args, { cwd: pkg.app });
   } catch (err) {
     assert.fail(`tsc: ${err.stdout}${err.stderr}`);
+  }
+});
+
+// The package's command: npx agentwasm-assets <outdir> copies the files the loader fetches at run
+// time, for bundlers that copy none (esbuild): each build's pair, and only what was asked for.
+test('npx agentwasm-assets copies each build\'s run-time files, and refuses bad arguments', async () => {
+  const manifest = JSON.parse(await readFile(path.join(pkg.installed, 'package.json'), 'utf8'));
+  assert.deepEqual(manifest.bin, { 'agentwasm-assets': './agentwasm-assets.mjs' });
+  const cases = [
+    { args: ['out-go'], files: ['agentwasm.wasm', 'wasm_exec.js'] },
+    { args: ['out-session', '--variant', 'session'], files: ['agentwasm-session.wasm', 'wasm_exec.js'] },
+    ...(tinyShipped ? [
+      { args: ['out-tiny', '--variant=tiny'], files: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'] },
+      { args: ['out-all', '--variant', 'all'],
+        files: ['agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js'] },
+    ] : []),
+    { args: ['out-nested/deeper'], files: ['agentwasm.wasm', 'wasm_exec.js'] },
+  ];
+  for (const c of cases) {
+    await run('npx', ['--offline', '--no-install', 'agentwasm-assets', ...c.args], { cwd: pkg.app });
+    const dir = path.join(pkg.app, c.args[0]);
+    assert.deepEqual((await readdir(dir)).sort(), c.files, c.args.join(' '));
+    for (const file of c.files) {
+      assert.deepEqual(await readFile(path.join(dir, file)), await readFile(path.join(pkg.installed, file)), `${c.args.join(' ')}: ${file}`);
+    }
+  }
+  for (const [args, message] of [
+    [[], /name the folder of your bundle/],
+    [['out', '--variant', 'wasm'], /--variant takes go, session, tiny or all, not "wasm"/],
+    [['out', 'other'], /one folder only/],
+    [['out', '--force'], /unknown flag --force/],
+  ]) {
+    // The command itself (npx found it above): a child Node is quicker than npx for the refusals.
+    await assert.rejects(run(process.execPath, [path.join(pkg.installed, 'agentwasm-assets.mjs'), ...args], { cwd: pkg.app }),
+      (err) => err.code === 2 && message.test(err.stderr) && /usage: agentwasm-assets/.test(err.stderr), args.join(' '));
   }
 });

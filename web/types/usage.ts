@@ -5,7 +5,7 @@
 import {
   load, type SessionOptions, type Turn, type SessionEvent, type Kit, type ChatTransport,
   type Graph, type Guard, type Judgment, type Port, type PortOptions, type PortResult, type PortWarning,
-  type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage,
+  type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage, type StreamEvent,
   type AgentwasmError, type LoadOptions, type Runtime, type Variant,
   type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk,
 } from '../agentwasm.mjs';
@@ -142,9 +142,20 @@ export async function usage(signal: AbortSignal): Promise<string> {
   // Streaming a turn: the events, then the turn.
   const stream: TurnStream = agentTools.stream('hello', { signal, toolChoice: { mode: 'auto' } });
   for await (const e of stream) {
-    if (e.type === 'chat' && e.event.type === 'textDelta') console.log(e.event.text);
-    else if (e.type === 'stepFinish') console.log(e.step.toolCalls.length);
+    if (e.type === 'chat' && e.event.type === 'textDelta') {
+      const piece: string = e.event.text; // narrowed: a text delta always has its text
+      console.log(piece);
+    } else if (e.type === 'chat' && e.event.type === 'messageStop') {
+      const tokens: number | undefined = e.event.completionTokens;
+      console.log(e.event.stopReason, tokens);
+    } else if (e.type === 'chat') {
+      // @ts-expect-error only a text delta has a text
+      console.log(e.event.text);
+    } else if (e.type === 'stepFinish') console.log(e.step.toolCalls.length);
   }
+  // @ts-expect-error a text delta needs its text
+  const noText: StreamEvent = { type: 'textDelta' };
+  void noText;
   const streamed: Turn = await stream.turn;
   const it = agentTools.stream('again')[Symbol.asyncIterator]();
   const first = await it.next();
@@ -156,6 +167,11 @@ export async function usage(signal: AbortSignal): Promise<string> {
 
   // Approvals: a turn that stopped on asks, resumed.
   const pending: PendingApproval[] = streamed.pendingApprovals ?? [];
+  // The card's sentence and what the approval binds, typed: the detail is the port's needs-confirm result.
+  const cardText: string | undefined = pending[0]?.detail.willDo.does;
+  const waits: true | undefined = pending[0]?.detail.awaitingHuman;
+  const binds: string | undefined = pending[0]?.detail.willUse.instance;
+  console.log(cardText, waits, binds, pending[0]?.detail.willDo.navigatesTo, pending[0]?.detail.because.map((c) => c.key));
   const resumed: Turn = await agentTools.resume({ approve: pending.map((p) => p.askId), decline: [] }, { signal });
   await agentTools.resume({ decline: ['ask#2'] });
   console.log(resumed.usage?.outputTokens, pending.map((p) => `${p.toolCallId} ${p.toolName} ${p.action} ${p.detail}`).join(), String(plain));
@@ -187,6 +203,22 @@ export async function usage(signal: AbortSignal): Promise<string> {
   // @ts-expect-error settleWithinMs is a number of milliseconds
   await port.call('shop.whats_here', {}, { settleWithinMs: '250' });
   const judgment: Judgment | undefined = result.judgment;
+  // The judgment tells the shapes apart.
+  if (result.judgment === 'needs-confirm') {
+    const does: string = result.willDo.does;
+    const askId: string = result.askId;
+    console.log(does, askId, result.recentSteps.map((r) => r.effectStatus));
+  } else if (result.judgment === 'rejected') {
+    const reason: string = result.reason;
+    const ok: false = result.ok;
+    console.log(reason, ok);
+  } else if (result.judgment === 'one-ready-step') {
+    console.log(result.journey, result.readySteps?.map((s) => s.step), result.laterSteps?.map((s) => s.status));
+  } else if (result.judgment === undefined) {
+    console.log(result.actions?.map((a) => `${a.action} ${a.highEffect ?? false}`), result.brief?.happened);
+    // @ts-expect-error a result without a judgment has no willDo to read through
+    console.log(result.willDo.does);
+  }
   port.approveAsk('ask#1', { by: 'ana' });
   port.alwaysApprove('checkout.pay', { expiresInMs: 60_000 });
   const cards = port.asks().map((a) => a.askId);

@@ -67,7 +67,6 @@ func TestTurnDeclarationsMatchSession(t *testing.T) {
 		want any
 	}{
 		{"Turn", session.Turn{}},
-		{"StreamEvent", session.StreamEvent{}},
 		{"DispatchRecord", session.DispatchRecord{}},
 		{"Usage", session.Usage{}},
 		{"Step", session.Step{}},
@@ -91,7 +90,29 @@ func TestTurnDeclarationsMatchSession(t *testing.T) {
 	require.Equal(t, sortedJSONFields(session.ToolClassification{}), inlineMembers(t, rejected, "classification"),
 		"a rejected tool's classification has session.ToolClassification's members")
 
-	i := strings.Index(src, "export type SessionEvent =\n")
+	// StreamEvent is a union of one interface per event type: together they declare
+	// session.StreamEvent's JSON names, and their types are the session's event types.
+	i := strings.Index(src, "export type StreamEvent =\n")
+	require.GreaterOrEqual(t, i, 0, "web/agentwasm.d.ts has no type StreamEvent")
+	streamUnion := src[i+len("export type StreamEvent =\n"):]
+	streamUnion = streamUnion[:strings.Index(streamUnion, ";\n")]
+	var members, types []string
+	for _, m := range regexp.MustCompile(`[A-Za-z]+Event`).FindAllString(streamUnion, -1) {
+		members = append(members, dtsMembers(t, src, m)...)
+		lit := regexp.MustCompile(`(?m)^  type: '([A-Za-z]+)';`).FindStringSubmatch(interfaceBody(t, src, m))
+		require.NotNil(t, lit, "%s of web/agentwasm.d.ts has no literal type", m)
+		types = append(types, lit[1])
+	}
+	slices.Sort(members)
+	require.Equal(t, sortedJSONFields(session.StreamEvent{}), slices.Compact(members),
+		"the StreamEvent union of web/agentwasm.d.ts declares session.StreamEvent's JSON names")
+	slices.Sort(types)
+	wantTypes := []string{session.EventMessageStart, session.EventTextDelta, session.EventToolCallStart, session.EventToolCallDelta,
+		session.EventToolCallStop, session.EventMessageStop, session.EventError}
+	slices.Sort(wantTypes)
+	require.Equal(t, wantTypes, types, "the StreamEvent union has one interface per event type")
+
+	i = strings.Index(src, "export type SessionEvent =\n")
 	require.GreaterOrEqual(t, i, 0, "web/agentwasm.d.ts has no type SessionEvent")
 	union := src[i:]
 	union = union[:strings.Index(union, ";\n\n")]

@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// agentwasm-assets — the npm package's command (`npx agentwasm-assets <outdir>`)
+// that copies the files the loader fetches at run time, agentwasm.wasm and
+// wasm_exec.js by default, from the installed package to a folder: the
+// folder of a bundle made by a bundler that does not copy them itself
+// (esbuild), where the bundled loader's new URL('./agentwasm.wasm',
+// import.meta.url) looks for them. No dependencies: Node's fs only.
+//
+//   npx agentwasm-assets www                       # agentwasm.wasm, wasm_exec.js
+//   npx agentwasm-assets www --variant session     # agentwasm-session.wasm, wasm_exec.js
+//   npx agentwasm-assets www --variant tiny        # agentwasm.tiny.wasm, wasm_exec.tiny.js
+//   npx agentwasm-assets www --variant go --variant tiny   # both builds' files
+//
+// It prints one line per file copied, and exits 2 for a bad argument, 1 when a
+// file cannot be copied, saying why.
+
+import { copyFile, mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** The files each build's loader fetches, beside the loader (its defaultAssets). */
+const variantFiles = {
+  go: ['agentwasm.wasm', 'wasm_exec.js'],
+  session: ['agentwasm-session.wasm', 'wasm_exec.js'],
+  tiny: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'],
+};
+
+const usage = `usage: agentwasm-assets <outdir> [--variant go|session|tiny|all]...
+Copies the files agentwasm's loader fetches at run time into <outdir>, the folder of your bundle
+(esbuild's --outdir, or the folder of its --outfile): agentwasm.wasm and wasm_exec.js for the
+default build (go), agentwasm-session.wasm and wasm_exec.js for 'session', agentwasm.tiny.wasm
+and wasm_exec.tiny.js for 'tiny'. --variant may be given more than once.`;
+
+/**
+ * Parses the command line: the folder and the builds whose files to copy.
+ * Throws an Error with code `bad_argument` and the usage for a bad one.
+ * @param {string[]} args
+ * @returns {{outDir: string, files: string[]}}
+ */
+function parseArgs(args) {
+  const bad = (message) => {
+    const err = new Error(`agentwasm-assets: ${message}\n${usage}`);
+    err.code = 'bad_argument';
+    return err;
+  };
+  let outDir;
+  const variants = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--variant' || arg.startsWith('--variant=')) {
+      const value = arg === '--variant' ? args[++i] : arg.slice('--variant='.length);
+      if (value === 'all') variants.push(...Object.keys(variantFiles));
+      else if (Object.hasOwn(variantFiles, value ?? '')) variants.push(value);
+      else throw bad(`--variant takes go, session, tiny or all, not ${JSON.stringify(value ?? '')}`);
+    } else if (arg === '-h' || arg === '--help') {
+      const err = new Error(usage);
+      err.code = 'help';
+      throw err;
+    } else if (arg.startsWith('-')) {
+      throw bad(`unknown flag ${arg}`);
+    } else if (outDir === undefined) {
+      outDir = arg;
+    } else {
+      throw bad(`one folder only, not ${JSON.stringify(outDir)} and ${JSON.stringify(arg)}`);
+    }
+  }
+  if (outDir === undefined) throw bad('name the folder of your bundle');
+  if (variants.length === 0) variants.push('go');
+  return { outDir, files: [...new Set(variants.flatMap((v) => variantFiles[v]))] };
+}
+
+/**
+ * Copies the files from the package (the folder of this script) into outDir,
+ * creating it when missing. Resolves with the paths written.
+ * @param {string} outDir
+ * @param {string[]} files
+ */
+async function copyAssets(outDir, files, from = path.dirname(fileURLToPath(import.meta.url))) {
+  await mkdir(outDir, { recursive: true });
+  const written = [];
+  for (const file of files) {
+    const to = path.join(outDir, file);
+    try {
+      await copyFile(path.join(from, file), to);
+    } catch (err) {
+      const e = new Error(`agentwasm-assets: cannot copy ${file} from ${from} to ${outDir}: ${err.message}`);
+      e.code = 'copy_failed';
+      throw e;
+    }
+    written.push(to);
+  }
+  return written;
+}
+
+try {
+  const { outDir, files } = parseArgs(process.argv.slice(2));
+  for (const to of await copyAssets(outDir, files)) console.log(`agentwasm-assets: ${to}`);
+} catch (err) {
+  if (err.code === 'help') {
+    console.log(err.message);
+  } else {
+    console.error(err.message);
+    process.exitCode = err.code === 'bad_argument' ? 2 : 1;
+  }
+}

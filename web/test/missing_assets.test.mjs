@@ -1,0 +1,63 @@
+// The loader alone, without the files it fetches beside itself — what a bundler that copies
+// none of them (esbuild) leaves — fails with code load_failed, and the message names the
+// build's two files, where the loader looked, and the copy step (`npx agentwasm-assets`,
+// with the variant's flag); a file the caller named (load's wasm, wasmExec) gets no such
+// advice. Runs the loader from a temporary folder, in Node (file: URLs: the same messages
+// as a browser's failed import and fetch).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { dist } from '../testing/helpers.mjs';
+
+let folder;
+let load;
+
+before(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), 'agentwasm-missing-'));
+  // The loader copied alone, as a bundle would carry it.
+  await copyFile(new URL('../agentwasm.mjs', import.meta.url), path.join(folder, 'agentwasm.mjs'));
+  ({ load } = await import(pathToFileURL(path.join(folder, 'agentwasm.mjs')).href));
+});
+
+after(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+test('a load whose default files are missing says which, where, and how to copy them', async (t) => {
+  const cases = [
+    { name: 'the default build', options: {}, files: 'agentwasm.wasm and wasm_exec.js', missing: 'wasm_exec.js', flag: '' },
+    { name: 'the session-only build', options: { variant: 'session' }, files: 'agentwasm-session.wasm and wasm_exec.js', missing: 'wasm_exec.js', flag: ' --variant session' },
+    { name: 'the TinyGo build', options: { variant: 'tiny' }, files: 'agentwasm.tiny.wasm and wasm_exec.tiny.js', missing: 'wasm_exec.tiny.js', flag: ' --variant tiny' },
+    // wasm_exec.js given, the module left to its default: the module's absence is named the same way.
+    { name: 'the module alone missing', options: { wasmExec: new URL('wasm_exec.js', dist) }, files: 'agentwasm.wasm and wasm_exec.js', missing: 'agentwasm.wasm', flag: '' },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, async () => {
+      await assert.rejects(load(c.options), (err) => {
+        assert.equal(err.code, 'load_failed');
+        assert.ok(err.message.includes(c.missing), err.message);
+        assert.ok(err.message.includes(`The loader fetches ${c.files} from beside itself (${pathToFileURL(folder).href}/)`), err.message);
+        assert.ok(err.message.includes(`\`npx agentwasm-assets <your bundle's folder>${c.flag}\``), err.message);
+        assert.match(err.message, /load\(\{wasm, wasmExec\}\)/);
+        return true;
+      });
+    });
+  }
+});
+
+test('a file the caller named gets no copy advice', async () => {
+  await assert.rejects(load({ wasmExec: pathToFileURL(path.join(folder, 'elsewhere', 'wasm_exec.js')) }), (err) => {
+    assert.equal(err.code, 'load_failed');
+    assert.match(err.message, /could not load .*elsewhere\/wasm_exec\.js/);
+    assert.doesNotMatch(err.message, /agentwasm-assets/);
+    return true;
+  });
+  await assert.rejects(load({ wasmExec: new URL('wasm_exec.js', dist), wasm: pathToFileURL(path.join(folder, 'none.wasm')) }), (err) => {
+    assert.equal(err.code, 'load_failed');
+    assert.doesNotMatch(err.message, /agentwasm-assets/);
+    return true;
+  });
+});
