@@ -25,6 +25,8 @@ declare const map: {
 };
 /** The app's shop. */
 declare const shop: { pay(input: unknown): Promise<{ paid: boolean }> };
+/** The app's orders. */
+declare const orders: { cancel(id: string | undefined): Promise<{ cancelled: boolean }> };
 /** A port's action handler of the app's. */
 declare const pay: import('../agentwasm.mjs').ActionHandler;
 
