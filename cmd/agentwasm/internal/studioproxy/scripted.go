@@ -348,21 +348,28 @@ func (a *answer) declinedWords() string {
 	return "Understood: the map stays unpublished."
 }
 
-// publishedBefore reports whether an earlier journey result of the
-// conversation published the map.
+// publishedBefore reports whether the map was on the public site before:
+// an earlier journey result of the conversation published it, or a port
+// result found the app on its published page (a conversation started
+// afresh after publishing sees only that).
 func (a *answer) publishedBefore() bool {
-	tool := a.journeyTool()
+	tool, whats, do := a.journeyTool(), a.portTool(WhatsHereEnd), a.portTool(DoActionEnd)
 	for _, m := range a.req.Messages {
-		if m.Role != "tool" || !sameTool(m.ToolName, tool) || !strings.Contains(m.Content, `"performed"`) {
+		if m.Role != "tool" || !(sameTool(m.ToolName, tool) || sameTool(m.ToolName, whats) || sameTool(m.ToolName, do)) {
 			continue
 		}
 		var content struct {
 			Data struct {
 				Frame        string `json:"frame"`
 				EffectStatus string `json:"effectStatus"`
+				YouAreOn     string `json:"youAreOn"`
 			} `json:"data"`
 		}
-		if json.Unmarshal([]byte(m.Content), &content) == nil && content.Data.Frame == "completed" && content.Data.EffectStatus == "performed" {
+		if json.Unmarshal([]byte(m.Content), &content) != nil {
+			continue
+		}
+		d := content.Data
+		if d.YouAreOn == "published" || sameTool(m.ToolName, tool) && d.Frame == "completed" && d.EffectStatus == "performed" {
 			return true
 		}
 	}

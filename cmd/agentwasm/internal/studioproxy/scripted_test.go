@@ -182,6 +182,10 @@ func TestScriptedScenarios(t *testing.T) {
 			call: journey, args: map[string]any{"step": "review.publish", "confirm": true}},
 		{name: "a second version published", conv: newConv(journey).user("Approved: publish").result(journey, `{"step":"review.publish","confirm":true}`, port(doneV2)),
 			text: "Published: version 2 of the map is live."},
+		{name: "declined after starting from the published page", conv: newConv(journey, whatsHere, doAction).user("publish").result(journey, `{}`, port(elsewhereResult)).
+			result(whatsHere, `{"routeTo":"edit"}`, port(routeResult)).result(doAction, `{"action":"published.new_version"}`, port(hopResult)).
+			result(journey, `{"step":"review.publish"}`, port(needsHuman)).user(`Declined: the person declined "ask#2" in the app.`),
+			text: "Understood: nothing new was published; the version already live stays as it is."},
 		{name: "a second version declined", conv: newConv(journey).user("publish").result(journey, `{"step":"review.publish","confirm":true}`, port(doneV2)).
 			user("publish again").result(journey, `{"step":"review.publish"}`, port(needsHuman)).user(`Declined: the person declined "ask#2" in the app.`),
 			text: "Understood: nothing new was published; the version already live stays as it is."},
