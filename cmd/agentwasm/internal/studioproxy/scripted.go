@@ -189,7 +189,7 @@ func (a *answer) generationBefore(id string) string {
 func (a *answer) publish(results []toolResult) error {
 	tool := a.journeyTool()
 	if tool == "" {
-		return a.say("This page offers no publish journey, so there is nothing I can publish here.")
+		return a.say("This session offers no publish journey (the demo page's app does: try it there), so there is nothing I can publish here.")
 	}
 	if len(results) == 0 {
 		return a.call(tool, map[string]any{})
