@@ -23,7 +23,9 @@ const ScriptedModelName = "scripted-model"
 
 // Names of the tools the scripted scenarios use. The page tool and the
 // composition tools are matched exactly; the journey tool by suffix, so any
-// graph id works, with the separator "." or "__".
+// graph id works, with the separator "." or "__"; and the port's
+// whats_here and do_action (the way back to the journey's first page) by
+// suffix under the journey tool's graph id.
 const (
 	PageToolName      = "set_basemap"
 	CreateDraftTool   = "honua_studio_create_draft"
