@@ -10,7 +10,8 @@
 //     there to be refused (another family, and no classification);
 //   - every edit names the draft's generation; an edit with a stale one
 //     fails with code failed_precondition, and a session reloads the draft
-//     and retries;
+//     and retries; an edit that changes nothing (a layer the draft has)
+//     leaves the draft at its generation and says added: false;
 //   - a collaborator edits each new draft once, right after it is created,
 //     so the first edit always meets that conflict;
 //   - honua_studio_preview_draft joins the catalog when the first draft
