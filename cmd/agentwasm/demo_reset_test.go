@@ -82,7 +82,11 @@ func TestDemoResetAgain(t *testing.T) {
 	_, err := watcher.RefreshTools(ctx)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return watcher.ToolWatchStatus() == session.WatchOpen }, 20*time.Second, 5*time.Millisecond)
-	<-reports // the discovery just made
+	select {
+	case <-reports: // the discovery just made
+	case <-ctx.Done():
+		t.Fatal("RefreshTools sent no discovery report")
+	}
 	waitFor := func(preview bool, why string) {
 		t.Helper()
 		for {

@@ -8,7 +8,10 @@ package demomcp
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,4 +98,43 @@ func TestAddingALayerTwice(t *testing.T) {
 	}
 	got := call(t, s, "honua_studio_get_draft", `{"draftId":"d-1"}`).StructuredContent
 	assert.Equal(t, []any{"schools", "parks"}, got["layers"])
+}
+
+// Resets racing with new drafts leave the served catalog (what tools/list
+// answers, as the dispatcher last read it) equal to the server's own, with
+// the preview tool exactly when a draft is kept: listeners are never left
+// with a catalog the server no longer has.
+func TestResetRacingDrafts(t *testing.T) {
+	s := New()
+	init := s.d.Handle(context.Background(), mcpserver.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)})
+	require.NotEmpty(t, init.SessionID)
+	served := func() string {
+		r := s.d.Handle(context.Background(), mcpserver.Request{SessionID: init.SessionID, Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)})
+		var out struct {
+			Result struct {
+				Tools json.RawMessage `json:"tools"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(r.Body, &out), string(r.Body))
+		return string(out.Result.Tools)
+	}
+	for round := range 20 {
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if (i+round)%2 == 0 {
+					s.Reset()
+				} else {
+					s.CallTool(context.Background(), "honua_studio_create_draft", []byte(`{"title":"t"}`))
+				}
+			}()
+		}
+		wg.Wait()
+		drafts, _ := s.stats()
+		own := string(s.ListTools())
+		assert.JSONEq(t, own, served(), "round %d: the served catalog is the server's", round)
+		assert.Equal(t, drafts > 0, strings.Contains(own, "honua_studio_preview_draft"), "round %d: the preview tool with a kept draft only", round)
+	}
 }
