@@ -110,7 +110,7 @@ func (p *Port) pickAsk(action, instance string, input any, cited, caller string)
 func (p *Port) decline(act *Action, input any, instance string, matchInput bool, cited, caller string, extra Obj) Result {
 	a := p.app
 	a.mu.Lock()
-	var found *ask
+	var found, newest *ask // the open ask to close; the newest one of the caller's for act, whatever its state
 	if cited != "" {
 		k := a.asks[cited]
 		switch {
@@ -121,8 +121,11 @@ func (p *Port) decline(act *Action, input any, instance string, matchInput bool,
 			a.mu.Unlock()
 			return withExtra(p.reject(act, refusal(ReasonApprovalNotYours)), extra)
 		}
-		if s := a.askState(k); k.action == act.ID && (s == askPending || s == askApproved) {
-			found = k
+		if k.action == act.ID {
+			newest = k
+			if s := a.askState(k); s == askPending || s == askApproved {
+				found = k
+			}
 		}
 	}
 	for i := len(a.askOrder) - 1; cited == "" && caller != "" && i >= 0 && found == nil; i-- {
@@ -130,22 +133,44 @@ func (p *Port) decline(act *Action, input any, instance string, matchInput bool,
 		if k.caller != caller || k.action != act.ID || (matchInput && !EqualValues(k.input, input)) || (instance != "" && k.instance != instance) {
 			continue
 		}
+		if newest == nil {
+			newest = k
+		}
 		if s := a.askState(k); s == askPending || s == askApproved {
 			found = k
 		}
 	}
+	why := "There was no open ask for this; nothing was performed and nothing is pending."
 	if found != nil {
 		found.state = askDeclined
 		found.answeredBy = "relayed by " + string(p.source)
+		why = "The ask is closed as declined; nothing was performed."
+	} else if newest != nil {
+		why = closedWhy(newest)
 	}
 	a.mu.Unlock()
 	r := newResult("ok", true, "judgment", JudgmentDeclined, "performed", false, "action", act.ID)
 	if found != nil {
-		r = r.With("askId", found.id).With("why", "The ask is closed as declined; nothing was performed.")
-	} else {
-		r = r.With("why", "There was no open ask for this; nothing was performed and nothing is pending.")
+		r = r.With("askId", found.id)
 	}
-	return withExtra(r, extra)
+	return withExtra(r.With("why", why), extra)
+}
+
+// closedWhy says why a decline found nothing open when the caller's newest
+// ask for the action was already answered no: the person declined it (say,
+// on the page's card, before the model relayed the same answer), the
+// caller declined it before, or the person withdrew the approval. Any
+// other state says there was no open ask. Call it with the app's lock.
+func closedWhy(k *ask) string {
+	switch {
+	case k.state == askDeclined && k.humanNo:
+		return "The person already declined this; nothing was performed and nothing is pending."
+	case k.state == askDeclined:
+		return "This was already declined; nothing was performed and nothing is pending."
+	case k.state == askRevoked:
+		return "The person withdrew their approval of this; nothing was performed and nothing is pending."
+	}
+	return "There was no open ask for this; nothing was performed and nothing is pending."
 }
 
 // needsConfirm returns the receipts of a high-effect fire that waits for a

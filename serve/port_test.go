@@ -333,6 +333,51 @@ func TestDecline(t *testing.T) {
 	assert.Empty(t, s.app.Transitions())
 }
 
+// A decline that finds no open ask says why when the caller's newest ask
+// for the action was already answered no — the page's card declined it
+// before the model relayed the same no (a person reads this result), the
+// model declined it before, or the person withdrew the approval — and
+// still says there was no ask when there was none. Nothing is performed
+// either way, and no askId is named: nothing was open.
+func TestDeclineOfAClosedAsk(t *testing.T) {
+	cases := []struct {
+		name  string
+		gated bool
+		close func(t *testing.T, a *App, askID string, p *Port) // "" askID: no ask was made
+		why   string
+	}{
+		{"never asked", false, nil, "There was no open ask for this; nothing was performed and nothing is pending."},
+		{"the person declined it on the card", true, func(t *testing.T, a *App, id string, _ *Port) {
+			require.NoError(t, a.DeclineAsk(id, "person"))
+		}, "The person already declined this; nothing was performed and nothing is pending."},
+		{"declined by the model before", false, func(t *testing.T, _ *App, _ string, p *Port) {
+			_, m := pcall(t, p, "shop.do_action", `{"action":"clear","decline":true}`)
+			require.Equal(t, "The ask is closed as declined; nothing was performed.", m["why"])
+		}, "This was already declined; nothing was performed and nothing is pending."},
+		{"the person withdrew the approval", true, func(t *testing.T, a *App, id string, _ *Port) {
+			require.NoError(t, a.ApproveAsk(id, "person"))
+			require.NoError(t, a.RevokeAsk(id, "person"))
+		}, "The person withdrew their approval of this; nothing was performed and nothing is pending."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newShop(t, AppOptions{Page: "cart", RequireHumanApproval: ptrBool(c.gated)})
+			p := s.port(t, PortOptions{})
+			if c.close != nil {
+				_, m := pcall(t, p, "shop.do_action", `{"action":"clear"}`)
+				require.Equal(t, "needs-confirm", m["judgment"])
+				c.close(t, s.app, m["askId"].(string), p)
+			}
+			_, m := pcall(t, p, "shop.do_action", `{"action":"clear","decline":true}`)
+			assert.Equal(t, "declined", m["judgment"])
+			assert.Equal(t, false, m["performed"])
+			assert.Equal(t, c.why, m["why"])
+			assert.NotContains(t, m, "askId", "nothing was open")
+			assert.Empty(t, s.app.Transitions())
+		})
+	}
+}
+
 func TestSwitchingJourneys(t *testing.T) {
 	s := newShop(t, AppOptions{})
 	p := s.port(t, PortOptions{JourneyTools: "single"})

@@ -163,8 +163,9 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 }
 
 // newDevHandler builds the whole dev server: the page at /, the assets at
-// /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp; everything
-// under /api/ behind the origin policy (origin.go).
+// /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp, the demo's
+// reset at /api/demo/reset; everything under /api/ behind the origin
+// policy (origin.go).
 func newDevHandler(o devOptions) http.Handler {
 	var model studioproxy.Model = studioproxy.Scripted{Pace: o.Pace}
 	caps := studioproxy.Capabilities{Enabled: true, DefaultProvider: "scripted", Providers: []studioproxy.Provider{
@@ -206,6 +207,7 @@ func newDevHandler(o devOptions) http.Handler {
 	api := http.NewServeMux()
 	api.Handle("/api/v1/studio/ai/", http.StripPrefix("/api", proxy))
 	api.Handle("/api/mcp", mcp.Handler(devMCPOptions(policy)))
+	api.Handle(demoResetPath, demoResetHandler(mcp))
 	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
 	})

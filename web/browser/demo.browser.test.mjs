@@ -160,7 +160,8 @@ test('publishing stops on the card; declining resumes the turn with no message t
   const before = await conversation();
   const after = await answerCard('decline');
   assert.equal(after.status, 'completed', after.errorMessage);
-  assert.equal(JSON.parse(after.toolCalls[0].content).data.judgment, 'declined');
+  // The card's Decline answered the ask in the app: the model has nothing to relay, so it calls no tool.
+  assert.deepEqual(after.toolCalls, []);
   assert.equal(after.text, 'Understood: the map stays unpublished.');
   const now = await conversation();
   assert.equal(now.bubbles, before.bubbles, 'no message from the person in the log');

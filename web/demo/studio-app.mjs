@@ -2,10 +2,18 @@
 // graph (pages, actions, one journey with a high-effect step) so a serving
 // port can offer it to a model, plus the page's own tool (set_basemap) and
 // the app's view state. No framework: plain objects and a render callback.
+// Every journey can be taken again: once published, "Start a new version"
+// leads back to editing (whats_here's routeTo finds it), and publishing
+// again puts the next version on the public site, through the same
+// approval.
 
-/** The app's graph: edit → review → published; publishing is high-effect. */
+/**
+ * The app's graph: edit → review → published → (a new version) edit;
+ * publishing is high-effect.
+ */
 export const studioGraph = {
   id: 'studio',
+  routeTo: true,
   pages: [{ id: 'edit' }, { id: 'review' }, { id: 'published' }],
   actions: [
     {
@@ -20,6 +28,10 @@ export const studioGraph = {
     {
       id: 'review.publish', does: 'Publish the map to the public site', on: 'review', goTo: 'published',
       confirm: true, writes: ['map.published'], input: 'none',
+    },
+    {
+      id: 'published.new_version', does: 'Start a new version of the map (the published one stays on the public site until the next is published)',
+      on: 'published', goTo: 'edit', input: 'none',
     },
   ],
   journeys: [
@@ -41,11 +53,12 @@ export const basemapTool = {
 
 /**
  * The app's view state, the handlers the port runs for its actions, and how
- * many times each was performed.
+ * many times each was performed. `view.version` counts the versions put on
+ * the public site (0: never published).
  * @param {() => void} changed called after every change, to re-render
  */
 export function createStudioApp(changed) {
-  const view = { title: 'Demo map', basemap: 'light', layers: [], published: false };
+  const view = { title: 'Demo map', basemap: 'light', layers: [], published: false, version: 0 };
   const handlers = {
     'edit.rename': (input) => { view.title = input.title; changed(); return { title: view.title }; },
     'edit.open_review': () => ({ reviewing: view.title }),
@@ -53,9 +66,11 @@ export function createStudioApp(changed) {
     'review.publish': async () => {
       await new Promise((r) => setTimeout(r, 150)); // the upload
       view.published = true;
+      view.version += 1;
       changed();
-      return { url: '/maps/demo', title: view.title };
+      return { url: '/maps/demo', title: view.title, version: view.version };
     },
+    'published.new_version': () => ({ editing: view.title, live: view.version }),
   };
   // How many times each action was performed (the browser test reads it).
   const performed = {};
@@ -71,9 +86,10 @@ export function createStudioApp(changed) {
     if (!['light', 'dark', 'satellite'].includes(style)) {
       return { status: 'error', deniedReason: `unknown basemap style ${JSON.stringify(style)}; use light, dark or satellite` };
     }
+    const was = view.basemap;
     view.basemap = style;
     changed();
-    return { status: 'ok', data: { basemap: style } };
+    return { status: 'ok', data: { basemap: style, changed: was !== style } };
   }
   return { view, handlers, setBasemap, performed };
 }

@@ -10,11 +10,15 @@
 //     there to be refused (another family, and no classification);
 //   - every edit names the draft's generation; an edit with a stale one
 //     fails with code failed_precondition, and a session reloads the draft
-//     and retries;
+//     and retries; an edit that changes nothing (a layer the draft has)
+//     leaves the draft at its generation and says added: false;
 //   - a collaborator edits each new draft once, right after it is created,
 //     so the first edit always meets that conflict;
 //   - honua_studio_preview_draft joins the catalog when the first draft
-//     exists, and listeners are told (notifications/tools/list_changed).
+//     exists, and listeners are told (notifications/tools/list_changed);
+//   - [Server.Reset] puts it back as it started (no drafts, the first
+//     catalog, listeners told), so a new conversation in the demo page
+//     meets the conflict and the list-changed moment again.
 //
 // # What it keeps
 //
@@ -146,7 +150,8 @@ type Server struct {
 	mu       sync.Mutex
 	drafts   map[string]*draft
 	bytes    int   // the sum of the drafts' sizes
-	next     int   // the last draft number handed out
+	next     int   // the last draft number handed out (never reused, across resets too)
+	resetAt  int   // next when Reset last ran: drafts up to it were removed by a reset
 	uses     int64 // the use counter
 	hadDraft bool  // a draft was created (the preview tool is in the catalog)
 }
@@ -340,10 +345,36 @@ func (s *Server) dropOldest(keep string) bool {
 	return true
 }
 
-// notFound answers a call naming no kept draft: one this server dropped
-// (it created it, see Limits), or one it never had.
+// Reset puts the server back as it started: no drafts, and the catalog
+// without the tool the first draft adds — then tells listeners the catalog
+// changed, when it did, so every open MCP session lists the first catalog
+// again. Draft ids are not reused: a later call naming a draft from before
+// the reset is answered not_found, saying the demo was reset. The MCP
+// sessions themselves stay open.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	clear(s.drafts)
+	s.bytes = 0
+	s.resetAt = s.next
+	changed := s.hadDraft
+	s.hadDraft = false
+	s.mu.Unlock()
+	if changed {
+		s.d.ToolsChanged()
+	}
+}
+
+// notFound answers a call naming no kept draft: one a reset removed, one
+// this server dropped (it created it, see Limits), or one it never had;
+// call it with the lock.
 func (s *Server) notFound(id string) []byte {
-	if n, err := strconv.Atoi(strings.TrimPrefix(id, "d-")); err == nil && strings.HasPrefix(id, "d-") && n >= 1 && n <= s.next {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "d-"))
+	known := err == nil && strings.HasPrefix(id, "d-") && n >= 1
+	if known && n <= s.resetAt {
+		return toolError("not_found", "draft "+strconv.Quote(id)+" was removed when the demo was reset (a new conversation); "+
+			"create a new one with honua_studio_create_draft")
+	}
+	if known && n <= s.next {
 		return toolError("not_found", "draft "+strconv.Quote(id)+" was dropped: this server keeps at most "+strconv.Itoa(s.limits.MaxDrafts)+
 			" drafts ("+strconv.Itoa(s.limits.MaxBytes)+" bytes) and drops the one left alone longest; create a new one with honua_studio_create_draft")
 	}
@@ -358,7 +389,9 @@ func (s *Server) stats() (drafts, bytes int) {
 	return len(s.drafts), s.bytes
 }
 
-// edit applies an edit to a draft at the generation it names. A colour
+// edit applies an edit to a draft at the generation it names; each change
+// moves it to the next generation, and adding a layer it already has
+// changes nothing (added: false, the same generation). A colour
 // past MaxColorRunes is refused; an edit that pushes the total past
 // MaxBytes drops other drafts, and is refused when the draft cannot fit
 // on its own.
@@ -385,12 +418,15 @@ func (s *Server) edit(name, id string, gen *int64, layer, color string) []byte {
 	if name == "honua_studio_set_layer_style" && !slices.Contains(d.Layers, layer) {
 		return toolError("not_found", "the draft has no "+layer+" layer; add it first")
 	}
+	if name == "honua_studio_add_layer" && slices.Contains(d.Layers, layer) {
+		// Nothing to change: the draft stays at its generation, which
+		// tells the caller so.
+		return result(map[string]any{"draft": ref(d), "layers": d.Layers, "added": false})
+	}
 	// The edit on a copy, measured before it is kept.
 	next := *d
 	if name == "honua_studio_add_layer" {
-		if !slices.Contains(d.Layers, layer) {
-			next.Layers = append(slices.Clip(d.Layers), layer)
-		}
+		next.Layers = append(slices.Clip(d.Layers), layer)
 	} else {
 		next.Styles = make(map[string]string, len(d.Styles)+1)
 		for k, v := range d.Styles {
@@ -411,6 +447,9 @@ func (s *Server) edit(name, id string, gen *int64, layer, color string) []byte {
 	s.bytes += next.size - d.size
 	*d = next
 	d.Generation++
+	if name == "honua_studio_add_layer" {
+		return result(map[string]any{"draft": ref(d), "layers": d.Layers, "added": true})
+	}
 	return result(map[string]any{"draft": ref(d), "layers": d.Layers})
 }
 
