@@ -134,8 +134,10 @@ func TestDemoResetAgain(t *testing.T) {
 }
 
 // TestDemoResetRefusals: the reset is behind the /api policy like the
-// proxy and MCP, and refuses what is not a POST of a JSON object; none of
-// the refused requests resets anything.
+// proxy and MCP — another origin's page (its form, its text/plain fetch,
+// a null or same-host other-port origin) and a rebound host name are
+// refused first — and it refuses what is not a POST of a JSON object;
+// none of the refused requests resets anything.
 func TestDemoResetRefusals(t *testing.T) {
 	const allowed = "http://127.0.0.1:5173"
 	srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), AllowOrigins: []string{allowed}})
@@ -154,25 +156,36 @@ func TestDemoResetRefusals(t *testing.T) {
 	cases := []struct {
 		name    string
 		method  string
+		host    string // the Host header; "" is the server's own
 		headers []string
 		body    string
 		status  int
 		code    string
 	}{
-		{"another origin's page", "POST", []string{"Origin", "http://evil.example", "Content-Type", "application/json"}, `{}`, 403, "forbidden_origin"},
-		{"a cross-site request without Origin", "POST", []string{"Sec-Fetch-Site", "cross-site", "Content-Type", "application/json"}, `{}`, 403, "forbidden_origin"},
-		{"a form", "POST", []string{"Origin", self, "Content-Type", "application/x-www-form-urlencoded"}, `a=b`, 415, "unsupported_media_type"},
-		{"text/plain", "POST", []string{"Origin", self, "Content-Type", "text/plain"}, `{}`, 415, "unsupported_media_type"},
-		{"no media type", "POST", nil, `{}`, 415, "unsupported_media_type"},
-		{"a GET", "GET", []string{"Origin", self}, "", 405, "method_not_allowed"},
-		{"not JSON", "POST", []string{"Origin", self, "Content-Type", "application/json"}, `reset`, 400, "invalid_request"},
-		{"not an object", "POST", []string{"Origin", self, "Content-Type", "application/json"}, `[]`, 400, "invalid_request"},
-		{"no body", "POST", []string{"Origin", self, "Content-Type", "application/json"}, ``, 400, "invalid_request"},
-		{"too large", "POST", []string{"Origin", self, "Content-Type", "application/json"}, `{"x":"` + strings.Repeat("a", maxResetBody) + `"}`, 400, "invalid_request"},
+		{"another origin's page", "POST", "", []string{"Origin", "http://evil.example", "Content-Type", "application/json"}, `{}`, 403, "forbidden_origin"},
+		{"another port of the same host", "POST", "", []string{"Origin", "http://127.0.0.1:1", "Content-Type", "application/json"}, `{}`, 403, "forbidden_origin"},
+		{"a null Origin (a sandboxed frame)", "POST", "", []string{"Origin", "null", "Content-Type", "application/json"}, `{}`, 403, "forbidden_origin"},
+		{"a cross-site request without Origin", "POST", "", []string{"Sec-Fetch-Site", "cross-site", "Content-Type", "application/json"}, `{}`, 403, "forbidden_origin"},
+		// A hostile page's simple requests: a form's post, or fetch with
+		// text/plain (no preflight), carry its Origin.
+		{"another origin's form", "POST", "", []string{"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site", "Content-Type", "application/x-www-form-urlencoded"}, `a=b`, 403, "forbidden_origin"},
+		{"another origin's text/plain post", "POST", "", []string{"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site", "Content-Type", "text/plain"}, `{}`, 403, "forbidden_origin"},
+		// A rebound name: the hostile page's own origin, its name now
+		// resolving to this server.
+		{"a rebound Host", "POST", "evil.example:" + port, []string{"Origin", "http://evil.example:" + port, "Content-Type", "application/json"}, `{}`, 403, "forbidden_host"},
+		{"a rebound Host's text/plain post", "POST", "evil.example:" + port, []string{"Origin", "http://evil.example:" + port, "Content-Type", "text/plain"}, `{}`, 403, "forbidden_host"},
+		{"a form", "POST", "", []string{"Origin", self, "Content-Type", "application/x-www-form-urlencoded"}, `a=b`, 415, "unsupported_media_type"},
+		{"text/plain", "POST", "", []string{"Origin", self, "Content-Type", "text/plain"}, `{}`, 415, "unsupported_media_type"},
+		{"no media type", "POST", "", nil, `{}`, 415, "unsupported_media_type"},
+		{"a GET", "GET", "", []string{"Origin", self}, "", 405, "method_not_allowed"},
+		{"not JSON", "POST", "", []string{"Origin", self, "Content-Type", "application/json"}, `reset`, 400, "invalid_request"},
+		{"not an object", "POST", "", []string{"Origin", self, "Content-Type", "application/json"}, `[]`, 400, "invalid_request"},
+		{"no body", "POST", "", []string{"Origin", self, "Content-Type", "application/json"}, ``, 400, "invalid_request"},
+		{"too large", "POST", "", []string{"Origin", self, "Content-Type", "application/json"}, `{"x":"` + strings.Repeat("a", maxResetBody) + `"}`, 400, "invalid_request"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			resp, body := apiRequest(t, srv, c.method, demoResetPath, "", c.body, c.headers...)
+			resp, body := apiRequest(t, srv, c.method, demoResetPath, c.host, c.body, c.headers...)
 			require.Equal(t, c.status, resp.StatusCode, string(body))
 			assert.Equal(t, c.code, errorCode(body), string(body))
 			assert.True(t, catalogHas(t, srv.URL, "honua_studio_preview_draft"), "nothing was reset")
