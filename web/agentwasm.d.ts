@@ -769,6 +769,8 @@ export interface PortRecentStep {
 export interface PortRowDecorations {
   /** The action's cards' keys (a repeating area; the first 50). */
   instances?: string[];
+  /** How many cards there are, when more than the 50 `instances` lists. */
+  instancesTotal?: number;
   /** Where `instances` come from: the state key of `instancesFrom` (`selector`), or {@link Port.setInstances} (`mounted-window`). */
   enumeration?: 'selector' | 'mounted-window';
   /** The keys a `freshness` action reads that others changed since the port last fired it. */
@@ -805,6 +807,15 @@ export interface PortReadyStep extends PortRowDecorations {
   expects?: object;
 }
 
+/** A journey startable on this page (or the open one), a row of whats_here's `journeys`. */
+export interface PortJourneyRow {
+  journey: string;
+  does: string;
+  /** Its precondition holds and its first step is enabled (the open journey: its precondition holds). */
+  feasible: boolean;
+  standing: 'can-start' | 'open' | 'completed';
+}
+
 /** A journey step that cannot be done now, a row of `laterSteps`, with why. */
 export interface PortLaterStep {
   step: string;
@@ -817,8 +828,9 @@ export interface PortLaterStep {
 
 /**
  * The fields a port result may carry, whatever its judgment. Each result is a JSON object with
- * some of them (and `youAreOn` and `version` always, last); {@link PortResult} says which come
- * with which judgment. docs/PORT.md describes the features behind the fields.
+ * some of them (and `youAreOn` and `version` last, on every result but those of the reasons
+ * `PORT_CLOSED` and `INTERNAL_ERROR`); {@link PortResult} says which come with which judgment.
+ * docs/PORT.md describes the features behind the fields.
  */
 export interface PortResultBase {
   /** False for a refusal or an error (judgments `rejected`, `error`, `blocked`). */
@@ -889,19 +901,11 @@ export interface PortResultBase {
   /** For a refused stale offer: the keys that moved since it was made. */
   moved?: string[];
   /**
-   * The cards' keys of a repeating action (on its whats_here row, or a ready step; the result of a
-   * fire that named no card or an unknown one lists them too).
+   * A refused fire of a repeating action that named no card or an unknown one: the cards' keys (the
+   * rows of whats_here and a journey's ready steps carry theirs, {@link PortRowDecorations}).
    */
   instances?: string[];
-  /** Where `instances` come from: the state key of `instancesFrom` (`selector`), or {@link Port.setInstances} (`mounted-window`). */
-  enumeration?: 'selector' | 'mounted-window';
-  /** The keys a `freshness` action reads that others changed since the port last fired it (on its row). */
-  staleReads?: string[];
-  /** The keys a `freshness` action writes that others changed since the port last fired it (on its row). */
-  staleWrites?: string[];
-  /** The offer of a `freshness: 'cite'` action's row: its fires cite it (`offerId` in do_action's arguments). */
-  offerId?: string;
-  /** The busy label the page set ({@link Port.setBusy}): on the action's row, and on its refusals. */
+  /** A refusal of an action the page marked busy: the label it set ({@link Port.setBusy}). */
   busy?: string;
   /** The way to the page whats_here's `routeTo` named (a graph with `routeTo: true`). */
   route?: {
@@ -925,9 +929,12 @@ export interface PortResultBase {
   };
   /** whats_here: where the person is and what happened. */
   brief?: { position: string; sinceVersion?: number; happened: string[]; note?: string };
-  /** whats_here: the actions offered here, and the journeys startable here (and the open one). */
-  actions?: PortActionRow[];
-  journeys?: { journey: string; does: string; feasible: boolean; standing: 'can-start' | 'open' | 'completed' }[];
+  /**
+   * whats_here: the actions offered here, and the journeys startable here (and the open one); an
+   * error for a missing or unknown action or journey lists their names instead.
+   */
+  actions?: PortActionRow[] | string[];
+  journeys?: PortJourneyRow[] | string[];
   /** whats_here: how many journeys are not listed (they start elsewhere), and where. */
   journeysElsewhere?: number;
   journeysElsewhereHint?: string;
@@ -943,6 +950,9 @@ export interface PortResultBase {
   /** An unknown step: the journey's steps, and the ones the name matched. */
   steps?: string[];
   candidates?: string[];
+  /** An unknown page asked for with whats_here's `routeTo`: the name given, and the graph's pages. */
+  routeTo?: string;
+  pages?: string[];
   note?: string;
   /** The page the person is on, and the app session's version, after the call. */
   youAreOn?: string;
@@ -987,6 +997,10 @@ export interface PortErrorResult extends PortResultBase {
   judgment: 'error' | 'blocked';
   reason: string;
   why: string;
+  /** `ACTION_REQUIRED`, `UNKNOWN_ACTION`: the actions offered here, by name. */
+  actions?: string[];
+  /** `JOURNEY_REQUIRED`, `UNKNOWN_JOURNEY`: the graph's journeys, by name. */
+  journeys?: string[];
 }
 
 /**
@@ -1031,6 +1045,8 @@ export interface StillPendingResult extends PortResultBase {
 export interface PlainPortResult extends PortResultBase {
   ok: true;
   judgment?: undefined;
+  actions?: PortActionRow[];
+  journeys?: PortJourneyRow[];
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage, type StreamEvent,
   type AgentwasmError, type LoadOptions, type Runtime, type Variant,
   type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk,
+  type PortActionRow,
 } from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
@@ -260,12 +261,21 @@ export async function usage(signal: AbortSignal): Promise<string> {
   ordersPort.setBusy('orders.list');
   const listed: PortResult = await ordersPort.call('orders.whats_here', { routeTo: 'orders' });
   const keys: string[] = listed.instances ?? [];
-  const how: 'selector' | 'mounted-window' | undefined = listed.enumeration;
+  // A whats_here row carries its action's cards, freshness and offer; an error lists names only.
+  const row: PortActionRow | undefined = listed.judgment === undefined ? listed.actions?.[0] : undefined;
+  const how: 'selector' | 'mounted-window' | undefined = row?.enumeration;
+  if (listed.judgment === 'error') {
+    const names: string[] | undefined = listed.actions;
+    console.log(names, listed.journeys?.join(), listed.pages);
+  }
+  // @ts-expect-error the rows' decorations are not on the result itself
+  const notTop: string = listed.offerId;
+  void notTop;
   const hops = listed.route?.hops?.map((h) => `${h.action}→${h.to}`) ?? [];
   const held: boolean | 'unevaluable' | undefined = listed.verifyHeld;
   const record: PortTransition = ordersPort.transition('orders.list.cancel#1');
   const ask: PortAsk | undefined = ordersPort.asks()[0];
-  console.log(keys, how, hops, held, listed.busy, listed.offerId, listed.staleReads, listed.pendingTransitionId, record.instance, record.verifyHeld, ask?.instance);
+  console.log(keys, how, hops, held, listed.busy, row?.offerId, row?.staleReads, row?.instancesTotal, listed.pendingTransitionId, record.instance, record.verifyHeld, ask?.instance);
   // @ts-expect-error instance keys are strings
   ordersPort.setInstances('orders.list', [1, 2]);
   // @ts-expect-error a busy label is a string

@@ -123,3 +123,31 @@ func TestTurnDeclarationsMatchSession(t *testing.T) {
 	slices.Sort(keys)
 	require.Equal(t, sortedJSONFields(session.Event{}), slices.Compact(keys), "SessionEvent's members are session.Event's")
 }
+
+// TestPortResultDeclarationsMatchServe: PortResultBase of web/agentwasm.d.ts
+// declares exactly the keys a port result is written with — the ranked keys
+// of serve/result.go's resultOrder, less one ranked but never set, plus the
+// two an UNKNOWN_PAGE error adds unranked — so a field the port writes is
+// typed, and one it never writes at a result's top level (a row's field,
+// say) is not declared there.
+func TestPortResultDeclarationsMatchServe(t *testing.T) {
+	src := readText(t, "../../../serve/result.go")
+	i := strings.Index(src, "keys := []string{")
+	require.GreaterOrEqual(t, i, 0, "serve/result.go has no resultOrder key list")
+	list := src[i:]
+	list = list[:strings.Index(list, "}")]
+	var want []string
+	for _, m := range regexp.MustCompile(`"([A-Za-z]+)"`).FindAllStringSubmatch(list, -1) {
+		switch m[1] {
+		case "howToConfirm": // ranked, but no result sets it
+		default:
+			want = append(want, m[1])
+		}
+	}
+	require.Contains(t, want, "youAreOn", "the key list was read")
+	want = append(want, "routeTo", "pages") // errorResult(ReasonUnknownPage, "routeTo", to, "pages", pages)
+	slices.Sort(want)
+	got := dtsMembers(t, readText(t, dtsPath), "PortResultBase")
+	slices.Sort(got)
+	require.Equal(t, want, got, "PortResultBase of web/agentwasm.d.ts declares the keys a port result is written with")
+}
