@@ -10,7 +10,7 @@
 #                     scripts/tinygo.sh installs TinyGo and what it needs first (once)
 #   make test         everything against the Go builds, without TinyGo: gofmt, vet, staticcheck, the size
 #                     budgets, then side by side go test -race ./... and node --test web/test, tsc on the types
-#                     and on the READMEs' snippets, the browser tests
+#                     and on the docs' snippets, the browser tests
 #   make test-tiny    everything that needs the TinyGo build (CI runs it after make test): the wazero suite and
 #                     the Node suite against the TinyGo modules, their size budget, the Go and TinyGo builds side
 #                     by side (in Node and in Chromium), and packagetest (the npm package carries both builds)
@@ -242,8 +242,8 @@ nodetest: build
 	$(NODE) --test $(NODE_TEST_FLAGS) web/test
 
 # The TypeScript declarations, checked against web/types/usage.ts; then every js and ts snippet of
-# README.md and web/package/README.md (and the declarations' @example blocks) under tsc --strict,
-# one tsc run over them all (web/types/snippets.test.mjs).
+# README.md, web/package/README.md, docs/PORT.md and docs/DEV.md (and the declarations' @example
+# blocks) under tsc --strict, one tsc run over them all (web/types/snippets.test.mjs).
 typecheck: web/node_modules/.package-lock.json
 	cd web && npx tsc -p types
 	$(NODE) --test $(NODE_TEST_FLAGS) web/types

@@ -3,7 +3,8 @@
 // another origin than the page's, the turn's error says what a CORS refusal
 // needs (--allow-origin with the page's origin); a same-origin URL, another
 // kind of failure, no page (Node) or a fetchImpl of the app's get the error
-// as it was. Here globalThis.location and globalThis.fetch stand in for a
+// as it was; the hint names the two origins only, never a path, query or
+// credentials. Here globalThis.location and globalThis.fetch stand in for a
 // browser page's.
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,3 +63,15 @@ for (const c of cases) {
     }
   });
 }
+
+test('the CORS hint names origins only: no path, query, fragment or credentials of the page or the URL', async () => {
+  const turn = await failedTurn({
+    pageUrl: 'http://127.0.0.1:5173/app/?session=page-secret#frag',
+    baseUrl: 'http://user:url-password@127.0.0.1:8080/api?key=url-secret',
+    fail: () => new TypeError('Failed to fetch'),
+  });
+  assert.equal(turn.status, 'error');
+  const hint = turn.errorMessage.slice(turn.errorMessage.indexOf('TypeError: Failed to fetch'));
+  assert.match(hint, /^TypeError: Failed to fetch \(this page, http:\/\/127\.0\.0\.1:5173, called another origin, http:\/\/127\.0\.0\.1:8080: /);
+  assert.doesNotMatch(hint, /page-secret|frag|url-password|url-secret|user:|\/app\//);
+});

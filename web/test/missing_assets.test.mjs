@@ -1,12 +1,13 @@
 // The loader alone, without the files it fetches beside itself — what a bundler that copies
 // none of them (esbuild) leaves — fails with code load_failed, and the message names the
 // build's two files, where the loader looked, and the copy step (`npx agentwasm-assets`,
-// with the variant's flag); a file the caller named (load's wasm, wasmExec) gets no such
+// with the variant's flag), and so does a default module that is not WebAssembly (a server's
+// fallback page in its place); a file the caller named (load's wasm, wasmExec) gets no such
 // advice. Runs the loader from a temporary folder, in Node (file: URLs: the same messages
 // as a browser's failed import and fetch).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,4 +61,30 @@ test('a file the caller named gets no copy advice', async () => {
     assert.doesNotMatch(err.message, /agentwasm-assets/);
     return true;
   });
+});
+
+// A server that answers a missing file with its fallback page (200, HTML) gives bytes that are
+// not a module: the same advice, after the compile error.
+test('a default module that is not WebAssembly (a fallback page) gets the copy advice too', async () => {
+  const other = await mkdtemp(path.join(tmpdir(), 'agentwasm-fallback-'));
+  try {
+    await copyFile(new URL('../agentwasm.mjs', import.meta.url), path.join(other, 'agentwasm.mjs'));
+    await copyFile(new URL('wasm_exec.js', dist), path.join(other, 'wasm_exec.js'));
+    await writeFile(path.join(other, 'agentwasm.wasm'), '<!doctype html><title>my app</title>');
+    const { load: loadOther } = await import(pathToFileURL(path.join(other, 'agentwasm.mjs')).href);
+    await assert.rejects(loadOther(), (err) => {
+      assert.equal(err.code, 'load_failed');
+      assert.match(err.message, /could not instantiate the module: CompileError/);
+      assert.ok(err.message.includes('`npx agentwasm-assets <your bundle\'s folder>`'), err.message);
+      return true;
+    });
+    // Bytes the caller gave are the caller's: no copy advice.
+    await assert.rejects(loadOther({ wasm: new TextEncoder().encode('<!doctype html>') }), (err) => {
+      assert.equal(err.code, 'load_failed');
+      assert.doesNotMatch(err.message, /agentwasm-assets/);
+      return true;
+    });
+  } finally {
+    await rm(other, { recursive: true, force: true });
+  }
 });
