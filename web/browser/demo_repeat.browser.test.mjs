@@ -6,11 +6,13 @@
 // card asks again); a basemap or a layer asked for twice says that nothing
 // changed; the words after a decline say that it was declined and nothing
 // was done; no judgment of the port (navigate-or-wait, …) reaches the words
-// a person reads; and after POST /api/demo/reset (what "New conversation"
-// calls) the demo MCP server's list-changed moment and draft conflict happen
-// again. The page is driven through stable hooks only — window.demo, the
-// suggestion chips' text, the buttons' accessible names (Approve, Decline,
-// Send), the textbox named Message — so its layout may change.
+// a person reads, in the answers or the steps' summaries; and after POST
+// /api/demo/reset (what "New conversation" calls), and again after the
+// page's New conversation button, the demo MCP server's list-changed moment
+// and draft conflict happen again. The page is driven through stable hooks
+// only — window.demo, the suggestion chips' text, the buttons' accessible
+// names (Approve, Decline, Send, New conversation), the textbox named
+// Message — so its layout may change.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -91,6 +93,10 @@ async function askToPublish() {
   return turn;
 }
 
+/** The one-line summaries of the last answer's tool calls, as the page shows them. */
+const summaries = () => page.evaluate(() => [...[...document.querySelectorAll('#log .msg.assistant')].at(-1).querySelectorAll('.tool-summary')]
+  .map((s) => s.textContent));
+
 const published = () => page.evaluate(() => window.demo.performed['review.publish'] ?? 0);
 
 /**
@@ -127,9 +133,11 @@ after(async () => {
 test('a basemap asked for twice: the second time nothing changes, and the answer says so', { skip }, async () => {
   const first = await ask('Make the map dark');
   assert.equal(first.text, 'Done: the basemap is now dark.');
+  assert.deepEqual(await summaries(), ['The basemap is now dark.']);
   const again = await ask('Make the map dark');
   assert.equal(again.status, 'completed', again.errorMessage);
   assert.equal(again.text, 'The basemap is already dark; nothing changed.');
+  assert.deepEqual(await summaries(), ['The basemap was already dark: nothing changed.'], 'the step says so too');
 });
 
 test('a layer asked for twice: the second time the draft already has it, and the answer says so', { skip }, async () => {
@@ -140,6 +148,8 @@ test('a layer asked for twice: the second time the draft already has it, and the
   assert.equal(again.status, 'completed', again.errorMessage);
   assert.deepEqual(again.toolCalls.map((c) => [c.toolName, c.ok]), [['honua_studio_add_layer', true]], 'the same draft');
   assert.match(again.text, /^Draft d-\d+ already has the schools layer, so nothing changed; it is still at generation 3\.$/);
+  const [said] = await summaries();
+  assert.match(said, /^Draft d-\d+ already has the schools layer: nothing changed \(still at generation 3\)\.$/, 'the step says so too');
 });
 
 test('declining the card: the words say it was declined and nothing was done', { skip }, async () => {
@@ -152,6 +162,10 @@ test('declining the card: the words say it was declined and nothing was done', {
   assert.equal(await published(), 0, 'nothing was published');
   const { shown } = await words();
   assert.match(shown, /Declined/, 'the log shows the person\'s answer');
+  // The step that waited, and its turn, now say the answer: nothing in the log still waits.
+  assert.equal(await page.locator('#log .tool.waiting, #log .msg.waiting').count(), 0);
+  assert.doesNotMatch(shown, /waiting for your approval/);
+  assert.match(shown, /You declined: publish the map to the public site\./);
   assert.doesNotMatch(await page.evaluate(() => document.body.innerText), /no open ask/, 'not "There was no open ask"');
 });
 
@@ -209,6 +223,21 @@ test('POST /api/demo/reset: the list-changed moment and the draft conflict happe
   assert.deepEqual(turn.toolCalls.map((c) => [c.toolName, c.ok]), [['honua_studio_create_draft', true], ['honua_studio_add_layer', true]]);
   assert.equal(turn.toolCalls[1].retriedAfterConflict, true, 'the collaborator\'s conflict again');
   await page.waitForFunction(() => window.demo.session.toolDiscovery().routed.includes('honua_studio_preview_draft'), null, { timeout: 30000 });
+});
+
+test('New conversation (the button): the server is reset, and the list-changed moment and the conflict happen again', { skip }, async () => {
+  const routed = () => page.evaluate(() => window.demo.session.toolDiscovery().routed);
+  assert.ok((await routed()).includes('honua_studio_preview_draft'), 'a draft exists: the preview tool is in the catalog');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.waitForFunction(() => window.demo.state.turns.length === 0 && !document.getElementById('new-conversation').disabled
+    && window.demo.session && !window.demo.session.toolDiscovery().routed.includes('honua_studio_preview_draft'), null, { timeout: 30000 });
+  assert.match(await page.textContent('#discovery-summary'), /^4 MCP tools routed/);
+  const turn = await ask('Add a schools layer');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  assert.deepEqual(turn.toolCalls.map((c) => c.toolName), ['honua_studio_create_draft', 'honua_studio_add_layer'], 'a new draft');
+  assert.equal(turn.toolCalls[1].retriedAfterConflict, true, 'the collaborator\'s conflict again');
+  await page.waitForFunction(() => document.getElementById('discovery-summary').textContent.startsWith('5 MCP tools routed'), null, { timeout: 30000 });
+  assert.ok((await routed()).includes('honua_studio_preview_draft'), 'the list-changed moment again');
 });
 
 test('no console errors, page errors or failed HTTP requests', { skip }, () => {

@@ -22,7 +22,7 @@ const el = (tag, className, text) => {
 };
 
 /** What the page shows about the conversation; the test reads it too. */
-const state = { busy: false, controller: null, running: null, turns: [], current: null, pending: [], revoked: [] };
+const state = { busy: false, controller: null, running: null, turns: [], current: null, pending: [], revoked: [], generations: new Map() };
 window.demo = { state, ready: false };
 
 const runtime = await load();
@@ -251,6 +251,7 @@ function onToolResult(cur, record) {
   card.root.classList.remove('pending');
   card.root.classList.add(waiting ? 'waiting' : record.ok ? 'ok' : 'failed', `plane-${plane}`);
   card.root.dataset.plane = plane;
+  if (waiting && typeof data.askId === 'string') card.root.dataset.ask = data.askId; // the card's answer updates it
   card.plane.textContent = { page: 'page', port: 'app port', mcp: 'MCP', unknown: 'unknown' }[plane];
   const notes = [waiting ? 'waiting for your approval' : record.ok ? 'ok' : `failed${record.errorCode ? ` (${record.errorCode})` : ''}`, `${ms} ms`];
   if (record.retriedAfterConflict) notes.push('retried after a draft conflict');
@@ -286,9 +287,18 @@ function summarize(record, plane, content, args) {
   if (!content) return record.content ? firstLine(record.content) : 'Done.';
   if (content.status && content.status !== 'ok' && content.deniedReason) return content.deniedReason;
   if (plane === 'port' && content.data && typeof content.data === 'object') return portSummary(content.data);
+  if (record.toolName === basemapTool.name && typeof content.data?.basemap === 'string') {
+    return content.data.changed === false ? `The basemap was already ${content.data.basemap}: nothing changed.`
+      : `The basemap is now ${content.data.basemap}.`;
+  }
   if (content.draft?.draftId) {
-    const what = typeof args?.layer === 'string' ? `Added the ${args.layer} layer: ` : '';
-    return `${what}${what ? 'draft' : 'Draft'} ${content.draft.draftId} is now at generation ${content.draft.generation}.`;
+    // The server moves a draft to its next generation on every change: an edit that leaves it where it was changed nothing.
+    const { draftId, generation } = content.draft;
+    const before = state.generations.get(draftId);
+    state.generations.set(draftId, generation);
+    const layer = typeof args?.layer === 'string' ? args.layer : null;
+    if (layer && before === generation) return `Draft ${draftId} already has the ${layer} layer: nothing changed (still at generation ${generation}).`;
+    return `${layer ? `Added the ${layer} layer: draft` : 'Draft'} ${draftId} is now at generation ${generation}.`;
   }
   if (content.result !== undefined) return mcpText(content.result);
   if (content.data !== undefined) return plainFacts(content.data);
@@ -570,8 +580,30 @@ function answer(ask, approved) {
   const note = el('div', `msg note ${approved ? 'approved' : 'declined'}`);
   note.append(el('div', 'who', 'You'), el('div', 'body', `${approved ? 'Approved' : 'Declined'}: ${askText(ask)}`));
   const resolution = approved ? { approve: [ask.askId] } : { decline: [ask.askId] };
+  markAnswered(ask, approved);
   runTurn(note, (signal) => session.resume(resolution, { signal }));
   focusNextCardOrComposer();
+}
+
+/**
+ * The step that waited for this ask, and its turn, say the person's answer instead of "waiting for your approval"
+ * (the turn's footer once none of its steps waits any more).
+ */
+function markAnswered(ask, approved) {
+  for (const tool of document.querySelectorAll('#log .tool.waiting')) {
+    if (tool.dataset.ask !== ask.askId) continue;
+    tool.classList.replace('waiting', approved ? 'ok' : 'declined');
+    const outcome = tool.querySelector('.outcome');
+    outcome.textContent = outcome.textContent.replace('waiting for your approval', approved ? 'you approved' : 'you declined');
+    tool.querySelector('.tool-summary').textContent = `${approved ? 'You approved' : 'You declined'}: ${lower(askText(ask))}.`;
+    const turn = tool.closest('.msg');
+    if (turn && !turn.querySelector('.tool.waiting')) {
+      turn.classList.remove('waiting');
+      const footer = turn.querySelector('.turn-footer');
+      footer.classList.remove('waiting');
+      footer.textContent = footer.textContent.replace('waiting for your approval', approved ? 'you approved' : 'you declined');
+    }
+  }
 }
 
 // ---- the app panel ----
@@ -807,7 +839,7 @@ async function newConversation() {
     session = null; // the old session's events are not this conversation's
     try { oldSession.close(); } catch { /* closed already */ }
     try { oldPort.close(); } catch { /* closed already */ }
-    Object.assign(state, { turns: [], current: null, pending: [], revoked: [] });
+    Object.assign(state, { turns: [], current: null, pending: [], revoked: [], generations: new Map() });
     $('log').replaceChildren();
     $('cards').replaceChildren();
     const serverNote = await resetServer();
