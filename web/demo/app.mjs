@@ -296,7 +296,7 @@ function summarize(record, plane, content, args) {
     const { draftId, generation } = content.draft;
     const before = state.generations.get(draftId);
     state.generations.set(draftId, generation);
-    const layer = typeof args?.layer === 'string' ? args.layer : null;
+    const layer = record.toolName === 'honua_studio_add_layer' && typeof args?.layer === 'string' ? args.layer : null; // set_layer_style names one too
     if (layer && before === generation) return `Draft ${draftId} already has the ${layer} layer: nothing changed (still at generation ${generation}).`;
     return `${layer ? `Added the ${layer} layer: draft` : 'Draft'} ${draftId} is now at generation ${generation}.`;
   }
