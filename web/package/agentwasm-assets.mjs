@@ -12,9 +12,12 @@
 //   npx agentwasm-assets www --variant go --variant tiny   # both builds' files
 //
 // It prints one line per file copied, and exits 2 for a bad argument, 1 when a
-// file cannot be copied, saying why.
+// file cannot be copied, saying why. Each file is written beside its place
+// and renamed into it: a file already there is replaced whole, and a link
+// already there is replaced, never written through to where it points.
 
-import { copyFile, mkdir } from 'node:fs/promises';
+import { constants, copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -76,12 +79,26 @@ function parseArgs(args) {
  * @param {string[]} files
  */
 async function copyAssets(outDir, files, from = path.dirname(fileURLToPath(import.meta.url))) {
-  await mkdir(outDir, { recursive: true });
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (err) {
+    const e = new Error(`agentwasm-assets: cannot make the folder ${outDir}: ${err.message} (name a folder, or where one can be made)`);
+    e.code = 'copy_failed';
+    throw e;
+  }
   const written = [];
   for (const file of files) {
     const to = path.join(outDir, file);
+    // A name of this run's own beside the file, renamed over it once complete.
+    const part = path.join(outDir, `.${file}.${randomBytes(6).toString('hex')}.part`);
     try {
-      await copyFile(path.join(from, file), to);
+      await copyFile(path.join(from, file), part, constants.COPYFILE_EXCL);
+      try {
+        await rename(part, to);
+      } catch (err) {
+        await rm(part, { force: true });
+        throw err;
+      }
     } catch (err) {
       const e = new Error(`agentwasm-assets: cannot copy ${file} from ${from} to ${outDir}: ${err.message}`);
       e.code = 'copy_failed';

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expectedExports, expectedFiles, packAndInstall, root, tinyBuilt, tinyShipped } from './fixture/pack.mjs';
@@ -173,7 +173,8 @@ export const status: string = turn.status;
 });
 
 // The package's command: npx agentwasm-assets <outdir> copies the files the loader fetches at run
-// time, for bundlers that copy none (esbuild): each build's pair, and only what was asked for.
+// time, for bundlers that copy none (esbuild): each build's pair, and only what was asked for;
+// hostile arguments are refused, and a link under an asset's name is replaced, not written through.
 test('npx agentwasm-assets copies each build\'s run-time files, and refuses bad arguments', async () => {
   const manifest = JSON.parse(await readFile(path.join(pkg.installed, 'package.json'), 'utf8'));
   assert.deepEqual(manifest.bin, { 'agentwasm-assets': './agentwasm-assets.mjs' });
@@ -200,9 +201,29 @@ test('npx agentwasm-assets copies each build\'s run-time files, and refuses bad 
     [['out', '--variant', 'wasm'], /--variant takes go, session, tiny or all, not "wasm"/],
     [['out', 'other'], /one folder only/],
     [['out', '--force'], /unknown flag --force/],
+    // A variant is one of the names, never a path or an object's inherited key.
+    [['out', '--variant', '../agentwasm'], /--variant takes go, session, tiny or all, not "\.\.\/agentwasm"/],
+    [['out', '--variant', '__proto__'], /not "__proto__"/],
+    [['out', '--variant=toString'], /not "toString"/],
   ]) {
     // The command itself (npx found it above): a child Node is quicker than npx for the refusals.
     await assert.rejects(run(process.execPath, [path.join(pkg.installed, 'agentwasm-assets.mjs'), ...args], { cwd: pkg.app }),
       (err) => err.code === 2 && message.test(err.stderr) && /usage: agentwasm-assets/.test(err.stderr), args.join(' '));
   }
+  const command = path.join(pkg.installed, 'agentwasm-assets.mjs');
+  // A file where the folder should be: exit 1, saying so, and the file is left as it was.
+  await writeFile(path.join(pkg.app, 'not-a-folder'), 'mine');
+  await assert.rejects(run(process.execPath, [command, 'not-a-folder'], { cwd: pkg.app }),
+    (err) => err.code === 1 && /cannot make the folder not-a-folder: .*name a folder/.test(err.stderr), 'a file as the folder');
+  assert.equal(await readFile(path.join(pkg.app, 'not-a-folder'), 'utf8'), 'mine');
+  // A link already in the folder under an asset's name is replaced by the file, never written
+  // through: what it points at is left as it was.
+  await writeFile(path.join(pkg.app, 'elsewhere.txt'), 'keep me');
+  await mkdir(path.join(pkg.app, 'out-link'));
+  await symlink(path.join(pkg.app, 'elsewhere.txt'), path.join(pkg.app, 'out-link', 'agentwasm.wasm'));
+  await run(process.execPath, [command, 'out-link'], { cwd: pkg.app });
+  assert.equal(await readFile(path.join(pkg.app, 'elsewhere.txt'), 'utf8'), 'keep me');
+  assert.ok((await lstat(path.join(pkg.app, 'out-link', 'agentwasm.wasm'))).isFile(), 'the link was replaced by a file');
+  assert.deepEqual(await readFile(path.join(pkg.app, 'out-link', 'agentwasm.wasm')), await readFile(path.join(pkg.installed, 'agentwasm.wasm')));
+  assert.deepEqual((await readdir(path.join(pkg.app, 'out-link'))).sort(), ['agentwasm.wasm', 'wasm_exec.js'], 'no partial file is left');
 });
