@@ -936,7 +936,7 @@ function crossOriginHint(err, url) {
   if (target === page) return err;
   return new TypeError(`${err.message} (this page, ${page}, called another origin, ${target}: if that server is running, ` +
     `most likely the browser refused its answer: the server does not allow this page's origin (CORS). With agentwasm dev, start it with ` +
-    `--allow-origin ${page} (make run ALLOW_ORIGIN=${page}), serve the page from it with -web, or proxy /api ` +
+    `--allow-origin ${page} (make run ALLOW_ORIGIN=${page}), serve the page from it with --web, or proxy /api ` +
     'through your own dev server)', { cause: err });
 }
 
