@@ -924,7 +924,8 @@ export interface PortResultBase {
   doneSteps?: string[];
   /** whats_here: the recent fires and the caller's open asks. */
   facts?: {
-    fires: Record<string, unknown>[];
+    /** One fire or report: its transition, the action, who made it, where it stands, and a refusal's error. */
+    fires: { transition: string; did: string; by: Principal; effectStatus: 'pending' | 'performed' | 'refused'; error?: string }[];
     asks?: { ask: string; action: string; state: PortAsk['state'] }[];
   };
   /** whats_here: where the person is and what happened. */
