@@ -477,7 +477,7 @@ func TestChatWasmMatchesNative(t *testing.T) {
 // dispatch record (tool set).
 type printerEvent struct {
 	typ, text, id, argsDelta, args string
-	tool                               *chatDispatch
+	tool                           *chatDispatch
 }
 
 // TestChatPrinterRounds checks the plain output: one round's text never
