@@ -61,9 +61,6 @@ func (p *chatPrinter) stream(typ, text, toolCallID, argsDelta string, args []byt
 	}
 }
 
-// text writes one text delta and flushes it.
-func (p *chatPrinter) text(s string) { p.stream(session.EventTextDelta, s, "", "", nil) }
-
 // planeLabel names a dispatch record's plane as the demo page does: MCP
 // for a tool discovered on the MCP server, page for the session's own
 // (runtime) tools; the CLI's session has no serving port, so no call is
