@@ -6,8 +6,11 @@
 // tools — and no request of a completed turn may fail or be aborted, as
 // playwright's requestfailed and the DevTools protocol's
 // Network.loadingFailed report them (DevTools shows such a request as
-// net::ERR_ABORTED). Stop still aborts: a turn stopped mid-stream shows its
-// chat request as aborted.
+// net::ERR_ABORTED; Chromium did so for about a third of the demo's chat
+// requests while the dev server sent them with Cache-Control: no-store,
+// which it reports as aborted for an answer read through a stream, even to
+// its end). Stop still aborts: a turn stopped mid-stream shows its chat
+// request as aborted.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
