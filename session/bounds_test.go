@@ -569,3 +569,76 @@ func TestBoundOptionsValidation(t *testing.T) {
 		})
 	}
 }
+
+// afterStopStream is an answer — message_start, text, message_stop — and
+// then, forever, tail: a proxy that keeps sending past the end of its
+// answer. It counts the bytes read after message_stop, and whether it was
+// closed.
+type afterStopStream struct {
+	head   *strings.Reader
+	tail   string
+	at     int
+	after  atomic.Int64
+	closed atomic.Bool
+}
+
+func (s *afterStopStream) Read(p []byte) (int, error) {
+	if s.head.Len() > 0 {
+		return s.head.Read(p)
+	}
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], s.tail[s.at:])
+		n += c
+		s.at = (s.at + c) % len(s.tail)
+	}
+	s.after.Add(int64(n))
+	return n, nil
+}
+
+func (s *afterStopStream) Close() error {
+	s.closed.Store(true)
+	return nil
+}
+
+// TestReadingAfterMessageStopIsBounded: after message_stop the session reads
+// on towards the stream's end (a proxy's stream that ends there completes
+// its request instead of being aborted), but a stream that keeps sending —
+// comments, unknown events, text — is read for at most 64 KiB more, then
+// closed; the answer ends there as complete, whatever the clock says.
+func TestReadingAfterMessageStopIsBounded(t *testing.T) {
+	const budget = 64 << 10 // session's maxBytesAfterStop
+	cases := []struct {
+		name, tail string
+		text       string // the answer's text: text after message_stop is still applied, within the bound
+	}{
+		{"comments", ": keep-alive\n\n", "All done."},
+		{"unknown events", "event: ping\ndata: {}\n\n", "All done."},
+		{"text", fakeproxy.Frame("text_delta", `{"text":"!"}`), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := &afterStopStream{head: strings.NewReader(fakeproxy.TextStream("All ", "done.")), tail: tc.tail}
+			clock := newManualClock() // never advanced: only the byte bound can end the reading
+			s := newSession(t, "https://studio.test/api", func(o *session.Options) {
+				o.DisableToolDiscovery = true
+				o.Clock = clock
+				o.Fetcher = bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
+					return &bridge.Response{Status: 200, Header: bridge.Header{}, Body: body}, nil
+				})
+			})
+			turns := turnAsync(s, "hi")
+			turn := waitTurn(t, turns)
+			assert.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
+			if tc.text != "" {
+				assert.Equal(t, tc.text, turn.Text)
+			} else {
+				assert.True(t, strings.HasPrefix(turn.Text, "All done.!"), "text after message_stop is applied: %.40q", turn.Text)
+			}
+			read := body.after.Load()
+			assert.GreaterOrEqual(t, read, int64(budget), "it read on after message_stop")
+			assert.LessOrEqual(t, read, int64(budget), "and not past the bound")
+			assert.True(t, body.closed.Load(), "the stream was closed")
+		})
+	}
+}

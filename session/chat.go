@@ -299,6 +299,9 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 		case EventTextDelta, EventToolCallStart, EventToolCallDelta, EventToolCallStop:
 			started = true
 		case EventMessageStop:
+			if sc, ok := stream.(stopCounter); ok && !stopped {
+				sc.stopped() // read on to the end, but boundedly: the request then completes, not aborted
+			}
 			stopped = true
 			t.turn.StopReason, r.stopReason = ev.StopReason, ev.StopReason
 			addStop(&r.usage, ev)

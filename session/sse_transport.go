@@ -78,7 +78,46 @@ func (t sseTransport) Stream(ctx context.Context, req *ChatRequest) (EventStream
 		return nil, &errTransport{msg: "Studio AI proxy responded " + strconv.Itoa(resp.Status) + " for the chat request."}
 	}
 	b := g.watch(resp.Body, true)
-	return &sseStream{body: b, r: bridge.NewSSEReader(b, o.MaxFrameBytes), ctx: ctx, guard: g, timeout: t.timeout}, nil
+	tail := &tailBudget{r: b, left: -1}
+	return &sseStream{body: b, tail: tail, r: bridge.NewSSEReader(tail, o.MaxFrameBytes), ctx: ctx, guard: g, timeout: t.timeout}, nil
+}
+
+// maxBytesAfterStop (64 KiB) bounds what the session reads of a chat stream after its
+// message_stop: a proxy ends the answer there, and the session reads on to
+// the stream's end so that the request completes rather than being aborted.
+// A stream that goes on past this many more bytes is closed (the request
+// aborted) and the answer ends there, as complete, as when it goes silent.
+const maxBytesAfterStop = 64 << 10
+
+// errPastStop is the read error of a stream past maxBytesAfterStop.
+var errPastStop = errors.New("the stream went on past its message_stop")
+
+// tailBudget counts the bytes read after the answer's message_stop (from
+// the call of stop), and fails a read past maxBytesAfterStop.
+type tailBudget struct {
+	r    io.Reader
+	left int // bytes still allowed; -1 before stop
+}
+
+// stop starts the count.
+func (t *tailBudget) stop() {
+	if t.left < 0 {
+		t.left = maxBytesAfterStop
+	}
+}
+
+func (t *tailBudget) Read(p []byte) (int, error) {
+	if t.left == 0 {
+		return 0, errPastStop
+	}
+	if t.left > 0 && len(p) > t.left {
+		p = p[:t.left]
+	}
+	n, err := t.r.Read(p)
+	if t.left > 0 {
+		t.left -= n
+	}
+	return n, err
 }
 
 // timeout is the error of a chat stream whose guard fired.
@@ -163,6 +202,7 @@ func unwrapFetch(err error) error {
 // sseStream reads one answer's events.
 type sseStream struct {
 	body    io.Closer
+	tail    *tailBudget
 	r       *bridge.SSEReader
 	done    bool
 	ctx     context.Context // the caller's: its end is a cancellation, not a timeout
@@ -183,6 +223,9 @@ func (st *sseStream) Next() (StreamEvent, error) {
 		if err != nil {
 			if st.ctx.Err() == nil && st.guard.timedOut() != notFired {
 				return StreamEvent{}, st.timeout(st.guard)
+			}
+			if errors.Is(err, errPastStop) {
+				return StreamEvent{}, io.EOF // the answer ends at the bound; Close aborts the rest
 			}
 			if errors.Is(err, bridge.ErrFrameTooLarge) {
 				return StreamEvent{}, &errTransport{msg: "The Studio AI proxy sent an event larger than the frame bound: " + err.Error()}
@@ -211,6 +254,14 @@ func (st *sseStream) Next() (StreamEvent, error) {
 }
 
 func (st *sseStream) Close() error { return st.body.Close() }
+
+// stopped says the answer's message_stop arrived: from now on at most
+// maxBytesAfterStop more bytes are read.
+func (st *sseStream) stopped() { st.tail.stop() }
+
+// stopCounter is an EventStream that bounds what it reads after the
+// answer's message_stop (the default transport's sseStream).
+type stopCounter interface{ stopped() }
 
 // decodeEvent parses one frame's data as the event typ (the SSE event name
 // is the authority over any type in the JSON).

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 	"github.com/agentwasm/agentwasm/wazerotest"
 )
@@ -44,10 +46,15 @@ the tools the model calls and loops until the model answers. The default
 --base-url is where ` + "`agentwasm dev`" + ` serves its proxy: start that first.
 Flags may come before or after TEXT; "--" ends them.
 
-Output: the text as it streams and one "[tool] …" line per tool call on
-stdout, then how the turn ended on stderr. With --json, only the finished
-turn as one JSON object (status, text, toolCalls, stopReason, errorMessage,
-errorCode, rounds — the field names of the JavaScript Turn, without events).
+Output: the text as it streams, each round's text on lines of its own, and
+one "[tool] …" line per tool call — its name, its arguments, its plane as
+the demo page names it (MCP for a tool discovered on the MCP server, page
+for the session's own tools) and its outcome — on stdout, then how the turn
+ended on stderr. With --json, only the finished turn as one JSON object: the
+Turn of the JavaScript API, exactly as the module writes it (status, text,
+toolCalls, events — which carry each call's arguments —, stopReason,
+errorMessage, errorCode, rounds, usage, pendingApprovals), natively and with
+--wasm alike.
 
 Exit status: 0 when the turn completed; 1 when it ended in error, was
 refused or cancelled (Ctrl-C, --timeout), or the proxy or the module could
@@ -115,10 +122,13 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if o.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(turn); err != nil {
+		var out bytes.Buffer
+		if err := json.Indent(&out, turn.JSON, "", "  "); err != nil {
+			fmt.Fprintln(stderr, "agentwasm chat: the turn is not JSON:", err)
+			return 1
+		}
+		out.WriteByte('\n')
+		if _, err := stdout.Write(out.Bytes()); err != nil {
 			fmt.Fprintln(stderr, "agentwasm chat: writing the turn:", err)
 			return 1
 		}
@@ -127,7 +137,7 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 	}
 	if turn.Status == string(session.StatusCompleted) {
 		if !o.JSON {
-			fmt.Fprintf(stderr, "agentwasm chat: completed (%s, %s)\n", plural(turn.Rounds, "round"), plural(len(turn.ToolCalls), "tool call"))
+			fmt.Fprintf(stderr, "agentwasm chat: completed (%s, %s)\n", plural(turn.Rounds, "round"), plural(turn.ToolCalls, "tool call"))
 		}
 		return 0
 	}
@@ -165,7 +175,7 @@ func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code
 	fs := flag.NewFlagSet("agentwasm chat", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.BaseURL, "base-url", defaultChatBaseURL, "the Studio API base URL of the proxy (chat at {base-url}/v1/studio/ai/chat, MCP at {base-url}/mcp)")
-	fs.BoolVar(&o.JSON, "json", false, "print only the finished turn, as one indented JSON object")
+	fs.BoolVar(&o.JSON, "json", false, "print only the finished turn, as one indented JSON object (the JavaScript API's Turn)")
 	fs.BoolVar(&o.Wasm, "wasm", false, "run the turn in the wasip1 module under wazero instead of natively")
 	fs.StringVar(&o.Model, "model", "", "the model to ask the proxy for; empty: the proxy's default")
 	fs.DurationVar(&o.Timeout, "timeout", defaultChatTimeout, "how long the whole turn may take (not counting the module's first build)")
@@ -262,8 +272,8 @@ func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter) (chatTurn
 	if p != nil {
 		opts.OnEvent = func(ev session.Event) {
 			switch {
-			case ev.Type == session.EventTypeChat && ev.Chat != nil && ev.Chat.Type == session.EventTextDelta:
-				p.text(ev.Chat.Text)
+			case ev.Type == session.EventTypeChat && ev.Chat != nil:
+				p.stream(ev.Chat.Type, ev.Chat.Text, ev.Chat.ToolCallID, ev.Chat.ToolArgumentsDelta, ev.Chat.ToolArguments)
 			case ev.Type == session.EventTypeToolResult && ev.Result != nil:
 				p.tool(dispatchFromSession(*ev.Result))
 			case ev.Type == session.EventTypeToolDiscovery && ev.Discovery != nil && ctx.Err() == nil:
@@ -276,7 +286,14 @@ func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter) (chatTurn
 		return chatTurn{}, fmt.Errorf("creating the session: %w", err)
 	}
 	defer s.Close()
-	return turnFromSession(s.Chat(ctx, o.Text)), nil
+	t := s.Chat(ctx, o.Text)
+	// The module's own encoder (wasm/internal/command writes a turn with it).
+	b, err := wire.Marshal(t)
+	if err != nil {
+		return chatTurn{}, fmt.Errorf("encoding the turn: %w", err)
+	}
+	return chatTurn{Status: string(t.Status), ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds,
+		ToolCalls: len(t.ToolCalls), JSON: b}, nil
 }
 
 // chatWasm runs the turn in the wasip1 module under wazero, its fetches
@@ -294,8 +311,8 @@ func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.W
 	if p != nil {
 		wopts.OnEvent = func(_ int, ev wazerotest.Event) {
 			switch {
-			case ev.Type == "chat" && ev.Event != nil && ev.Event.Type == session.EventTextDelta:
-				p.text(ev.Event.Text)
+			case ev.Type == "chat" && ev.Event != nil:
+				p.stream(ev.Event.Type, ev.Event.Text, ev.Event.ToolCallID, ev.Event.ToolArgumentsDelta, ev.Event.ToolArguments)
 			case ev.Type == "toolResult" && ev.Result != nil:
 				p.tool(*ev.Result)
 			case ev.Type == "toolDiscovery" && ev.Report != nil && ctx.Err() == nil:
@@ -329,14 +346,32 @@ func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.W
 
 	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
 	defer cancel()
-	r, err = inst.Do(ctx, map[string]any{"op": "session.chat", "session": id, "text": o.Text})
+	cmd, err := json.Marshal(map[string]any{"op": "session.chat", "session": id, "text": o.Text})
 	if err != nil {
 		return chatTurn{}, err
 	}
-	if !r.OK || r.Turn == nil {
-		return chatTurn{}, fmt.Errorf("the module did not run the turn: %s", moduleError(r))
+	out, err := inst.Call(ctx, cmd)
+	if err != nil {
+		return chatTurn{}, err
 	}
-	return turnFromModule(*r.Turn), nil
+	// The turn member as the module wrote it, and what the summary needs.
+	var reply struct {
+		OK    bool                  `json:"ok"`
+		Turn  json.RawMessage       `json:"turn"`
+		Error *wazerotest.ErrorBody `json:"error"`
+	}
+	if err := json.Unmarshal(out, &reply); err != nil {
+		return chatTurn{}, fmt.Errorf("the module's reply is not JSON: %v", err)
+	}
+	if !reply.OK || len(reply.Turn) == 0 || string(reply.Turn) == "null" {
+		return chatTurn{}, fmt.Errorf("the module did not run the turn: %s", moduleError(wazerotest.Reply{Error: reply.Error}))
+	}
+	var t wazerotest.Turn
+	if err := json.Unmarshal(reply.Turn, &t); err != nil {
+		return chatTurn{}, fmt.Errorf("the module's turn is not a Turn: %v", err)
+	}
+	return chatTurn{Status: t.Status, ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds,
+		ToolCalls: len(t.ToolCalls), JSON: reply.Turn}, nil
 }
 
 // prepareModule finds or builds the wasip1 module, saying so on stderr when
@@ -372,31 +407,22 @@ func moduleError(r wazerotest.Reply) string {
 	return r.Error.Code + ": " + r.Error.Message
 }
 
-// chatTurn is the finished turn as --json prints it: the JavaScript Turn's
-// field names, without the raw events (their latencies differ per run).
+// chatTurn is a finished turn: what the exit status and the closing line
+// need, and the turn as the module's encoder writes it (the JavaScript
+// API's Turn), which --json prints.
 type chatTurn struct {
-	Status       string         `json:"status"`
-	Text         string         `json:"text"`
-	ToolCalls    []chatDispatch `json:"toolCalls"`
-	StopReason   string         `json:"stopReason,omitempty"`
-	ErrorMessage string         `json:"errorMessage,omitempty"`
-	ErrorCode    string         `json:"errorCode,omitempty"`
-	Rounds       int            `json:"rounds"`
+	Status       string
+	ErrorMessage string
+	ErrorCode    string
+	Rounds       int
+	ToolCalls    int    // how many
+	JSON         []byte // the whole turn
 }
 
-// chatDispatch is one tool call of a chatTurn: the module's dispatch record
-// (the JavaScript DispatchRecord), which native records are converted to.
+// chatDispatch is one tool call as the printer shows it: the module's
+// dispatch record (the JavaScript DispatchRecord), which native records
+// are converted to.
 type chatDispatch = wazerotest.DispatchRecord
-
-// turnFromSession converts a native turn.
-func turnFromSession(t session.Turn) chatTurn {
-	out := chatTurn{Status: string(t.Status), Text: t.Text, ToolCalls: []chatDispatch{}, StopReason: t.StopReason,
-		ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds}
-	for _, d := range t.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, dispatchFromSession(d))
-	}
-	return out
-}
 
 // dispatchFromSession converts a native dispatch record.
 func dispatchFromSession(d session.DispatchRecord) chatDispatch {
@@ -404,16 +430,6 @@ func dispatchFromSession(d session.DispatchRecord) chatDispatch {
 		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Content: d.Content, RetriedAfterConflict: d.RetriedAfterConflict}
 	if d.Draft != nil {
 		out.Draft = &wazerotest.Draft{DraftID: d.Draft.DraftID, Generation: d.Draft.Generation}
-	}
-	return out
-}
-
-// turnFromModule converts the module's turn record.
-func turnFromModule(t wazerotest.Turn) chatTurn {
-	out := chatTurn{Status: t.Status, Text: t.Text, ToolCalls: t.ToolCalls, StopReason: t.StopReason,
-		ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds}
-	if out.ToolCalls == nil {
-		out.ToolCalls = []chatDispatch{}
 	}
 	return out
 }

@@ -1,38 +1,92 @@
-// The terminal printer of agentwasm chat: text as it streams, one line per
-// tool call, excerpts of results.
+// The terminal printer of agentwasm chat: text as it streams, each round's
+// text on lines of its own, one line per tool call with its arguments,
+// excerpts of results.
 
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/agentwasm/agentwasm/session"
 )
 
 // chatPrinter writes a turn to a terminal as it happens. Events can come
 // from the discovery pass's goroutine too, so it locks.
 type chatPrinter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	midLine bool // the last write did not end a line
+	mu       sync.Mutex
+	w        io.Writer
+	midLine  bool              // the last write did not end a line
+	rounds   int               // messageStart events seen: the model rounds begun
+	newRound bool              // a round began and has written no text yet
+	args     map[string]string // a call's arguments by tool call id, until its result is printed
 }
 
-// text writes one text delta and flushes it.
-func (p *chatPrinter) text(s string) {
-	if s == "" {
-		return
-	}
+// stream takes one streamed event of the chat: a round's start, a text
+// delta, or a tool call's arguments (the fragments of its toolCallDelta
+// events, or its toolCallStop's parsed arguments, which win).
+func (p *chatPrinter) stream(typ, text, toolCallID, argsDelta string, args []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.write(s)
+	switch typ {
+	case session.EventMessageStart:
+		p.rounds++
+		p.newRound = p.rounds > 1
+	case session.EventTextDelta:
+		if text == "" {
+			return
+		}
+		if p.newRound && p.midLine {
+			p.write("\n") // the last round's text ends its line: rounds never run together
+		}
+		p.newRound = false
+		p.write(text)
+	case session.EventToolCallDelta, session.EventToolCallStop:
+		if toolCallID == "" {
+			return
+		}
+		if p.args == nil {
+			p.args = map[string]string{}
+		}
+		if typ == session.EventToolCallDelta {
+			p.args[toolCallID] += argsDelta
+		} else if len(args) > 0 {
+			p.args[toolCallID] = string(args)
+		}
+	}
 }
 
-// tool writes one tool call on its own line.
+// planeLabel names a dispatch record's plane as the demo page does: MCP
+// for a tool discovered on the MCP server, page for the session's own
+// (runtime) tools; the CLI's session has no serving port, so no call is
+// the page's "app port".
+func planeLabel(plane string) string {
+	switch plane {
+	case string(session.PlaneComposition):
+		return "MCP"
+	case string(session.PlaneRuntime):
+		return "page"
+	}
+	return plane
+}
+
+// tool writes one tool call on its own line: its name, its arguments
+// (shortened when long), its plane and its outcome.
 func (p *chatPrinter) tool(d chatDispatch) {
+	p.mu.Lock()
+	args, ok := p.args[d.ToolCallID]
+	delete(p.args, d.ToolCallID)
+	p.mu.Unlock()
+	if args = compactJSON([]byte(args)); !ok || args == "" {
+		args = "{}"
+	}
 	var b strings.Builder
-	b.WriteString("[tool] " + d.ToolName + " (" + d.Plane + ") ")
+	b.WriteString("[tool] " + d.ToolName + " " + excerpt(args, excerptRunes) + " (" + planeLabel(d.Plane) + ") ")
 	if d.OK {
 		b.WriteString("ok")
 	} else {
@@ -88,6 +142,16 @@ func (p *chatPrinter) write(s string) {
 	if f, ok := p.w.(interface{ Flush() error }); ok {
 		_ = f.Flush()
 	}
+}
+
+// compactJSON returns JSON text without insignificant white space, or the
+// text as it is when it is not JSON.
+func compactJSON(b []byte) string {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return string(b)
+	}
+	return out.String()
 }
 
 // excerpt returns s on one line, cut to at most n runes.

@@ -13,10 +13,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentwasm/agentwasm/wazerotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,24 +47,23 @@ func runArgs(args ...string) chatRun {
 	return chatRun{code: code, stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
 }
 
-// decodeTurn decodes a --json output.
-func decodeTurn(t *testing.T, r chatRun) chatTurn {
+// decodeTurn decodes a --json output: the JavaScript API's Turn.
+func decodeTurn(t *testing.T, r chatRun) wazerotest.Turn {
 	t.Helper()
-	var turn chatTurn
+	var turn wazerotest.Turn
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &turn), "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 	return turn
 }
 
-// canonical re-encodes a --json output, so two outputs compare as bytes.
-func canonical(t *testing.T, r chatRun) string {
-	t.Helper()
-	b, err := json.MarshalIndent(decodeTurn(t, r), "", "  ")
-	require.NoError(t, err)
-	return string(b)
-}
+// latencyLine matches the timing member of an indented --json output, the
+// one thing that differs between two runs of the same turn.
+var latencyLine = regexp.MustCompile(`(?m)^ *"latencyMs": [0-9.e+-]+,?\n`)
+
+// untimed returns a --json output without its timing members.
+func untimed(r chatRun) string { return latencyLine.ReplaceAllString(r.stdout, "") }
 
 // assertSchoolsTurn checks the turn of "add a schools layer".
-func assertSchoolsTurn(t *testing.T, turn chatTurn) {
+func assertSchoolsTurn(t *testing.T, turn wazerotest.Turn) {
 	t.Helper()
 	assert.Equal(t, "completed", turn.Status, turn.ErrorMessage)
 	assert.Equal(t, "endTurn", turn.StopReason)
@@ -84,6 +85,27 @@ func assertSchoolsTurn(t *testing.T, turn chatTurn) {
 		assert.NotEmpty(t, add.Draft.DraftID)
 		assert.Contains(t, turn.Text, add.Draft.DraftID)
 	}
+	assert.Equal(t, map[string]string{turn.ToolCalls[0].ToolCallID: `{"title":"Demo map"}`, add.ToolCallID: `{"layer":"schools"}`},
+		callArguments(turn), "each call's arguments, in its toolCallStop event")
+	if assert.NotNil(t, turn.Usage, "the scripted model reports tokens") {
+		assert.Positive(t, turn.Usage.InputTokens)
+		assert.Positive(t, turn.Usage.OutputTokens)
+	}
+}
+
+// callArguments returns the arguments of each tool call of turn, from its
+// toolCallStop events.
+func callArguments(turn wazerotest.Turn) map[string]string {
+	out := map[string]string{}
+	for _, e := range turn.Events {
+		if e.Type == "toolCallStop" {
+			var b bytes.Buffer
+			if json.Compact(&b, e.ToolArguments) == nil {
+				out[e.ToolCallID] = b.String()
+			}
+		}
+	}
+	return out
 }
 
 func TestChatJSON(t *testing.T) {
@@ -93,19 +115,94 @@ func TestChatJSON(t *testing.T) {
 	assert.Empty(t, r.stderr)
 	assertSchoolsTurn(t, decodeTurn(t, r))
 
-	// The field names of the JavaScript Turn and DispatchRecord, and no events.
+	// The field names of the JavaScript Turn and DispatchRecord, events and
+	// usage included (the turn as the module writes it).
 	var raw map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &raw))
-	for _, k := range []string{"status", "text", "toolCalls", "stopReason", "rounds"} {
+	for _, k := range []string{"status", "text", "toolCalls", "events", "stopReason", "rounds", "usage"} {
 		assert.Contains(t, raw, k)
 	}
-	assert.NotContains(t, raw, "events")
 	assert.NotContains(t, raw, "errorMessage", "omitted when the turn completed")
 	call := raw["toolCalls"].([]any)[1].(map[string]any)
 	for _, k := range []string{"toolCallId", "toolName", "plane", "ok", "content", "draft", "retriedAfterConflict"} {
 		assert.Contains(t, call, k)
 	}
 	assert.True(t, strings.HasPrefix(r.stdout, "{\n  \"status\""), "indented: %s", r.stdout)
+}
+
+// topLevelKeys returns the member names of the JSON object text, in order.
+func topLevelKeys(t *testing.T, text string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(text))
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
+}
+
+// filterIn returns the members of want that are in have, in want's order.
+func filterIn(want, have []string) []string {
+	var out []string
+	for _, w := range want {
+		for _, h := range have {
+			if w == h {
+				out = append(out, w)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestChatJSONIsTheModulesTurn checks that --json prints the session's Turn
+// byte for byte as the module's encoder writes it (indented), over the
+// scripted model's turns: the shape of the JavaScript API.
+func TestChatJSONIsTheModulesTurn(t *testing.T) {
+	cases := []struct {
+		name, text string
+		code       int
+		rounds     int
+		usage      bool
+		args       []string // the calls' arguments, in order
+	}{
+		{"help text", "hello", 0, 1, true, nil},
+		{"no page tool", "make the map dark", 0, 1, true, nil},
+		{"MCP tools", "add a parks layer", 0, 3, true, []string{`{"title":"Demo map"}`, `{"layer":"parks"}`}},
+		{"model error", "fail please", 1, 1, false, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runArgs("chat", "--base-url", startDev(t, 0), "--json", tc.text)
+			require.Equal(t, tc.code, r.code, r.stderr)
+			turn := decodeTurn(t, r)
+			assert.Equal(t, tc.rounds, turn.Rounds)
+			assert.Equal(t, tc.usage, turn.Usage != nil, "usage, when the model reported tokens")
+			assert.NotNil(t, turn.Events, "events, always an array")
+			var args []string
+			for _, c := range turn.ToolCalls {
+				args = append(args, callArguments(turn)[c.ToolCallID])
+			}
+			assert.Equal(t, tc.args, args)
+
+			// The members in the order the module's encoder writes them (session.Turn's
+			// fields), white space only added: the compact form indents back to it.
+			keys := topLevelKeys(t, r.stdout)
+			want := []string{"status", "text", "toolCalls", "events", "stopReason", "errorMessage", "errorCode", "rounds", "usage"}
+			assert.Equal(t, filterIn(want, keys), keys)
+			var compact, indented bytes.Buffer
+			require.NoError(t, json.Compact(&compact, []byte(r.stdout)))
+			require.NoError(t, json.Indent(&indented, compact.Bytes(), "", "  "))
+			assert.Equal(t, indented.String()+"\n", r.stdout, "printed as the encoder wrote it, indented")
+		})
+	}
 }
 
 func TestChatJSONStatuses(t *testing.T) {
@@ -149,8 +246,8 @@ func TestChatText(t *testing.T) {
 			name: "tools and text",
 			args: []string{"add a schools layer"},
 			stdout: []string{
-				"[tool] honua_studio_create_draft (composition) ok, draft d-1 at generation 1: {\"status\":\"ok\"",
-				"\n[tool] honua_studio_add_layer (composition) ok, draft d-1 at generation 3, retried after a conflict: ",
+				"[tool] honua_studio_create_draft {\"title\":\"Demo map\"} (MCP) ok, draft d-1 at generation 1: {\"status\":\"ok\"",
+				"\n[tool] honua_studio_add_layer {\"layer\":\"schools\"} (MCP) ok, draft d-1 at generation 3, retried after a conflict: ",
 				"\nAdded the schools layer to draft d-1, which is now at generation 3.\n",
 			},
 			stderr: []string{"agentwasm chat: completed (3 rounds, 2 tool calls)\n"},
@@ -363,8 +460,7 @@ func TestChatWasmMatchesNative(t *testing.T) {
 				require.Equal(t, tc.code, native.code, native.stderr)
 				require.Equal(t, tc.code, wasm.code, wasm.stderr)
 				if mode == "--json" {
-					assert.Equal(t, canonical(t, native), canonical(t, wasm))
-					assert.Equal(t, native.stdout, wasm.stdout, "byte-equal as printed")
+					assert.Equal(t, untimed(native), untimed(wasm), "byte-equal as printed, but for the timing members")
 					if tc.code == 0 && strings.Contains(tc.text, "layer") {
 						assertSchoolsTurn(t, decodeTurn(t, wasm))
 					}
@@ -373,6 +469,66 @@ func TestChatWasmMatchesNative(t *testing.T) {
 					assert.Equal(t, native.stderr, wasm.stderr)
 				}
 			}
+		})
+	}
+}
+
+// printerEvent is one thing the printer is handed: a streamed event, or a
+// dispatch record (tool set).
+type printerEvent struct {
+	typ, text, id, argsDelta, args string
+	tool                           *chatDispatch
+}
+
+// TestChatPrinterRounds checks the plain output: one round's text never
+// runs into the next, and a tool call shows its arguments (from the
+// toolCallStop, or else the deltas; shortened when long) and its plane as
+// the page names it.
+func TestChatPrinterRounds(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	mcp := &chatDispatch{ToolCallID: "c1", ToolName: "lookup", Plane: "composition", OK: true, Content: `{"status":"ok"}`}
+	cases := []struct {
+		name   string
+		events []printerEvent
+		want   string
+	}{
+		{"text, a tool round, text", []printerEvent{
+			{typ: "messageStart"}, {typ: "textDelta", text: "Let me use "}, {typ: "textDelta", text: "a tool."},
+			{typ: "toolCallStart", id: "c1"}, {typ: "toolCallStop", id: "c1", args: `{ "q": "a" }`}, {tool: mcp},
+			{typ: "messageStart"}, {typ: "textDelta", text: "UPSTREAM-DONE"},
+		}, "Let me use a tool.\n[tool] lookup {\"q\":\"a\"} (MCP) ok: {\"status\":\"ok\"}\nUPSTREAM-DONE"},
+		{"two rounds of text, no tool between", []printerEvent{
+			{typ: "messageStart"}, {typ: "textDelta", text: "First."},
+			{typ: "messageStart"}, {typ: "textDelta", text: "Second."},
+		}, "First.\nSecond."},
+		{"a round without text", []printerEvent{
+			{typ: "messageStart"}, {typ: "textDelta", text: "One"},
+			{typ: "messageStart"}, {typ: "messageStart"}, {typ: "textDelta", text: "Two"}, {typ: "textDelta", text: " more"},
+		}, "One\nTwo more"},
+		{"arguments from the deltas, shortened", []printerEvent{
+			{typ: "messageStart"}, {typ: "toolCallDelta", id: "c1", argsDelta: `{"q":"`}, {typ: "toolCallDelta", id: "c1", argsDelta: long + `"}`},
+			{typ: "toolCallStop", id: "c1"}, {tool: mcp},
+		}, "[tool] lookup " + `{"q":"` + strings.Repeat("x", excerptRunes-6) + "… (MCP) ok: {\"status\":\"ok\"}\n"},
+		{"a page tool without arguments, failed", []printerEvent{
+			{typ: "messageStart"}, {tool: &chatDispatch{ToolCallID: "c2", ToolName: "set_basemap", Plane: "runtime", ErrorCode: "no_executor", ErrorMessage: "no executor"}},
+		}, "[tool] set_basemap {} (page) failed [no_executor]: no executor\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &chatPrinter{w: &out}
+			for _, e := range tc.events {
+				if e.tool != nil {
+					p.tool(*e.tool)
+					continue
+				}
+				var args []byte
+				if e.args != "" {
+					args = []byte(e.args)
+				}
+				p.stream(e.typ, e.text, e.id, e.argsDelta, args)
+			}
+			assert.Equal(t, tc.want, out.String())
 		})
 	}
 }

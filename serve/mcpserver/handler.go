@@ -189,7 +189,9 @@ func (s *sseAnswer) notify(msg []byte) {
 		s.started = true
 		h := s.w.Header()
 		h.Set("Content-Type", mcp.ContentTypeEventStream)
-		h.Set("Cache-Control", "no-store")
+		// no-cache, not no-store: Chromium reports a no-store answer read
+		// through a stream reader as aborted even when read to its end.
+		h.Set("Cache-Control", "no-cache")
 		s.w.WriteHeader(http.StatusOK)
 	}
 	_, _ = s.w.Write(mcp.DataEvent(msg))
@@ -236,7 +238,7 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request) {
 func writeStream(w http.ResponseWriter, r *http.Request, l *Listen) {
 	defer l.Close()
 	w.Header().Set("Content-Type", mcp.ContentTypeEventStream)
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flush := func() {
 		if f, ok := w.(http.Flusher); ok {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/absent"
@@ -197,7 +198,36 @@ func (c *Client) readAnswer(ctx context.Context, st mcpState, method string, id 
 	if err != nil && ctx.Err() != nil {
 		return nil, ctxError(ctx, method)
 	}
+	if err == nil && mcp.IsEventStream(resp.Header.Get("content-type")) {
+		drainAnswer(resp.Body)
+	}
 	return res, err
+}
+
+// Bounds of reading an event-stream answer on after the response to the
+// request: a server ends the stream there, and reading to its end lets the
+// request complete instead of being aborted when the body is closed.
+const (
+	drainBytes = 16 << 10        // at most this much more
+	drainWait  = 1 * time.Second // for at most this long
+)
+
+// drainAnswer reads body on to its end, discarding, within drainBytes and
+// drainWait; past either, the caller's Close ends the stream (aborting the
+// request, as before).
+func drainAnswer(body io.ReadCloser) {
+	stop := time.AfterFunc(drainWait, func() { body.Close() })
+	defer stop.Stop()
+	// A loop, not io.CopyN: io.Copy's WriterTo and ReaderFrom checks would
+	// keep every such method in the module.
+	buf := make([]byte, 4096)
+	for left := drainBytes; left > 0; {
+		n, err := body.Read(buf[:min(len(buf), left)])
+		left -= n
+		if err != nil {
+			return
+		}
+	}
 }
 
 // observe hands a notification to OnNotification, ignoring a panic in it.

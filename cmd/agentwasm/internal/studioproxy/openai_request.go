@@ -100,7 +100,7 @@ func oaBuildRequest(req *ChatRequest, defaultModel string) (*oaRequest, *oaToolN
 		out.MaxTokens = 0
 	}
 	if req.System != "" {
-		out.Messages = append(out.Messages, oaMessage{Role: "system", Content: oaText(req.System)})
+		out.Messages = append(out.Messages, oaMessage{Role: "system", Content: oaText(names.rewrite(req.System))})
 	}
 	for i, msg := range req.Messages {
 		switch msg.Role {
@@ -196,9 +196,18 @@ func oaArgumentsText(raw []byte) string {
 // No two names share an upstream name, so the mapping is injective and
 // names in the answer map back through it. A name it does not know (a tool
 // the model made up) comes back as it is.
+//
+// The system prompt names tools too ("call studio.journey.publish_map"),
+// and the model sees only the upstream names, so each whole mention of a
+// mapped name in it is rewritten to the upstream name (rewrite); the
+// conversation's messages are left as they were written.
 type oaToolNames struct {
 	up   map[string]string // session name → upstream name
 	down map[string]string // upstream name → session name
+	// mapped are the session names whose upstream name differs, longest
+	// first (rewrite tries a longer name before a shorter one at the same
+	// place).
+	mapped []string
 }
 
 // oaNewToolNames builds the mapping for the names req mentions.
@@ -243,8 +252,71 @@ func oaNewToolNames(req *ChatRequest) *oaToolNames {
 			}
 		}
 		n.up[name], n.down[up] = up, name
+		if name != "" {
+			n.mapped = append(n.mapped, name)
+		}
 	}
+	slices.SortStableFunc(n.mapped, func(a, b string) int { return len(b) - len(a) })
 	return n
+}
+
+// rewrite returns text with every whole mention of a mapped session name
+// replaced by its upstream name. A mention is whole when the bytes around
+// it cannot continue a tool name: the byte before is not a name byte
+// (A–Z a–z 0–9 _ . -), and the byte after is not one either, or is a '.'
+// or '-' that ends the sentence (followed by a byte that is not a name
+// byte, or by the end). So in a prompt naming studio.journey.publish and
+// studio.journey.publish_map, each is rewritten where it is meant, and
+// x.studio.journey.publish, a longer name, is left alone. A pattern such
+// as studio.* names no tool and is left as it is.
+func (n *oaToolNames) rewrite(text string) string {
+	if len(n.mapped) == 0 {
+		return text
+	}
+	var b strings.Builder
+	done := 0 // text[:done] is written to b
+	for i := 0; i < len(text); {
+		if i > 0 && oaNameByte(text[i-1]) {
+			i++
+			continue
+		}
+		hit := ""
+		for _, name := range n.mapped {
+			if strings.HasPrefix(text[i:], name) && oaMentionEnds(text, i+len(name)) {
+				hit = name
+				break
+			}
+		}
+		if hit == "" {
+			i++
+			continue
+		}
+		b.WriteString(text[done:i])
+		b.WriteString(n.up[hit])
+		i += len(hit)
+		done = i
+	}
+	if done == 0 {
+		return text
+	}
+	b.WriteString(text[done:])
+	return b.String()
+}
+
+// oaNameByte reports whether c may appear in a session tool name as
+// rewrite sees one: the upstream bytes and '.'.
+func oaNameByte(c byte) bool { return oaSafeByte(c) || c == '.' }
+
+// oaMentionEnds reports whether a mention ending at text[end] is whole
+// (see rewrite).
+func oaMentionEnds(text string, end int) bool {
+	if end == len(text) || !oaNameByte(text[end]) {
+		return true
+	}
+	if c := text[end]; c == '.' || c == '-' {
+		return end+1 == len(text) || !oaNameByte(text[end+1])
+	}
+	return false
 }
 
 // toUpstream returns the upstream name of a session tool name.

@@ -769,3 +769,64 @@ func TestOpenAIModelPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAIToolNamesInSystem checks that the system prompt names tools as
+// the upstream sees them: each whole mention of a renamed tool is
+// rewritten, a longer name that contains it is not, and the conversation's
+// messages keep the names they were written with.
+func TestOpenAIToolNamesInSystem(t *testing.T) {
+	tools := []Tool{
+		{Name: "studio.journey.publish"},
+		{Name: "studio.journey.publish_map"},
+		{Name: "studio.whats_here"},
+		{Name: "set_basemap"},
+	}
+	cases := []struct {
+		name, system, want string
+	}{
+		{"once", "Call studio.whats_here first.", "Call studio_whats_here first."},
+		{"twice", "studio.whats_here, then studio.whats_here again", "studio_whats_here, then studio_whats_here again"},
+		{"at the end of a sentence", "Publish with studio.journey.publish.", "Publish with studio_journey_publish."},
+		{"a longer name is its own", "Use studio.journey.publish_map, not studio.journey.publish!",
+			"Use studio_journey_publish_map, not studio_journey_publish!"},
+		{"inside a longer name it is not one", "x.studio.whats_here and studio.whats_here.more and studio.whats_heres",
+			"x.studio.whats_here and studio.whats_here.more and studio.whats_heres"},
+		{"quoted and in parentheses", "`studio.whats_here` (studio.journey.publish)", "`studio_whats_here` (studio_journey_publish)"},
+		{"a safe name is as it is", "set_basemap sets it", "set_basemap sets it"},
+		{"a prefix pattern names no tool", "Your tools are studio.* and set_basemap.", "Your tools are studio.* and set_basemap."},
+		{"no mention", "You are terse.", "You are terse."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &ChatRequest{
+				System: tc.system,
+				Tools:  tools,
+				Messages: []Message{
+					{Role: "user", Content: "What does studio.whats_here say? " + tc.system},
+					{Role: "assistant", Content: "Calling studio.whats_here.", ToolCalls: []ToolCall{{ID: "c1", Name: "studio.whats_here"}}},
+					{Role: "tool", ToolCallID: "c1", ToolName: "studio.whats_here", Content: `{"next":"studio.journey.publish"}`},
+				},
+			}
+			up, names, err := oaBuildRequest(req, "m")
+			require.NoError(t, err)
+			require.Equal(t, "system", up.Messages[0].Role)
+			assert.Equal(t, tc.want, *up.Messages[0].Content)
+			// The history is the conversation as it happened: only the call's name is mapped.
+			assert.Equal(t, req.Messages[0].Content, *up.Messages[1].Content)
+			assert.Equal(t, "Calling studio.whats_here.", *up.Messages[2].Content)
+			assert.Equal(t, "studio_whats_here", up.Messages[2].ToolCalls[0].Function.Name)
+			assert.Equal(t, `{"next":"studio.journey.publish"}`, *up.Messages[3].Content)
+			// And a call of the rewritten name maps back.
+			assert.Equal(t, "studio.whats_here", names.fromUpstream("studio_whats_here"))
+		})
+	}
+}
+
+// TestOpenAIToolNamesRewriteOddNames checks rewrite with names that map
+// to hashed upstream names or hold other bytes, and an empty name.
+func TestOpenAIToolNamesRewriteOddNames(t *testing.T) {
+	n := oaNewToolNames(&ChatRequest{Tools: []Tool{{Name: "a_b"}, {Name: "a.b"}, {Name: "名前"}, {Name: ""}}})
+	assert.Equal(t, "use "+n.toUpstream("a.b")+" or a_b or "+n.toUpstream("名前"), n.rewrite("use a.b or a_b or 名前"))
+	assert.Regexp(t, `^a_b_[0-9a-f]{8}$`, n.toUpstream("a.b"))
+	assert.Equal(t, "nothing here", n.rewrite("nothing here"), "an empty name mentions nothing")
+}

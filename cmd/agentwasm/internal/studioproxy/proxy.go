@@ -93,7 +93,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Cache-Control", "no-cache") // not no-store: see chat
 		_, _ = w.Write(p.caps)
 	case ChatPath:
 		if r.Method != http.MethodPost {
@@ -140,7 +140,10 @@ func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
+	// no-cache, not no-store: Chromium reports a no-store answer that a page
+	// reads through a stream reader as aborted (net::ERR_ABORTED) even when
+	// it was read to its end (web/browser/no_abort.browser.test.mjs).
+	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	s := &guardSink{next: newFrameWriter(w)}
