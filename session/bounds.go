@@ -122,11 +122,12 @@ func (g *streamGuard) stopTimer() {
 }
 
 // watch makes body the one a firing guard closes, and returns it wrapped so
-// that every byte read counts as activity. With count false only the first
-// bound applies, to the whole read (the capabilities request).
-func (g *streamGuard) watch(body io.ReadCloser, count bool) io.ReadCloser {
+// that every byte read counts as activity (and, after guardedBody.stop, is
+// bounded). With count false only the first bound applies, to the whole read
+// (the capabilities request). A nil guard wraps body with no timer.
+func (g *streamGuard) watch(body io.ReadCloser, count bool) *guardedBody {
 	if g == nil {
-		return body
+		return &guardedBody{ReadCloser: body, left: -1}
 	}
 	g.mu.Lock()
 	g.body = body
@@ -135,7 +136,7 @@ func (g *streamGuard) watch(body io.ReadCloser, count bool) io.ReadCloser {
 	if fired {
 		body.Close()
 	}
-	return &guardedBody{ReadCloser: body, g: g, count: count}
+	return &guardedBody{ReadCloser: body, g: g, count: count, left: -1}
 }
 
 // activity notes that bytes arrived: after the first, the wait becomes the
@@ -213,20 +214,38 @@ func (g *streamGuard) release() {
 	g.cancel()
 }
 
-// guardedBody counts the bytes read as activity, and releases the guard
-// when closed.
+// guardedBody counts the bytes read as activity, releases the guard when
+// closed, and, once told the answer stopped (stop), fails a read past
+// maxBytesAfterStop more bytes with errPastStop.
 type guardedBody struct {
 	io.ReadCloser
-	g     *streamGuard
+	g     *streamGuard // nil: no guard
 	count bool
+	left  int // bytes still allowed after the answer's stop; -1 before it
 }
 
 func (b *guardedBody) Read(p []byte) (int, error) {
+	if b.left == 0 {
+		return 0, errPastStop
+	}
+	if b.left > 0 && len(p) > b.left {
+		p = p[:b.left]
+	}
 	n, err := b.ReadCloser.Read(p)
+	if b.left > 0 {
+		b.left -= n
+	}
 	if n > 0 && b.count {
 		b.g.activity()
 	}
 	return n, err
+}
+
+// stop starts counting the bytes read after the answer's message_stop.
+func (b *guardedBody) stop() {
+	if b.left < 0 {
+		b.left = maxBytesAfterStop
+	}
 }
 
 func (b *guardedBody) Close() error {

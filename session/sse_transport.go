@@ -78,8 +78,7 @@ func (t sseTransport) Stream(ctx context.Context, req *ChatRequest) (EventStream
 		return nil, &errTransport{msg: "Studio AI proxy responded " + strconv.Itoa(resp.Status) + " for the chat request."}
 	}
 	b := g.watch(resp.Body, true)
-	tail := &tailBudget{r: b, left: -1}
-	return &sseStream{body: b, tail: tail, r: bridge.NewSSEReader(tail, o.MaxFrameBytes), ctx: ctx, guard: g, timeout: t.timeout}, nil
+	return &sseStream{body: b, r: bridge.NewSSEReader(b, o.MaxFrameBytes), ctx: ctx, guard: g, timeout: t.timeout}, nil
 }
 
 // maxBytesAfterStop (64 KiB) bounds what the session reads of a chat stream after its
@@ -91,34 +90,6 @@ const maxBytesAfterStop = 64 << 10
 
 // errPastStop is the read error of a stream past maxBytesAfterStop.
 var errPastStop = errors.New("the stream went on past its message_stop")
-
-// tailBudget counts the bytes read after the answer's message_stop (from
-// the call of stop), and fails a read past maxBytesAfterStop.
-type tailBudget struct {
-	r    io.Reader
-	left int // bytes still allowed; -1 before stop
-}
-
-// stop starts the count.
-func (t *tailBudget) stop() {
-	if t.left < 0 {
-		t.left = maxBytesAfterStop
-	}
-}
-
-func (t *tailBudget) Read(p []byte) (int, error) {
-	if t.left == 0 {
-		return 0, errPastStop
-	}
-	if t.left > 0 && len(p) > t.left {
-		p = p[:t.left]
-	}
-	n, err := t.r.Read(p)
-	if t.left > 0 {
-		t.left -= n
-	}
-	return n, err
-}
 
 // timeout is the error of a chat stream whose guard fired.
 func (t sseTransport) timeout(g *streamGuard) error {
@@ -201,8 +172,7 @@ func unwrapFetch(err error) error {
 
 // sseStream reads one answer's events.
 type sseStream struct {
-	body    io.Closer
-	tail    *tailBudget
+	body    *guardedBody
 	r       *bridge.SSEReader
 	done    bool
 	ctx     context.Context // the caller's: its end is a cancellation, not a timeout
@@ -257,7 +227,7 @@ func (st *sseStream) Close() error { return st.body.Close() }
 
 // stopped says the answer's message_stop arrived: from now on at most
 // maxBytesAfterStop more bytes are read.
-func (st *sseStream) stopped() { st.tail.stop() }
+func (st *sseStream) stopped() { st.body.stop() }
 
 // stopCounter is an EventStream that bounds what it reads after the
 // answer's message_stop (the default transport's sseStream).
