@@ -37,7 +37,9 @@ type Options struct {
 	// MCPURL says otherwise).
 	// Default DefaultBaseURL. Capabilities and MCP are optional: one that
 	// answers 404 or 405 is absent, asked once and not again on later
-	// turns (see ErrEndpointAbsent).
+	// turns (see ErrEndpointAbsent). A BaseURL (or MCPURL) with a query, a
+	// fragment or an "@" (credentials, user:password@host) is refused by New:
+	// a token goes through Auth, never into the URL.
 	BaseURL string
 
 	// DisableToolDiscovery never contacts the MCP endpoint: only runtime
@@ -248,6 +250,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.BaseURL = DefaultBaseURL
 	}
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
+	if err := secretFreeURL("BaseURL", o.BaseURL); err != nil {
+		return o, err
+	}
 	if o.Fetcher == nil {
 		o.Fetcher = bridge.DefaultFetcher()
 	}
@@ -334,6 +339,9 @@ func validMCPURL(u string) error {
 	if u == "" {
 		return nil
 	}
+	if err := secretFreeURL("MCPURL", u); err != nil {
+		return err
+	}
 	bad := func(why string) error {
 		return errs.New("session: MCPURL ", strconv.Quote(errs.Trunc(u, 80)), " ", why,
 			`; give an absolute http(s) URL such as "https://studio.example/mcp", a path such as "/api/mcp", or "" for {BaseURL}/mcp`)
@@ -360,4 +368,15 @@ func validMCPURL(u string) error {
 		return nil
 	}
 	return bad("is neither an absolute http(s) URL nor a path starting with /")
+}
+
+// secretFreeURL refuses a URL that carries a query, a fragment or an "@"
+// (credentials, user:password@host): the session appends paths to it (a
+// query would swallow them) and names it in errors and records, where a
+// token written into it would be shown. The error does not repeat the URL.
+func secretFreeURL(name, u string) error {
+	if strings.ContainsAny(u, "?#@") {
+		return errs.New("session: ", name, " has a query, a fragment or credentials (?, # or @); give the URL without them and pass a token through the auth option")
+	}
+	return nil
 }

@@ -244,7 +244,10 @@ export interface ToolListChangedWatchOptions {
  */
 export interface SessionOptions {
   auth?: TokenSource;
-  /** Base of the Studio API; chat at `${baseUrl}/v1/studio/ai/chat`. Default `/api`. */
+  /**
+   * Base of the Studio API; chat at `${baseUrl}/v1/studio/ai/chat`. Default `/api`. One with a query, a
+   * fragment or an `@` (credentials, `user:password@host`) is refused: a token goes through `auth`, never into the URL.
+   */
   baseUrl?: string;
   /** Never contact `/mcp`; advertise runtime tools only. */
   disableToolDiscovery?: boolean;

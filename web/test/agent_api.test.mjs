@@ -199,6 +199,17 @@ test('a tool\'s execute must be a function', () => {
   assert.throws(() => runtime.createSession({ kit: { tools: [{ name: 'x', execute: 1 }] } }), (err) => err.code === 'bad_options' && /kit\.tools\[0\]\.execute/.test(err.message));
 });
 
+test('a baseUrl carrying a token is refused without repeating it', () => {
+  for (const baseUrl of ['https://user:SECRET1@studio.example/api', '/api?token=SECRET1']) {
+    let err;
+    try { runtime.createSession({ baseUrl }).close(); } catch (e) { err = e; }
+    assert.ok(err instanceof Error, `${baseUrl} is refused`);
+    assert.ok(err.code, 'the refusal has a code');
+    assert.match(err.message, /BaseURL has a query, a fragment or credentials.*auth option/);
+    assert.doesNotMatch(err.message, /SECRET1/);
+  }
+});
+
 // ---- session.stream() ----
 
 /** A proxy answering a tool call, then text; the tool is run by its own execute. */
