@@ -40,7 +40,7 @@ func demoResetHandler(mcp *demomcp.Server) http.Handler {
 		}
 		mcp.Reset()
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Cache-Control", "no-cache") // not no-store: Chromium reports a no-store answer read through a stream as aborted
 		_, _ = w.Write([]byte(`{"reset":true}`))
 	})
 }

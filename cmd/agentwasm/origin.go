@@ -361,7 +361,7 @@ func apiError(w http.ResponseWriter, status int, code, message string) {
 	}
 	b, _ := json.Marshal(map[string]map[string]string{"error": {"code": code, "message": message}})
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Cache-Control", "no-cache") // not no-store: Chromium reports a no-store answer read through a stream as aborted
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
