@@ -64,7 +64,7 @@ var resultOrder = func() map[string]int {
 		"ok", "judgment", "reason", "why", "performed",
 		"did", "does", "transitionId", "effectStatus", "settled", "outcome", "verifyHeld", "verifyFailed", "data", "error", "settleWith",
 		"askId", "action", "instance", "step", "journey", "frame", "cancelled",
-		"willDo", "because", "willUse", "recentSteps", "howToConfirm", "awaitingHuman", "differs",
+		"willDo", "because", "willUse", "recentSteps", "awaitingHuman", "differs",
 		"evidence", "blockedBecause", "expects", "errors", "retriable",
 		"priorTransitionId", "pendingTransitionId", "moved", "instances", "busy", "route",
 		"readySteps", "laterSteps", "doneSteps",

@@ -138,11 +138,7 @@ func TestPortResultDeclarationsMatchServe(t *testing.T) {
 	list = list[:strings.Index(list, "}")]
 	var want []string
 	for _, m := range regexp.MustCompile(`"([A-Za-z]+)"`).FindAllStringSubmatch(list, -1) {
-		switch m[1] {
-		case "howToConfirm": // ranked, but no result sets it
-		default:
-			want = append(want, m[1])
-		}
+		want = append(want, m[1])
 	}
 	require.Contains(t, want, "youAreOn", "the key list was read")
 	want = append(want, "routeTo", "pages") // errorResult(ReasonUnknownPage, "routeTo", to, "pages", pages)
