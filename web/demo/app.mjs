@@ -782,7 +782,9 @@ function safeJSON(text) { try { return JSON.parse(text); } catch { return null; 
 /** Says a finished answer or a new card to screen readers, through the live region. */
 function announce(text) {
   const region = $('announcer');
-  region.textContent = text;
+  // The same words twice in a row would be no change, and some screen readers would say
+  // nothing: a trailing no-break space, added or dropped, makes the second one a change.
+  region.textContent = region.textContent === text ? `${text}\u00a0` : text;
   window.demo.announced = text;
 }
 
