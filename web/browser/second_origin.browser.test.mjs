@@ -199,8 +199,11 @@ test("an allowed origin speaks MCP's session era: the session id is readable, th
     assert.equal(got.list, 200);
     assert.match(got.listText, /honua_studio_create_draft/);
     assert.match(got.listen, /^200 text\/event-stream/);
-    assert.ok([200, 204].includes(got.del), `DELETE answered ${got.del}`);
-    assert.equal(got.after, 404, 'the session is gone');
+    // An answer the page can read at all means CORS let the DELETE through (a refusal rejects the
+    // fetch). 404 is allowed too: Chromium may send an idempotent DELETE again when its first
+    // connection closes under it (the listen stream's abort), and the second finds the session gone.
+    assert.ok([200, 204, 404].includes(got.del), `DELETE answered ${got.del}`);
+    assert.equal(got.after, 404, 'the session is gone: the DELETE ended it');
     assert.deepEqual(seen.console.filter((l) => /CORS|Access-Control/i.test(l)), []);
     assert.doesNotMatch(devLog, /api: refused/);
   } finally {
