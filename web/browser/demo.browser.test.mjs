@@ -10,11 +10,11 @@
 // (published).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
+import { startDevServer } from '../testing/devserver.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -32,20 +32,9 @@ const responses = new Map(); // path → {status, encoding, type}
  * words) must still be streaming then, on a busy machine too (at 4 ms it sometimes ended first).
  */
 function startDev() {
-  dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--pace', '25ms', '--web', 'web/demo', '--dist', 'dist'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  dev.stderr.on('data', () => {}); // its request log
-  return new Promise((resolve, reject) => {
-    let out = '';
-    dev.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/open (http:\/\/127\.0\.0\.1:\d+)\//);
-      if (m) resolve(m[1]);
-    });
-    dev.on('exit', (code) => reject(new Error(`agentwasm dev exited with ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`agentwasm dev printed no URL within 20 s: ${out}`)), 20000);
-  });
+  const started = startDevServer(binary, ['--pace', '25ms', '--web', 'web/demo', '--dist', 'dist'], { cwd: root });
+  dev = started.child;
+  return started.url;
 }
 
 /** Types a request as a person would and waits for the turn to end. */

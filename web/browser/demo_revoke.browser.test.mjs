@@ -9,11 +9,11 @@
 // approved card) and dist/demo-revoked.png (after Revoke).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
+import { startDevServer } from '../testing/devserver.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -26,20 +26,9 @@ const problems = []; // console errors, page errors, HTTP errors
 
 /** Starts agentwasm dev on a free port and resolves with its URL. */
 function startDev() {
-  dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--pace', '4ms', '--web', 'web/demo', '--dist', 'dist'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  dev.stderr.on('data', () => {}); // its request log
-  return new Promise((resolve, reject) => {
-    let out = '';
-    dev.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/open (http:\/\/127\.0\.0\.1:\d+)\//);
-      if (m) resolve(m[1]);
-    });
-    dev.on('exit', (code) => reject(new Error(`agentwasm dev exited with ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`agentwasm dev printed no URL within 20 s: ${out}`)), 20000);
-  });
+  const started = startDevServer(binary, ['--pace', '4ms', '--web', 'web/demo', '--dist', 'dist'], { cwd: root });
+  dev = started.child;
+  return started.url;
 }
 
 /** The number of finished turns. */

@@ -11,12 +11,12 @@
 // demo page runs a turn as a person would.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
+import { startDevServer } from '../testing/devserver.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -70,21 +70,10 @@ function startPages() {
 
 /** Starts agentwasm dev in front of the upstream; resolves with its port. */
 function startDev(upstreamPort) {
-  dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--upstream', `http://127.0.0.1:${upstreamPort}`, '--model', 'm',
-    '--allow-origin', `http://127.0.0.1:${allowedPort}`, '--web', 'web/demo', '--dist', 'dist'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AGENTWASM_API_KEY: key },
-  });
-  dev.stderr.on('data', () => {}); // its request log
-  return new Promise((resolve, reject) => {
-    let out = '';
-    dev.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/open http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve(Number(m[1]));
-    });
-    dev.on('exit', (code) => reject(new Error(`agentwasm dev exited with ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`agentwasm dev printed no URL within 20 s: ${out}`)), 20000);
-  });
+  const started = startDevServer(binary, ['--upstream', `http://127.0.0.1:${upstreamPort}`, '--model', 'm',
+    '--allow-origin', `http://127.0.0.1:${allowedPort}`, '--web', 'web/demo', '--dist', 'dist'], { cwd: root, env: { ...process.env, AGENTWASM_API_KEY: key } });
+  dev = started.child;
+  return started.url.then((url) => Number(new URL(url).port));
 }
 
 before(async () => {

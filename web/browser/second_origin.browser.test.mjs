@@ -11,12 +11,12 @@
 // do (--allow-origin with its origin), and no chat reaches the proxy.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
+import { startDevServer } from '../testing/devserver.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -85,20 +85,10 @@ function startApp() {
 
 /** Starts agentwasm dev allowing origin; resolves with its /api URL. */
 function startDev(origin) {
-  dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--pace', '1ms', '--allow-origin', origin, '--web', 'web/demo', '--dist', 'dist'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  dev.stderr.on('data', (chunk) => { devLog += chunk; });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    dev.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/open (http:\/\/127\.0\.0\.1:\d+)\//);
-      if (m) resolve(`${m[1]}/api`);
-    });
-    dev.on('exit', (code) => reject(new Error(`agentwasm dev exited with ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`agentwasm dev printed no URL within 20 s: ${out}`)), 20000);
-  });
+  const started = startDevServer(binary, ['--pace', '1ms', '--allow-origin', origin, '--web', 'web/demo', '--dist', 'dist'],
+    { cwd: root, onLog: (text) => { devLog += text; } });
+  dev = started.child;
+  return started.url.then((url) => `${url}/api`);
 }
 
 const origin = (server) => `http://127.0.0.1:${server.address().port}`;

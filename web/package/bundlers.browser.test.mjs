@@ -18,12 +18,13 @@
 // Run with `make packagetest`; dist/bundlers-*.png are the screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer as netServer } from 'node:net';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
+import { startDevServer } from '../testing/devserver.mjs';
 import { packAndInstall, root, tinyShipped } from './fixture/pack.mjs';
 
 const run = promisify(execFile);
@@ -56,21 +57,9 @@ async function freePort() {
 
 /** Starts agentwasm dev with the scripted model on a free port, serving web at /; resolves with its URL. */
 function startDev(web, extra = []) {
-  const dev = spawn(binary, ['dev', '--addr', '127.0.0.1:0', '--pace', '1ms', '--web', web, '--dist', path.join(root, 'dist'), ...extra],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  devs.push(dev);
-  let log = '';
-  dev.stderr.on('data', (chunk) => { log = (log + chunk).slice(-4000); });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    dev.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/open (http:\/\/127\.0\.0\.1:\d+)\//);
-      if (m) resolve(m[1]);
-    });
-    dev.on('exit', (code) => reject(new Error(`agentwasm dev exited with ${code}: ${out}${log}`)));
-    setTimeout(() => reject(new Error(`agentwasm dev printed no URL within 20 s: ${out}${log}`)), 20000);
-  });
+  const { child, url } = startDevServer(binary, ['--pace', '1ms', '--web', web, '--dist', path.join(root, 'dist'), ...extra], { cwd: root });
+  devs.push(child);
+  return url;
 }
 
 /**
