@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
 import { startDevServer } from '../testing/devserver.mjs';
+import { typeAndWait } from '../testing/demopage.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -38,13 +39,7 @@ function startDev() {
 }
 
 /** Types a request as a person would and waits for the turn to end. */
-async function ask(text) {
-  const before = await page.evaluate(() => window.demo.state.turns.length);
-  await page.fill('#input', text);
-  await page.press('#input', 'Enter');
-  await page.waitForFunction((n) => window.demo.state.turns.length > n && !window.demo.state.busy, before, { timeout: 30000 });
-  return page.evaluate(() => window.demo.state.turns.at(-1));
-}
+const ask = (text) => typeAndWait(page, text);
 
 before(async () => {
   if (skip) return;

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
 import { startDevServer } from '../testing/devserver.mjs';
+import { turnCount, turnAfter as waitTurnAfter } from '../testing/demopage.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -41,13 +42,11 @@ function startDev() {
   return started.url;
 }
 
-const turns = () => page.evaluate(() => window.demo.state.turns.length);
+/** The number of finished turns. */
+const turns = () => turnCount(page);
 
 /** Waits for the turn after the n-th to end, and returns it. */
-async function turnAfter(n) {
-  await page.waitForFunction((k) => window.demo.state.turns.length > k && !window.demo.state.busy, n, { timeout: 30000 });
-  return page.evaluate(() => window.demo.state.turns.at(-1));
-}
+const turnAfter = (n) => waitTurnAfter(page, n);
 
 /** Asks as a person would: the suggestion chip with that text, else the textbox and Send. */
 async function ask(text) {

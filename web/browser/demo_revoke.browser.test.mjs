@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
 import { startDevServer } from '../testing/devserver.mjs';
+import { turnCount as countTurns, turnAfter as waitTurnAfter, typeAndWait } from '../testing/demopage.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -32,21 +33,13 @@ function startDev() {
 }
 
 /** The number of finished turns. */
-const turnCount = () => page.evaluate(() => window.demo.state.turns.length);
+const turnCount = () => countTurns(page);
 
 /** Waits for the turn after the nth to end, and returns it. */
-async function turnAfter(n) {
-  await page.waitForFunction((k) => window.demo.state.turns.length > k && !window.demo.state.busy, n, { timeout: 30000 });
-  return page.evaluate(() => window.demo.state.turns.at(-1));
-}
+const turnAfter = (n) => waitTurnAfter(page, n);
 
-/** Types a request as a person would and waits for the turn to end. */
-async function ask(text) {
-  const n = await turnCount();
-  await page.fill('#input', text);
-  await page.press('#input', 'Enter');
-  return turnAfter(n);
-}
+/** Types a request as a person would (Enter sends) and waits for the turn to end. */
+const ask = (text) => typeAndWait(page, text);
 
 /** The port's ask with this id, as the page's port reports it. */
 const portAsk = (askId) => page.evaluate((id) => window.demo.port.asks().find((a) => a.askId === id) ?? null, askId);
