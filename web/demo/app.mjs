@@ -29,7 +29,7 @@ const runtime = await load();
 $('module-badge').textContent = `module ${runtime.version().version}`;
 
 /** The model in use, from the proxy's capabilities: its label, and whether it is the scripted model. */
-const model = await fetch('/api/v1/studio/ai/capabilities')
+const model = await fetch('/api/v1/studio/ai/capabilities', { signal: AbortSignal.timeout(5000) }) // a silent server does not hold the page
   .then((r) => (r.ok ? r.json() : null))
   .then((caps) => {
     const p = caps?.providers?.find((x) => x.name === caps.defaultProvider) ?? caps?.providers?.[0];
