@@ -8,9 +8,7 @@ package main
 
 import (
 	"context"
-	"io"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -22,28 +20,12 @@ import (
 	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
-// resetPost posts body to the reset with headers as pairs.
-func resetPost(t *testing.T, base, body string, kv ...string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, base+demoResetPath, strings.NewReader(body))
-	require.NoError(t, err)
-	for i := 0; i+1 < len(kv); i += 2 {
-		req.Header.Set(kv[i], kv[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp, string(b)
-}
-
 // catalogHas lists the dev server's MCP catalog (the stateless era) and
 // reports whether it holds name.
 func catalogHas(t *testing.T, base, name string) bool {
 	t.Helper()
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	resp, body := mcpPost(t, base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`,
+	resp, body := jsonPost(t, base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`,
 		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list")
 	require.Equal(t, 200, resp.StatusCode, body)
 	require.Contains(t, body, "honua_studio_add_layer")
@@ -113,7 +95,7 @@ func TestDemoResetAgain(t *testing.T) {
 	assert.True(t, turn.ToolCalls[1].RetriedAfterConflict)
 	waitFor(true, "the first draft adds the preview tool")
 
-	resp, body := resetPost(t, base, `{}`, "Content-Type", "application/json", "Origin", base)
+	resp, body := jsonPost(t, base+demoResetPath, `{}`, "Origin", base)
 	require.Equal(t, 200, resp.StatusCode, body)
 	assert.JSONEq(t, `{"reset":true}`, body)
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
@@ -145,10 +127,10 @@ func TestDemoResetRefusals(t *testing.T) {
 	self := "http://127.0.0.1:" + port
 	// A draft, so that a reset would show: the catalog holds the preview tool.
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	resp, body := mcpPost(t, srv.URL+"/api/mcp", init)
+	resp, body := jsonPost(t, srv.URL+"/api/mcp", init)
 	require.Equal(t, 200, resp.StatusCode, body)
 	sid := resp.Header.Get("Mcp-Session-Id")
-	resp, body = mcpPost(t, srv.URL+"/api/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"honua_studio_create_draft","arguments":{"title":"x"}}}`,
+	resp, body = jsonPost(t, srv.URL+"/api/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"honua_studio_create_draft","arguments":{"title":"x"}}}`,
 		"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25")
 	require.Equal(t, 200, resp.StatusCode, body)
 	require.True(t, catalogHas(t, srv.URL, "honua_studio_preview_draft"))
@@ -193,7 +175,7 @@ func TestDemoResetRefusals(t *testing.T) {
 	}
 
 	// An allowed origin may reset, with its CORS answer; the preflight too.
-	resp, body = resetPost(t, srv.URL, `{}`, "Origin", allowed, "Content-Type", "application/json")
+	resp, body = jsonPost(t, srv.URL+demoResetPath, `{}`, "Origin", allowed)
 	require.Equal(t, 200, resp.StatusCode, body)
 	assert.Equal(t, allowed, resp.Header.Get("Access-Control-Allow-Origin"))
 	assert.False(t, catalogHas(t, srv.URL, "honua_studio_preview_draft"), "the reset happened")

@@ -123,8 +123,9 @@ func TestDevAssets(t *testing.T) {
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 }
 
-// mcpPost sends one JSON-RPC message to the dev server's MCP endpoint.
-func mcpPost(t *testing.T, url, body string, kv ...string) (*http.Response, string) {
+// jsonPost sends one JSON post (a JSON-RPC message to the MCP endpoint, the
+// demo's reset) to the dev server, with headers as pairs.
+func jsonPost(t *testing.T, url, body string, kv ...string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	require.NoError(t, err)
@@ -158,19 +159,19 @@ func TestDevEndpoints(t *testing.T) {
 
 	mcp := srv.URL + "/api/mcp"
 	t.Run("session era", func(t *testing.T) {
-		resp, body := mcpPost(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		resp, body := jsonPost(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 		require.Equal(t, 200, resp.StatusCode, body)
 		assert.Contains(t, body, `"listChanged":true`)
 		sid := resp.Header.Get("Mcp-Session-Id")
 		require.NotEmpty(t, sid)
-		resp, body = mcpPost(t, mcp, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25")
+		resp, body = jsonPost(t, mcp, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25")
 		require.Equal(t, 200, resp.StatusCode, body)
 		assert.Contains(t, body, `"name":"honua_studio_add_layer"`)
 		assert.Contains(t, body, `"honua.studio":{"family":"honua.studio.composition"`)
 	})
 	t.Run("stateless era", func(t *testing.T) {
 		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-		resp, body := mcpPost(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`,
+		resp, body := jsonPost(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`,
 			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list")
 		require.Equal(t, 200, resp.StatusCode, body)
 		assert.Contains(t, body, `"name":"honua_studio_create_draft"`)

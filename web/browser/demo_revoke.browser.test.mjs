@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
 import { startDevServer } from '../testing/devserver.mjs';
-import { turnCount as countTurns, turnAfter as waitTurnAfter, typeAndWait } from '../testing/demopage.mjs';
+import { turnCount as countTurns, turnAfter as waitTurnAfter, typeAndWait, openDemo } from '../testing/demopage.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -54,12 +54,7 @@ before(async () => {
   if (skip) return;
   const base = await startDev();
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${new URL(r.url()).pathname}`); });
-  await page.goto(`${base}/`);
-  await page.waitForFunction(() => window.demo?.ready === true, null, { timeout: 30000 });
+  page = await openDemo(browser, base, problems);
 });
 
 after(async () => {

@@ -17,3 +17,17 @@ export async function typeAndWait(page, text) {
   await page.press('#input', 'Enter');
   return turnAfter(page, n);
 }
+
+/**
+ * Opens the demo page at base in a new 1280×900 page of browser, waits until it is ready, and
+ * records in problems what a person would call one: console errors, page errors, HTTP errors.
+ */
+export async function openDemo(browser, base, problems) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${new URL(r.url()).pathname}`); });
+  await page.goto(`${base}/`);
+  await page.waitForFunction(() => window.demo?.ready === true, null, { timeout: 30000 });
+  return page;
+}
