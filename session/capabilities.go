@@ -86,6 +86,9 @@ func (s *Session) readCapabilities(ctx context.Context) (c Capabilities, err err
 	if isSource {
 		return src.Capabilities(ctx)
 	}
+	if s.opts.OpenAI != nil {
+		return Capabilities{Enabled: true}, nil // an OpenAI-compatible endpoint has no capabilities to read
+	}
 	url := s.opts.BaseURL + "/v1/studio/ai/capabilities"
 	// The bound runs from the request to the end of the body.
 	gctx, g := newStreamGuard(ctx, s.opts.Clock, s.opts.CapabilitiesTimeout, 0)
@@ -96,7 +99,7 @@ func (s *Session) readCapabilities(ctx context.Context) (c Capabilities, err err
 		}
 		g.release()
 	}()
-	resp, err := s.send(gctx, "GET", url, nil, "application/json", g)
+	resp, err := s.send(gctx, "GET", url, nil, "application/json", g, s.opts.Auth, proxyName)
 	if err != nil {
 		return Capabilities{}, err
 	}

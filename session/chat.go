@@ -334,6 +334,9 @@ func (s *Session) openStream(ctx context.Context, req *ChatRequest) (st EventStr
 		}
 		return st, err
 	}
+	if s.opts.OpenAI != nil {
+		return openaiTransport{s}.Stream(ctx, req)
+	}
 	return sseTransport{s}.Stream(ctx, req)
 }
 

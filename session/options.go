@@ -152,6 +152,19 @@ type Options struct {
 	// Transport replaces the SSE transport to the Studio AI proxy.
 	Transport Transport
 
+	// OpenAI, when set, sends each chat request straight to an
+	// OpenAI-compatible chat completions endpoint (a local server such as
+	// Ollama, llama.cpp's llama-server, vLLM or LM Studio, or a hosted API)
+	// instead of the Studio AI proxy: see OpenAIEndpoint. Model names the
+	// endpoint's model; Provider is not sent. The capabilities endpoint is
+	// not read. Every bound of the proxy's stream holds for its answer
+	// (StreamFirstByteTimeout, StreamIdleTimeout, MaxFrameBytes and the
+	// turn's bounds), and a failure ends the turn with one of the codes of
+	// the OpenAI error codes (ErrorCodeUpstream…). It may not be set with
+	// Transport. Discovery is not affected: BaseURL and MCPURL still name
+	// the MCP server (set DisableToolDiscovery when there is none).
+	OpenAI *OpenAIEndpoint
+
 	// WatchToolListChanged subscribes to the MCP server's list-changed
 	// notifications after the first successful discovery.
 	WatchToolListChanged bool
@@ -208,6 +221,30 @@ type Options struct {
 	// again) and the turn goes on without a refusal check. Zero means
 	// DefaultCapabilitiesTimeout (30 s); a negative value disables it.
 	CapabilitiesTimeout time.Duration
+}
+
+// OpenAIEndpoint is an OpenAI-compatible chat completions endpoint that a
+// session talks to directly (Options.OpenAI).
+type OpenAIEndpoint struct {
+	// BaseURL is the API's base: an absolute http or https URL, or a path
+	// starting with "/" (resolved against the page). Requests go to
+	// {BaseURL}/v1/chat/completions, except that a BaseURL ending in /v1
+	// only gets /chat/completions and one ending in /chat/completions is
+	// used as it is: http://127.0.0.1:11434/v1 (Ollama),
+	// http://127.0.0.1:8080 (llama.cpp), https://api.openai.com/v1. A
+	// query, a fragment or credentials (user:password@) are refused: the
+	// key goes through APIKey.
+	BaseURL string
+
+	// APIKey supplies the key, read afresh for every request (and once more,
+	// refreshed, after a 401), sent as "Authorization: Bearer <key>" to the
+	// endpoint only. It is handled like a token of Auth: learned by the
+	// scrubber and replaced by [redacted] in every text the session emits,
+	// never in an event, error, record or the history. A redirect to
+	// another origin never carries it (natively the fetcher refuses such a
+	// redirect; a browser's and Node's fetch drop Authorization on it). Nil
+	// sends no key (a local server needs none).
+	APIKey TokenSource
 }
 
 // ToolChoice tells the model whether and which tools to call.
@@ -279,6 +316,17 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if err := validMCPURL(o.MCPURL); err != nil {
 		return o, err
+	}
+	if o.OpenAI != nil {
+		e := *o.OpenAI
+		e.BaseURL = strings.TrimRight(e.BaseURL, "/")
+		if err := validEndpointURL(e.BaseURL); err != nil {
+			return o, err
+		}
+		if o.Transport != nil {
+			return o, errors.New("session: give OpenAI or Transport, not both")
+		}
+		o.OpenAI = &e
 	}
 	if o.MaxToolRounds == 0 {
 		o.MaxToolRounds = DefaultMaxToolRounds
@@ -368,6 +416,15 @@ func validMCPURL(u string) error {
 		return nil
 	}
 	return bad("is neither an absolute http(s) URL nor a path starting with /")
+}
+
+// validEndpointURL accepts an OpenAI endpoint's base: an absolute http or
+// https URL, or a path starting with a single "/", without secrets.
+func validEndpointURL(u string) error {
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && (!strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//")) {
+		return errs.New("session: OpenAI.BaseURL is ", strconv.Quote(u), "; give the API's base as an http:// or https:// URL (such as http://127.0.0.1:11434/v1) or a path starting with /")
+	}
+	return secretFreeURL("OpenAI.BaseURL", u)
 }
 
 // secretFreeURL refuses a URL that carries a query, a fragment or an "@"

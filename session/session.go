@@ -51,6 +51,9 @@ func New(opts Options) (*Session, error) {
 		// client alike, is learned by the scrubber before it is sent.
 		o.Auth = learningTokens{src: o.Auth, secrets: sec}
 	}
+	if o.OpenAI != nil && o.OpenAI.APIKey != nil {
+		o.OpenAI.APIKey = learningTokens{src: o.OpenAI.APIKey, secrets: sec} // a key is scrubbed as a token is
+	}
 	if o.MCPClient == nil && !o.DisableToolDiscovery {
 		// The default: discover on MCPURL, else {BaseURL}/mcp, with the
 		// HTTP MCP client, whose request streams resume after a drop.

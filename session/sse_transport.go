@@ -64,10 +64,10 @@ func (t sseTransport) Stream(ctx context.Context, req *ChatRequest) (EventStream
 	o := &t.s.opts
 	url := o.BaseURL + "/v1/studio/ai/chat"
 	gctx, g := newStreamGuard(ctx, o.Clock, o.StreamFirstByteTimeout, o.StreamIdleTimeout)
-	resp, err := t.s.send(gctx, "POST", url, body, "text/event-stream", g)
+	resp, err := t.s.send(gctx, "POST", url, body, "text/event-stream", g, o.Auth, proxyName)
 	if err != nil {
 		if ctx.Err() == nil && g.timedOut() != notFired {
-			err = t.timeout(g)
+			err = streamTimeout(o, g, proxyName)
 		}
 		g.release()
 		return nil, err
@@ -78,7 +78,7 @@ func (t sseTransport) Stream(ctx context.Context, req *ChatRequest) (EventStream
 		return nil, &errTransport{msg: "Studio AI proxy responded " + strconv.Itoa(resp.Status) + " for the chat request."}
 	}
 	b := g.watch(resp.Body, true)
-	return &sseStream{body: b, r: bridge.NewSSEReader(b, o.MaxFrameBytes), ctx: ctx, guard: g, timeout: t.timeout}, nil
+	return &sseStream{body: b, r: bridge.NewSSEReader(b, o.MaxFrameBytes), ctx: ctx, guard: g, who: proxyName, opts: o}, nil
 }
 
 // maxBytesAfterStop (64 KiB) bounds what the session reads of a chat stream after its
@@ -91,29 +91,32 @@ const maxBytesAfterStop = 64 << 10
 // errPastStop is the read error of a stream past maxBytesAfterStop.
 var errPastStop = errors.New("the stream went on past its message_stop")
 
-// timeout is the error of a chat stream whose guard fired.
-func (t sseTransport) timeout(g *streamGuard) error {
-	msg, d, name := "The Studio AI proxy sent no answer within ", t.s.opts.StreamFirstByteTimeout, "streamFirstByteTimeoutMs"
+// proxyName names the Studio AI proxy in messages.
+const proxyName = "the Studio AI proxy"
+
+// streamTimeout is the error of a chat stream from who whose guard fired.
+func streamTimeout(o *Options, g *streamGuard, who string) error {
+	msg, d, name := " sent no answer within ", o.StreamFirstByteTimeout, "streamFirstByteTimeoutMs"
 	if g.timedOut() == idleFired {
-		msg, d, name = "The Studio AI proxy's answer went silent: no byte for ", t.s.opts.StreamIdleTimeout, "streamIdleTimeoutMs"
+		msg, d, name = "'s answer went silent: no byte for ", o.StreamIdleTimeout, "streamIdleTimeoutMs"
 	}
-	return &errTransport{code: ErrorCodeStreamTimeout, msg: msg + strconv.FormatInt(d.Milliseconds(), 10) + "ms (" + name +
-		"), so the request was aborted, keeping the text received so far. Check the proxy; if the model is this slow, raise the bound."}
+	return &errTransport{code: ErrorCodeStreamTimeout, msg: "T" + who[1:] + msg + strconv.FormatInt(d.Milliseconds(), 10) + "ms (" + name +
+		"), so the request was aborted, keeping the text received so far. Check " + who + "; if the model is this slow, raise the bound."}
 }
 
-// send performs one authorized request, asking for a fresh token and
-// retrying once after a 401. An unreachable server is an *errTransport with
-// "Could not reach the Studio AI proxy at <url>"; an ended ctx is ctx's error.
-// g, when not nil, is armed right before each fetch (after the token was
-// read) and paused while a 401 is retried.
-func (s *Session) send(ctx context.Context, method, url string, body []byte, accept string, g *streamGuard) (*bridge.Response, error) {
+// send performs one request authorized by auth (nil: none), asking for a
+// fresh token and retrying once after a 401. An unreachable server is an
+// *errTransport with "Could not reach <who> at <url>"; an ended ctx is ctx's
+// error. g, when not nil, is armed right before each fetch (after the token
+// was read) and paused while a 401 is retried.
+func (s *Session) send(ctx context.Context, method, url string, body []byte, accept string, g *streamGuard, auth TokenSource, who string) (*bridge.Response, error) {
 	for attempt := 0; ; attempt++ {
 		hdr := bridge.Header{"accept": accept}
 		if body != nil {
 			hdr["content-type"] = "application/json"
 		}
-		if s.opts.Auth != nil {
-			tok, err := s.token(ctx, attempt > 0)
+		if auth != nil {
+			tok, err := token(ctx, auth, attempt > 0)
 			if err != nil {
 				return nil, err
 			}
@@ -127,15 +130,15 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.Join(context.Canceled, err)
 			}
-			return nil, &errTransport{msg: "Could not reach the Studio AI proxy at " + url + ": " + errs.Text(unwrapFetch(err))}
+			return nil, &errTransport{msg: "Could not reach " + who + " at " + url + ": " + errs.Text(unwrapFetch(err))}
 		}
 		if resp == nil {
-			return nil, &errTransport{msg: "Could not reach the Studio AI proxy at " + url + ": the fetcher returned no response and no error"}
+			return nil, &errTransport{msg: "Could not reach " + who + " at " + url + ": the fetcher returned no response and no error"}
 		}
 		if resp.Body == nil {
 			resp.Body = io.NopCloser(strings.NewReader(""))
 		}
-		if resp.Status == 401 && attempt == 0 && s.opts.Auth != nil {
+		if resp.Status == 401 && attempt == 0 && auth != nil {
 			g.disarm()
 			resp.Body.Close()
 			continue
@@ -144,14 +147,14 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 	}
 }
 
-// token asks the TokenSource, guarding against a panic in it.
-func (s *Session) token(ctx context.Context, forceRefresh bool) (tok string, err error) {
+// token asks auth, guarding against a panic in it.
+func token(ctx context.Context, auth TokenSource, forceRefresh bool) (tok string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &errTransport{msg: "Could not get an access token: the token source panicked: " + errs.Text(p)}
 		}
 	}()
-	tok, err = s.opts.Auth.AccessToken(ctx, forceRefresh)
+	tok, err = auth.AccessToken(ctx, forceRefresh)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", errors.Join(context.Canceled, err)
@@ -172,12 +175,13 @@ func unwrapFetch(err error) error {
 
 // sseStream reads one answer's events.
 type sseStream struct {
-	body    *guardedBody
-	r       *bridge.SSEReader
-	done    bool
-	ctx     context.Context // the caller's: its end is a cancellation, not a timeout
-	guard   *streamGuard
-	timeout func(*streamGuard) error
+	body  *guardedBody
+	r     *bridge.SSEReader
+	done  bool
+	ctx   context.Context // the caller's: its end is a cancellation, not a timeout
+	guard *streamGuard
+	who   string   // names the server in messages
+	opts  *Options // the session's, for the timeout's message
 }
 
 func (st *sseStream) Next() (StreamEvent, error) {
@@ -192,7 +196,7 @@ func (st *sseStream) Next() (StreamEvent, error) {
 		frame, err := st.r.NextView()
 		if err != nil {
 			if st.ctx.Err() == nil && st.guard.timedOut() != notFired {
-				return StreamEvent{}, st.timeout(st.guard)
+				return StreamEvent{}, streamTimeout(st.opts, st.guard, st.who)
 			}
 			if errors.Is(err, errPastStop) {
 				return StreamEvent{}, io.EOF // the answer ends at the bound; Close aborts the rest

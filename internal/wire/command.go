@@ -108,24 +108,27 @@ type SessionOptions struct {
 	Execute              bool   `json:"execute,omitempty"`
 	Kit                  *Kit   `json:"kit,omitempty"`
 	// Port makes an open port (port.create) the session's kit.
-	Port                   int           `json:"port,omitempty"`
-	MaxTokens              int           `json:"maxTokens,omitempty"`
-	MaxToolRounds          *int          `json:"maxToolRounds,omitempty"`
-	MCPClient              bool          `json:"mcpClient,omitempty"`
-	MCPURL                 string        `json:"mcpUrl,omitempty"`
-	Model                  string        `json:"model,omitempty"`
-	Provider               string        `json:"provider,omitempty"`
-	StudioTools            *ToolPolicy   `json:"studioTools,omitempty"`
-	System                 string        `json:"system,omitempty"`
-	SystemFunction         bool          `json:"systemFunction,omitempty"`
-	Temperature            *float64      `json:"temperature,omitempty"`
-	ToolChoice             *ToolChoice   `json:"toolChoice,omitempty"`
-	ToolDiscoveryTimeoutMs *int64        `json:"toolDiscoveryTimeoutMs,omitempty"`
-	ToolListChangedWatch   *WatchOptions `json:"toolListChangedWatch,omitempty"`
-	Tools                  []ToolSpec    `json:"tools,omitempty"`
-	Transport              bool          `json:"transport,omitempty"`
-	WatchToolListChanged   bool          `json:"watchToolListChanged,omitempty"`
-	MaxFrameBytes          int           `json:"maxFrameBytes,omitempty"`
+	Port          int    `json:"port,omitempty"`
+	MaxTokens     int    `json:"maxTokens,omitempty"`
+	MaxToolRounds *int   `json:"maxToolRounds,omitempty"`
+	MCPClient     bool   `json:"mcpClient,omitempty"`
+	MCPURL        string `json:"mcpUrl,omitempty"`
+	Model         string `json:"model,omitempty"`
+	// OpenAI sends chat requests straight to an OpenAI-compatible
+	// endpoint (session.Options.OpenAI).
+	OpenAI                 *OpenAIEndpoint `json:"openai,omitempty"`
+	Provider               string          `json:"provider,omitempty"`
+	StudioTools            *ToolPolicy     `json:"studioTools,omitempty"`
+	System                 string          `json:"system,omitempty"`
+	SystemFunction         bool            `json:"systemFunction,omitempty"`
+	Temperature            *float64        `json:"temperature,omitempty"`
+	ToolChoice             *ToolChoice     `json:"toolChoice,omitempty"`
+	ToolDiscoveryTimeoutMs *int64          `json:"toolDiscoveryTimeoutMs,omitempty"`
+	ToolListChangedWatch   *WatchOptions   `json:"toolListChangedWatch,omitempty"`
+	Tools                  []ToolSpec      `json:"tools,omitempty"`
+	Transport              bool            `json:"transport,omitempty"`
+	WatchToolListChanged   bool            `json:"watchToolListChanged,omitempty"`
+	MaxFrameBytes          int             `json:"maxFrameBytes,omitempty"`
 	// The turn's bounds (session.Options): absent or 0 is the default, a
 	// negative value is refused.
 	MaxTurnEvents    int `json:"maxTurnEvents,omitempty"`
@@ -141,6 +144,17 @@ type SessionOptions struct {
 	StreamFirstByteTimeoutMs *int64 `json:"streamFirstByteTimeoutMs,omitempty"`
 	StreamIdleTimeoutMs      *int64 `json:"streamIdleTimeoutMs,omitempty"`
 	CapabilitiesTimeoutMs    *int64 `json:"capabilitiesTimeoutMs,omitempty"`
+}
+
+// OpenAIEndpoint is an OpenAI-compatible endpoint a session talks to
+// directly. The key never crosses as data: APIKey says that the host
+// supplies the apiKey hook, asked for every request.
+//
+//easyjson:json
+//agentwasm:decode-only
+type OpenAIEndpoint struct {
+	BaseURL string `json:"baseUrl"`
+	APIKey  bool   `json:"apiKey,omitempty"`
 }
 
 // Kit describes a host's kit: its tools, and which of its methods exist.

@@ -35,6 +35,11 @@ func (v Reply) WriteJSON(w *jsonw.Writer) {
 }
 
 // ReadJSON reads one JSON value from l into v (wire.Unmarshaler).
+func (v *OpenAIEndpoint) ReadJSON(l *jsonr.Lexer) {
+	l.Object(unsafe.Pointer(v), decodeOpenAIEndpoint)
+}
+
+// ReadJSON reads one JSON value from l into v (wire.Unmarshaler).
 func (v *Kit) ReadJSON(l *jsonr.Lexer) {
 	l.Object(unsafe.Pointer(v), decodeKit)
 }
@@ -91,6 +96,9 @@ var decodeSessionOptions = []jsonr.Field{
 	{Key: "mcpClient", Offset: unsafe.Offsetof(SessionOptions{}.MCPClient), Kind: jsonr.Bool},
 	{Key: "mcpUrl", Offset: unsafe.Offsetof(SessionOptions{}.MCPURL), Kind: jsonr.String},
 	{Key: "model", Offset: unsafe.Offsetof(SessionOptions{}.Model), Kind: jsonr.String},
+	{Key: "openai", Offset: unsafe.Offsetof(SessionOptions{}.OpenAI), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**OpenAIEndpoint)(p), (*OpenAIEndpoint).ReadJSON)
+	}},
 	{Key: "provider", Offset: unsafe.Offsetof(SessionOptions{}.Provider), Kind: jsonr.String},
 	{Key: "studioTools", Offset: unsafe.Offsetof(SessionOptions{}.StudioTools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**ToolPolicy)(p), (*ToolPolicy).ReadJSON) }},
 	{Key: "system", Offset: unsafe.Offsetof(SessionOptions{}.System), Kind: jsonr.String},
@@ -128,6 +136,12 @@ var encodeReply = []jsonw.Field{
 	{Prefix: ",\"port\":", Offset: unsafe.Offsetof(Reply{}.Port), Kind: jsonw.Int, OmitEmpty: true},
 	{Prefix: ",\"value\":", Offset: unsafe.Offsetof(Reply{}.Value), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"error\":", Offset: unsafe.Offsetof(Reply{}.Error), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeErrorBody},
+}
+
+// decodeOpenAIEndpoint is OpenAIEndpoint's fields, as ReadJSON reads them.
+var decodeOpenAIEndpoint = []jsonr.Field{
+	{Key: "baseUrl", Offset: unsafe.Offsetof(OpenAIEndpoint{}.BaseURL), Kind: jsonr.String},
+	{Key: "apiKey", Offset: unsafe.Offsetof(OpenAIEndpoint{}.APIKey), Kind: jsonr.Bool},
 }
 
 // decodeKit is Kit's fields, as ReadJSON reads them.

@@ -74,6 +74,20 @@ func (h hostHooks) AccessToken(ctx context.Context, forceRefresh bool) (string, 
 	return jsonString(b, "auth")
 }
 
+// hookKey asks the apiKey hook for an OpenAI-compatible endpoint's key: the
+// auth hook's payload and answer (a JSON string, or null for none).
+type hookKey struct{ h hostHooks }
+
+// AccessToken asks the apiKey hook.
+func (k hookKey) AccessToken(ctx context.Context, forceRefresh bool) (string, error) {
+	p, _ := wire.Marshal(&wire.HookAuth{ForceRefresh: forceRefresh})
+	b, err := k.h.answer(ctx, "apiKey", p)
+	if err != nil {
+		return "", err
+	}
+	return jsonString(b, "apiKey")
+}
+
 // system asks the system hook for the turn's system prompt (a JSON string).
 func (h hostHooks) system(ctx context.Context) (string, error) {
 	b, err := h.answer(ctx, "system", []byte("{}"))

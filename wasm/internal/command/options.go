@@ -56,6 +56,15 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 		}
 		opts.Auth = h
 	}
+	if e := o.OpenAI; e != nil {
+		opts.OpenAI = &session.OpenAIEndpoint{BaseURL: e.BaseURL}
+		if e.APIKey {
+			if err := needs("openai.apiKey"); err != nil {
+				return opts, err
+			}
+			opts.OpenAI.APIKey = hookKey{h}
+		}
+	}
 	if o.Execute {
 		if err := needs("execute"); err != nil {
 			return opts, err

@@ -1,0 +1,250 @@
+// The direct transport: each chat request posted straight to an
+// OpenAI-compatible …/v1/chat/completions endpoint (Options.OpenAI), the
+// answer's chunks translated into the proxy grammar's events by
+// internal/openai, with the same bounds as the Studio AI proxy's stream.
+
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/openai"
+	"github.com/agentwasm/agentwasm/internal/wire"
+)
+
+// Error codes of a turn that failed at an OpenAI-compatible endpoint
+// (Options.OpenAI); the dev proxy's OpenAI-compatible upstream sends the
+// same codes in its error events.
+const (
+	// ErrorCodeUpstreamUnauthorized: 401 or 403, the key is missing or wrong.
+	ErrorCodeUpstreamUnauthorized = openai.CodeUnauthorized
+	// ErrorCodeUpstreamNotFound: 404, the base URL or the model name is wrong.
+	ErrorCodeUpstreamNotFound = openai.CodeNotFound
+	// ErrorCodeUpstreamRateLimited: 429; the message says when to retry.
+	ErrorCodeUpstreamRateLimited = openai.CodeRateLimited
+	// ErrorCodeUpstreamUnavailable: a 5xx status.
+	ErrorCodeUpstreamUnavailable = openai.CodeUnavailable
+	// ErrorCodeUpstreamRejected: any other status outside 2xx.
+	ErrorCodeUpstreamRejected = openai.CodeRejected
+	// ErrorCodeUpstreamNotOpenAI: the answer is not an OpenAI-compatible one.
+	ErrorCodeUpstreamNotOpenAI = openai.CodeNotOpenAI
+	// ErrorCodeUpstreamMalformed: a later chunk is not the expected JSON.
+	ErrorCodeUpstreamMalformed = openai.CodeMalformed
+	// ErrorCodeUpstreamError: the endpoint reported an error in the stream.
+	ErrorCodeUpstreamError = openai.CodeError
+	// ErrorCodeUpstreamUnreachable: no connection.
+	ErrorCodeUpstreamUnreachable = openai.CodeUnreachable
+	// ErrorCodeUpstreamCORS: in a page, the endpoint is up but does not
+	// allow the page's origin.
+	ErrorCodeUpstreamCORS = openai.CodeCORS
+)
+
+// endpointName names an OpenAI-compatible endpoint in messages.
+const endpointName = "the model endpoint"
+
+// endpointAdvice names the endpoint's settings in the translation's error
+// messages: the same words for Options.OpenAI and the js option model.
+var endpointAdvice = openai.Advice{Endpoint: "the model's baseUrl", Key: "the model's apiKey"}
+
+// corsRefused is what the js loader's fetch error says when the browser
+// refused a cross-origin answer of a server that is up (web/agentwasm.mjs,
+// crossOriginHint): the transport then ends the turn with openai.CodeCORS.
+const corsRefused = "refused by CORS"
+
+// maxWholeAnswerBytes bounds a whole (non-streamed) JSON answer, which an
+// endpoint that ignores stream: true sends instead of events.
+const maxWholeAnswerBytes = 8 << 20
+
+// openaiTransport is the direct transport of one session.
+type openaiTransport struct {
+	s *Session
+}
+
+func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStream, error) {
+	o := &t.s.opts
+	body, names, err := openai.BuildRequest(chatRequestWire(req), "")
+	if err != nil {
+		return nil, endpointError(err)
+	}
+	url := openai.ChatPath(o.OpenAI.BaseURL)
+	start := o.Clock.Now()
+	gctx, g := newStreamGuard(ctx, o.Clock, o.StreamFirstByteTimeout, o.StreamIdleTimeout)
+	resp, err := t.s.send(gctx, "POST", url, body, "text/event-stream", g, o.OpenAI.APIKey, endpointName)
+	if err != nil {
+		if ctx.Err() == nil && g.timedOut() != notFired {
+			err = streamTimeout(o, g, endpointName)
+		}
+		g.release()
+		var te *errTransport
+		if errors.As(err, &te) && strings.Contains(te.msg, corsRefused) {
+			te.code = openai.CodeCORS
+		} else if te != nil && te.code == "" && strings.HasPrefix(te.msg, "Could not reach") {
+			te.code = openai.CodeUnreachable
+		}
+		return nil, err
+	}
+	b := g.watch(resp.Body, true)
+	if resp.Status < 200 || resp.Status > 299 {
+		defer b.Close()
+		detail, _ := io.ReadAll(io.LimitReader(b, openai.MaxErrorBodyBytes))
+		if ctx.Err() != nil {
+			return nil, errors.Join(context.Canceled, ctx.Err())
+		}
+		return nil, endpointError(openai.StatusError(openai.Failure{
+			Status: resp.Status, Body: detail, RetryAfter: resp.Header["retry-after"], Now: o.Clock.Now(),
+			Keyed: o.OpenAI.APIKey != nil, Endpoint: url,
+		}, endpointAdvice, nil))
+	}
+	st := &openaiStream{body: b, ctx: ctx, guard: g, opts: o, start: start}
+	st.tr = openai.NewTranslator(openai.TranslatorOptions{Names: names, Model: req.Model, Emit: st.emit, Advice: endpointAdvice})
+	switch mediaType(resp.Header["content-type"]) {
+	case "text/html":
+		b.Close()
+		return nil, endpointError(&openai.Error{Code: openai.CodeNotOpenAI, Message: "the endpoint at " + url +
+			" answered with an HTML page, not an event stream; check that the model's baseUrl names an OpenAI-compatible API (its base, such as http://127.0.0.1:11434/v1)"})
+	case "application/json":
+		st.whole = true
+	default:
+		st.r = bridge.NewSSEReader(b, o.MaxFrameBytes)
+	}
+	return st, nil
+}
+
+// mediaType returns a Content-Type's media type, lower case.
+func mediaType(ct string) string {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(ct))
+}
+
+// endpointError returns the turn error for a failure of the translation: its
+// code, and its message as a sentence.
+func endpointError(err error) error {
+	var e *openai.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	msg := e.Message
+	if msg != "" && msg[0] >= 'a' && msg[0] <= 'z' {
+		msg = string(msg[0]-'a'+'A') + msg[1:]
+	}
+	return &errTransport{code: e.Code, msg: msg + "."}
+}
+
+// openaiStream reads one answer: server-sent events (or one whole JSON
+// completion) through the translator, whose events wait in queue.
+type openaiStream struct {
+	body    *guardedBody
+	r       *bridge.SSEReader // nil for a whole answer
+	whole   bool
+	tr      *openai.Translator
+	queue   []StreamEvent
+	done    bool // the translation ended: only the queue is left
+	drained bool // the body was read to its end after the translation ended
+	ctx     context.Context
+	guard   *streamGuard
+	opts    *Options
+	start   time.Time // when the request was sent, for messageStop's latency
+}
+
+// emit queues one translated event.
+func (st *openaiStream) emit(ev wire.StreamEvent) error {
+	e := StreamEvent(ev) // the same members (codec_test.go)
+	if e.Type == EventMessageStop {
+		e.LatencyMs = float64(st.opts.Clock.Now().Sub(st.start).Microseconds()) / 1000
+	}
+	st.queue = append(st.queue, e)
+	return nil
+}
+
+func (st *openaiStream) Next() (StreamEvent, error) {
+	for len(st.queue) == 0 {
+		if st.done {
+			if !st.drained {
+				// Read on to the body's end (at most maxBytesAfterStop more
+				// bytes once messageStop was read, see stopped), so that
+				// the request completes rather than being aborted.
+				st.drained = true
+				_, _ = io.Copy(io.Discard, st.body)
+			}
+			return StreamEvent{}, io.EOF
+		}
+		if err := st.step(); err != nil {
+			st.done = true
+			var e *openai.Error
+			if !errors.As(err, &e) {
+				return StreamEvent{}, err
+			}
+			// The endpoint's own failure, in-band: as the proxy would
+			// send it.
+			te := endpointError(e).(*errTransport)
+			st.queue = append(st.queue, StreamEvent{Type: EventError, ErrorCode: te.code, ErrorMessage: te.msg})
+		}
+	}
+	ev := st.queue[0]
+	st.queue = st.queue[1:]
+	return ev, nil
+}
+
+// step reads one event (or the whole answer) into the translator.
+func (st *openaiStream) step() error {
+	if st.whole {
+		st.done = true
+		b, err := io.ReadAll(io.LimitReader(st.body, maxWholeAnswerBytes+1))
+		if err != nil {
+			return st.readFailure(err)
+		}
+		if len(b) > maxWholeAnswerBytes {
+			return &openai.Error{Code: openai.CodeMalformed, Message: "the endpoint's answer is larger than 8 MiB"}
+		}
+		if err := st.tr.Whole(b); err != nil {
+			return err
+		}
+		return st.tr.End()
+	}
+	frame, err := st.r.NextView()
+	if err != nil {
+		if st.tr.Finished() && st.ctx.Err() == nil && (errors.Is(err, io.EOF) || st.guard.timedOut() != notFired) {
+			// The answer was complete; only [DONE] (or the usage) did not
+			// come, or the endpoint kept the stream open after it.
+			st.done = true
+			return st.tr.End()
+		}
+		return st.readFailure(err)
+	}
+	done, err := st.tr.Event(frame.Event, frame.Data)
+	if err != nil {
+		return err
+	}
+	if done {
+		st.done = true
+		return st.tr.End()
+	}
+	return nil
+}
+
+// readFailure classifies a failed read of the answer, as the Studio
+// stream's reader does.
+func (st *openaiStream) readFailure(err error) error {
+	switch {
+	case st.ctx.Err() == nil && st.guard.timedOut() != notFired:
+		return streamTimeout(st.opts, st.guard, endpointName)
+	case errors.Is(err, bridge.ErrFrameTooLarge):
+		return &errTransport{msg: "The model endpoint sent an event larger than the frame bound: " + err.Error()}
+	case errors.Is(err, io.EOF), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err // a stream that ends before its end is truncated
+	}
+	return &errTransport{msg: "The model endpoint's stream failed: " + err.Error()}
+}
+
+func (st *openaiStream) Close() error { return st.body.Close() }
+
+// stopped says the answer's messageStop was read: from now on at most
+// maxBytesAfterStop more bytes are read.
+func (st *openaiStream) stopped() { st.body.stop() }

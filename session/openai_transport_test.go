@@ -1,0 +1,238 @@
+//go:build !js && !wasip1
+
+// The direct transport (Options.OpenAI) against an in-process endpoint:
+// turns with text and tool calls, the request it sends, the key's handling
+// and each failure's code.
+
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentwasm/agentwasm/session"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// oaChunk is one data line of an OpenAI chat completion stream.
+func oaChunk(delta string, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `data: {"id":"c1","object":"chat.completion.chunk","model":"m1","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + "}]}\n\n"
+}
+
+// oaEndpoint is an in-process OpenAI-compatible endpoint answering each
+// request with the next of answers (the last repeats), recording requests.
+type oaEndpoint struct {
+	mu      sync.Mutex
+	answers []func(w http.ResponseWriter)
+	bodies  []map[string]any
+	auths   []string
+}
+
+func (e *oaEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var v map[string]any
+	_ = json.Unmarshal(body, &v)
+	e.mu.Lock()
+	n := len(e.bodies)
+	e.bodies = append(e.bodies, v)
+	e.auths = append(e.auths, r.Header.Get("Authorization"))
+	answer := e.answers[min(n, len(e.answers)-1)]
+	e.mu.Unlock()
+	if r.URL.Path != "/v1/chat/completions" {
+		http.NotFound(w, r)
+		return
+	}
+	answer(w)
+}
+
+// stream answers with an event stream of chunks.
+func stream(chunks ...string) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			io.WriteString(w, c)
+		}
+	}
+}
+
+// status answers with a status, headers (name, value pairs) and a body.
+func status(code int, body string, headers ...string) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		for i := 0; i+1 < len(headers); i += 2 {
+			w.Header().Set(headers[i], headers[i+1])
+		}
+		w.WriteHeader(code)
+		io.WriteString(w, body)
+	}
+}
+
+// directSession returns a session talking to e directly, with the page's
+// tool studio.journey.publish_map.
+func directSession(t *testing.T, e *oaEndpoint, key session.TokenSource, exec session.Executor, events *[]session.Event) *session.Session {
+	t.Helper()
+	base := startHandler(t, e)
+	base = strings.TrimSuffix(base, "/api")
+	s, err := session.New(session.Options{
+		OpenAI:               &session.OpenAIEndpoint{BaseURL: base + "/v1", APIKey: key},
+		Model:                "m1",
+		System:               "Use studio.journey.publish_map to publish.",
+		DisableToolDiscovery: true,
+		Tools:                []session.ToolDefinition{tool("studio.journey.publish_map")},
+		Execute:              exec,
+		OnEvent:              func(ev session.Event) { *events = append(*events, ev) },
+	})
+	require.NoError(t, err)
+	return s
+}
+
+func TestOpenAIDirectTurn(t *testing.T) {
+	e := &oaEndpoint{answers: []func(http.ResponseWriter){
+		stream(
+			oaChunk(`{"role":"assistant","content":"Publishing."}`, ""),
+			oaChunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"studio_journey_publish_map","arguments":"{\"id\""}}]}`, ""),
+			oaChunk(`{"tool_calls":[{"index":0,"function":{"arguments":":7}"}}]}`, "tool_calls"),
+			`data: {"id":"c1","object":"chat.completion.chunk","model":"m1","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":5,"total_tokens":16}}`+"\n\n",
+			"data: [DONE]\n\n"),
+		stream(oaChunk(`{"content":"Done: version 2 is live."}`, "stop"), "data: [DONE]\n\n"),
+	}}
+	exec := &recordingExec{}
+	var events []session.Event
+	s := directSession(t, e, session.StaticToken("sk-test-0123456789abcdef"), exec, &events)
+	turn := chatWith(t, context.Background(), s, "Publish map 7", session.ChatOptions{})
+
+	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
+	assert.Equal(t, "Publishing.Done: version 2 is live.", turn.Text)
+	require.Len(t, exec.Calls(), 1)
+	assert.Equal(t, "studio.journey.publish_map", exec.Calls()[0].Name, "the tool name maps back")
+	assert.JSONEq(t, `{"id":7}`, string(exec.Calls()[0].Args))
+	assert.Equal(t, int64(11), turn.Usage.InputTokens)
+	assert.Equal(t, int64(5), turn.Usage.OutputTokens)
+
+	require.Len(t, e.bodies, 2)
+	first, second := e.bodies[0], e.bodies[1]
+	assert.Equal(t, "m1", first["model"])
+	assert.Equal(t, true, first["stream"])
+	assert.Equal(t, map[string]any{"include_usage": true}, first["stream_options"])
+	msgs := first["messages"].([]any)
+	assert.Equal(t, map[string]any{"role": "system", "content": "Use studio_journey_publish_map to publish."}, msgs[0])
+	tools := first["tools"].([]any)
+	assert.Equal(t, "studio_journey_publish_map", tools[0].(map[string]any)["function"].(map[string]any)["name"])
+	hist := second["messages"].([]any)
+	require.Len(t, hist, 4, "system, user, assistant with the call, the tool result")
+	assistant := hist[2].(map[string]any)
+	assert.Equal(t, "studio_journey_publish_map", assistant["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)["name"])
+	assert.Equal(t, "call_1", hist[3].(map[string]any)["tool_call_id"])
+	assert.Equal(t, []string{"Bearer sk-test-0123456789abcdef", "Bearer sk-test-0123456789abcdef"}, e.auths)
+}
+
+func TestOpenAIDirectFailures(t *testing.T) {
+	const key = "sk-secret-0123456789abcdef"
+	tests := []struct {
+		name     string
+		answers  []func(http.ResponseWriter)
+		wantCode string
+		wantMsg  []string
+	}{
+		{"401 names the key", []func(http.ResponseWriter){status(401, `{"error":{"message":"Incorrect API key provided: `+key+`","code":"invalid_api_key"}}`)},
+			session.ErrorCodeUpstreamUnauthorized, []string{"refused the API key", "HTTP 401", "the model's apiKey"}},
+		{"404 names the model and the base", []func(http.ResponseWriter){status(404, `{"error":{"message":"model \"nope\" not found, try pulling it first"}}`)},
+			session.ErrorCodeUpstreamNotFound, []string{"HTTP 404", "not found, try pulling it first", "the model's baseUrl"}},
+		{"429 says when", []func(http.ResponseWriter){status(429, `{"error":{"message":"Rate limit reached"}}`, "Retry-After", "7")},
+			session.ErrorCodeUpstreamRateLimited, []string{"retry after 7 seconds"}},
+		{"5xx", []func(http.ResponseWriter){status(503, `Service Unavailable`)},
+			session.ErrorCodeUpstreamUnavailable, []string{"HTTP 503", "retry later"}},
+		{"an HTML page", []func(http.ResponseWriter){status(200, `<!doctype html><p>hi`, "Content-Type", "text/html; charset=utf-8")},
+			session.ErrorCodeUpstreamNotOpenAI, []string{"HTML page"}},
+		{"the Studio grammar", []func(http.ResponseWriter){stream("event: text_delta\ndata: {\"text\":\"hi\"}\n\n")},
+			session.ErrorCodeUpstreamNotOpenAI, []string{`"text_delta" events`}},
+		{"not JSON", []func(http.ResponseWriter){stream("data: hello\n\n")},
+			session.ErrorCodeUpstreamNotOpenAI, []string{"not a chat completion"}},
+		{"an error chunk echoing the key", []func(http.ResponseWriter){stream(oaChunk(`{"content":"Par"}`, ""), `data: {"error":{"message":"overloaded for `+key+`"}}`+"\n\n")},
+			session.ErrorCodeUpstreamError, []string{"overloaded for [redacted]"}},
+		{"cut before the finish", []func(http.ResponseWriter){stream(oaChunk(`{"content":"Par"}`, ""))},
+			session.ErrorCodeStreamTruncated, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var events []session.Event
+			s := directSession(t, &oaEndpoint{answers: tt.answers}, session.StaticToken(key), nil, &events)
+			turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+			assert.Equal(t, session.StatusError, turn.Status)
+			assert.Equal(t, tt.wantCode, turn.ErrorCode, turn.ErrorMessage)
+			for _, w := range tt.wantMsg {
+				assert.Contains(t, turn.ErrorMessage, w)
+			}
+			all, _ := json.Marshal(struct {
+				T session.Turn
+				E []session.Event
+				M []session.Message
+			}{turn, events, s.Messages()})
+			assert.NotContains(t, string(all), key, "the key never leaves the request")
+		})
+	}
+}
+
+// TestOpenAIDirectKeyRefresh: after a 401 the key is asked again, refreshed,
+// and the request sent once more; a session without a key sends none.
+func TestOpenAIDirectKeyRefresh(t *testing.T) {
+	e := &oaEndpoint{answers: []func(http.ResponseWriter){
+		status(401, `{"error":{"message":"expired"}}`),
+		stream(oaChunk(`{"content":"ok"}`, "stop"), "data: [DONE]\n\n"),
+	}}
+	var forced []bool
+	key := session.TokenFunc(func(_ context.Context, force bool) (string, error) {
+		forced = append(forced, force)
+		if force {
+			return "sk-fresh-0123456789", nil
+		}
+		return "sk-stale-0123456789", nil
+	})
+	var events []session.Event
+	s := directSession(t, e, key, nil, &events)
+	turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
+	assert.Equal(t, []bool{false, true}, forced)
+	assert.Equal(t, []string{"Bearer sk-stale-0123456789", "Bearer sk-fresh-0123456789"}, e.auths)
+
+	e2 := &oaEndpoint{answers: []func(http.ResponseWriter){stream(oaChunk(`{"content":"ok"}`, "stop"))}}
+	s2 := directSession(t, e2, nil, nil, &events)
+	turn = chatWith(t, context.Background(), s2, "hi", session.ChatOptions{})
+	require.Equal(t, session.StatusCompleted, turn.Status, "a stream that ends after its finish_reason, without [DONE], is complete: "+turn.ErrorMessage)
+	assert.Equal(t, []string{""}, e2.auths)
+}
+
+func TestOpenAIDirectOptions(t *testing.T) {
+	tests := []struct {
+		base    string
+		wantErr string
+	}{
+		{"http://127.0.0.1:11434/v1", ""},
+		{"/openai/v1", ""},
+		{"https://api.example/v1?key=sk", "query, a fragment or credentials"},
+		{"https://user:sk@api.example/v1", "query, a fragment or credentials"},
+		{"ftp://api.example", "give the API's base"},
+		{"//api.example/v1", "give the API's base"},
+		{"", "give the API's base"},
+	}
+	for _, tt := range tests {
+		_, err := session.New(session.Options{OpenAI: &session.OpenAIEndpoint{BaseURL: tt.base}, DisableToolDiscovery: true})
+		if tt.wantErr == "" {
+			assert.NoError(t, err, tt.base)
+		} else if assert.Error(t, err, tt.base) {
+			assert.Contains(t, err.Error(), tt.wantErr)
+			assert.NotContains(t, err.Error(), "sk", "the error does not repeat a secret")
+		}
+	}
+	_, err := session.New(session.Options{OpenAI: &session.OpenAIEndpoint{BaseURL: "/v1"}, Transport: session.TransportFunc(nil)})
+	assert.ErrorContains(t, err, "not both")
+}
