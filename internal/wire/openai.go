@@ -123,8 +123,8 @@ type OpenAIDelta struct {
 //easyjson:json
 //agentwasm:decode-only
 type OpenAIToolCallDelta struct {
-	Index    *int                `json:"index"`
-	ID       string              `json:"id"`
+	Index    *int                 `json:"index"`
+	ID       string               `json:"id"`
 	Function *OpenAIFunctionDelta `json:"function"`
 }
 
