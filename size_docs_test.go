@@ -69,3 +69,23 @@ func commas(n int) string {
 	}
 	return s
 }
+
+// TestSizeCostsAgree: every cost `make size` writes (a `<!-- cost:NAME -->`
+// span) says the same in README.md and docs/SIZE.md, so a stale copy shows.
+func TestSizeCostsAgree(t *testing.T) {
+	span := regexp.MustCompile(`<!-- cost:(\w+) -->(.*?)<!-- /cost -->`)
+	seen := map[string]string{}
+	for _, file := range []string{"README.md", "docs/SIZE.md"} {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		found := span.FindAllStringSubmatch(string(b), -1)
+		require.NotEmpty(t, found, "%s states what the direct transport costs", file)
+		for _, m := range found {
+			if prev, ok := seen[m[1]]; ok {
+				assert.Equal(t, prev, m[2], "the cost %s in %s", m[1], file)
+			}
+			seen[m[1]] = m[2]
+		}
+	}
+	assert.Contains(t, seen, "direct")
+}

@@ -8,11 +8,21 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 // bound in bytes; `make test` checks the js module against its budget.
 // --doc FILE rewrites the table between FILE's `<!-- size:begin -->` and
 // `<!-- size:end -->` lines with these figures (`make size` does it for
-// docs/SIZE.md), so the document's figures are never typed by hand.
+// docs/SIZE.md), so the document's figures are never typed by hand; it may
+// be given more than once, and a file without that block keeps its text
+// apart from the costs below.
+// --cost NAME=WITH:WITHOUT states what a part costs: the brotli bytes of WITH
+// less those of WITHOUT (both measured here), written into every
+// `<!-- cost:NAME -->…<!-- /cost -->` span of each --doc file.
 const args = process.argv.slice(2);
-let doc = '';
-const di = args.indexOf('--doc');
-if (di !== -1) doc = args.splice(di, 2)[1];
+const docs = [];
+for (let i = args.indexOf('--doc'); i !== -1; i = args.indexOf('--doc')) docs.push(args.splice(i, 2)[1]);
+const costs = [];
+for (let i = args.indexOf('--cost'); i !== -1; i = args.indexOf('--cost')) {
+  const [name, files] = args.splice(i, 2)[1].split('=');
+  const [withFile, withoutFile] = files.split(':');
+  costs.push({ name, withFile, withoutFile });
+}
 const budgets = [];
 for (let i = args.indexOf('--budget'); i !== -1; i = args.indexOf('--budget')) {
   const [file, raw, brotli] = args.splice(i, 2)[1].split(':');
@@ -31,21 +41,41 @@ console.log('file'.padEnd(32), 'raw'.padStart(18), 'gzip -9'.padStart(18), 'brot
 for (const r of rows) {
   console.log(r.file.padEnd(32), `${r.raw} (${mb(r.raw)})`.padStart(18), `${r.gzip} (${mb(r.gzip)})`.padStart(18), `${r.brotli} (${mb(r.brotli)})`.padStart(18));
 }
-if (doc) {
+const n = (x) => x.toLocaleString('en-US');
+const costText = {};
+for (const c of costs) {
+  const w = rows.find((r) => r.file === c.withFile);
+  const wo = rows.find((r) => r.file === c.withoutFile);
+  if (!w || !wo) {
+    console.error(`size: --cost ${c.name} needs ${c.withFile} and ${c.withoutFile} measured`);
+    process.exit(1);
+  }
+  costText[c.name] = `${n(w.brotli - wo.brotli)} B`;
+  console.log(`size: ${c.name} costs ${costText[c.name]} brotli (${c.withFile} less ${c.withoutFile})`);
+}
+for (const doc of docs) {
   const { readFileSync: read, writeFileSync } = await import('node:fs');
-  const text = read(doc, 'utf8');
+  let text = read(doc, 'utf8');
+  for (const [name, value] of Object.entries(costText)) {
+    text = text.replace(new RegExp(`(<!-- cost:${name} -->).*?(<!-- /cost -->)`, 'g'), `$1${value}$2`);
+  }
   const begin = '<!-- size:begin -->\n';
   const end = '<!-- size:end -->';
   const a = text.indexOf(begin);
   const b = text.indexOf(end, a);
   if (a === -1 || b === -1) {
+    if (docs.length > 1 && costs.length > 0) {
+      writeFileSync(doc, text);
+      console.log(`size: the costs in ${doc} are up to date`);
+      continue;
+    }
     console.error(`size: ${doc} has no ${begin.trim()} … ${end} block`);
     process.exit(1);
   }
-  const n = (x) => x.toLocaleString('en-US');
   const notes = {
     'dist/agentwasm.wasm': ' (js, session + port)',
     'dist/agentwasm-session.wasm': ' (js, session only)',
+    'dist/agentwasm-session-nodirect.wasm': ' (js, session only, without the direct transport)',
     'dist/agentwasm.tiny.wasm': ' (js, TinyGo, after `wasm-opt -Oz`)',
     'dist/agentwasm-wasip1.tiny.wasm': ' (TinyGo)',
   };

@@ -1,3 +1,5 @@
+//go:build !agentwasm_nodirect
+
 // The direct transport: each chat request posted straight to an
 // OpenAI-compatible …/v1/chat/completions endpoint (Options.OpenAI), the
 // answer's chunks translated into the proxy grammar's events by
@@ -15,33 +17,6 @@ import (
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/openai"
 	"github.com/agentwasm/agentwasm/internal/wire"
-)
-
-// Error codes of a turn that failed at an OpenAI-compatible endpoint
-// (Options.OpenAI); the dev proxy's OpenAI-compatible upstream sends the
-// same codes in its error events.
-const (
-	// ErrorCodeUpstreamUnauthorized: 401 or 403, the key is missing or wrong.
-	ErrorCodeUpstreamUnauthorized = openai.CodeUnauthorized
-	// ErrorCodeUpstreamNotFound: 404, the base URL or the model name is wrong.
-	ErrorCodeUpstreamNotFound = openai.CodeNotFound
-	// ErrorCodeUpstreamRateLimited: 429; the message says when to retry.
-	ErrorCodeUpstreamRateLimited = openai.CodeRateLimited
-	// ErrorCodeUpstreamUnavailable: a 5xx status.
-	ErrorCodeUpstreamUnavailable = openai.CodeUnavailable
-	// ErrorCodeUpstreamRejected: any other status outside 2xx.
-	ErrorCodeUpstreamRejected = openai.CodeRejected
-	// ErrorCodeUpstreamNotOpenAI: the answer is not an OpenAI-compatible one.
-	ErrorCodeUpstreamNotOpenAI = openai.CodeNotOpenAI
-	// ErrorCodeUpstreamMalformed: a later chunk is not the expected JSON.
-	ErrorCodeUpstreamMalformed = openai.CodeMalformed
-	// ErrorCodeUpstreamError: the endpoint reported an error in the stream.
-	ErrorCodeUpstreamError = openai.CodeError
-	// ErrorCodeUpstreamUnreachable: no connection.
-	ErrorCodeUpstreamUnreachable = openai.CodeUnreachable
-	// ErrorCodeUpstreamCORS: in a page, the endpoint is up but does not
-	// allow the page's origin.
-	ErrorCodeUpstreamCORS = openai.CodeCORS
 )
 
 // endpointName names an OpenAI-compatible endpoint in messages.
@@ -171,7 +146,12 @@ func (st *openaiStream) Next() (StreamEvent, error) {
 				// bytes once messageStop was read, see stopped), so that
 				// the request completes rather than being aborted.
 				st.drained = true
-				_, _ = io.Copy(io.Discard, st.body)
+				var buf [512]byte
+				for {
+					if _, err := st.body.Read(buf[:]); err != nil {
+						break
+					}
+				}
 			}
 			return StreamEvent{}, io.EOF
 		}

@@ -4,8 +4,6 @@
 package openai
 
 import (
-	"hash/fnv"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -60,8 +58,7 @@ func NewToolNames(req *wire.ChatRequest) *ToolNames {
 	if req.ToolChoice != nil && req.ToolChoice.ToolName != "" {
 		all = append(all, req.ToolChoice.ToolName)
 	}
-	slices.Sort(all)
-	all = slices.Compact(all)
+	all = sortedSet(all)
 
 	n := &ToolNames{up: make(map[string]string, len(all)), down: make(map[string]string, len(all))}
 	for _, name := range all {
@@ -75,9 +72,7 @@ func NewToolNames(req *wire.ChatRequest) *ToolNames {
 		}
 		up := sanitize(name, 64)
 		if _, taken := n.down[up]; up == "" || taken {
-			h := fnv.New32a()
-			h.Write([]byte(name))
-			base := sanitize(name, 55) + "_" + strconv.FormatUint(uint64(h.Sum32())|1<<32, 16)[1:]
+			base := sanitize(name, 55) + "_" + strconv.FormatUint(uint64(fnv1a(name))|1<<32, 16)[1:]
 			up = base
 			for i := 2; ; i++ {
 				if _, taken := n.down[up]; !taken {
@@ -92,8 +87,43 @@ func NewToolNames(req *wire.ChatRequest) *ToolNames {
 			n.mapped = append(n.mapped, name)
 		}
 	}
-	slices.SortStableFunc(n.mapped, func(a, b string) int { return len(b) - len(a) })
+	// Longest first; among equals, sorted order (the order of all).
+	for i := 1; i < len(n.mapped); i++ {
+		for j := i; j > 0 && len(n.mapped[j]) > len(n.mapped[j-1]); j-- {
+			n.mapped[j], n.mapped[j-1] = n.mapped[j-1], n.mapped[j]
+		}
+	}
 	return n
+}
+
+// fnv1a returns the 32-bit FNV-1a hash of s.
+func fnv1a(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// sortedSet returns names sorted, each once. (An insertion sort: a request
+// names few tools, and the sort package's would add kilobytes to the wasm
+// modules.)
+func sortedSet(names []string) []string {
+	out := names[:0]
+	for _, name := range names {
+		i := len(out)
+		for i > 0 && out[i-1] > name {
+			i--
+		}
+		if i > 0 && out[i-1] == name {
+			continue
+		}
+		out = append(out, "")
+		copy(out[i+1:], out[i:])
+		out[i] = name
+	}
+	return out
 }
 
 // Rewrite returns text with every whole mention of a mapped session name

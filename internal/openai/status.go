@@ -84,12 +84,75 @@ func RetryAfter(h string, now time.Time) (int64, bool) {
 	if s, err := strconv.ParseInt(h, 10, 64); err == nil {
 		return max(s, 0), true
 	}
-	t, err := time.Parse("Mon, 02 Jan 2006 15:04:05 GMT", h)
-	if err != nil {
+	t, ok := httpDate(h)
+	if !ok {
 		return 0, false
 	}
 	d := t.Sub(now)
 	return max(int64((d+time.Second-1)/time.Second), 0), true
+}
+
+// httpDate parses an HTTP date in its one current form, IMF-fixdate
+// ("Sun, 06 Nov 1994 08:49:37 GMT"). (Written out: time.Parse would add
+// tens of kilobytes to the wasm modules.)
+func httpDate(h string) (time.Time, bool) {
+	const months = "JanFebMarAprMayJunJulAugSepOctNovDec"
+	if len(h) != 29 || h[3] != ',' || h[4] != ' ' || h[7] != ' ' || h[11] != ' ' || h[16] != ' ' ||
+		h[19] != ':' || h[22] != ':' || h[25:] != " GMT" {
+		return time.Time{}, false
+	}
+	num := func(s string) int {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return -1
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n
+	}
+	month := strings.Index(months, h[8:11])
+	day, year, hh, mm, ss := num(h[5:7]), num(h[12:16]), num(h[17:19]), num(h[20:22]), num(h[23:25])
+	if month < 0 || month%3 != 0 || day < 1 || day > 31 || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60 {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month/3+1), day, hh, mm, ss, 0, time.UTC), true
+}
+
+// oneLine returns s with each run of white space (space, tab, line
+// breaks) as one space, and none at either end.
+func oneLine(s string) string {
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+			space = len(b) > 0
+			continue
+		} else if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// validText returns s with each byte that is not valid UTF-8 as '?'.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, '?')
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
 }
 
 // UpstreamMessage returns the message of an endpoint's error body:
@@ -110,9 +173,9 @@ func UpstreamMessage(body []byte, red Redactor) string {
 		}
 	}
 	if msg == "" {
-		msg = strings.ToValidUTF8(string(body), "?")
+		msg = validText(string(body))
 	}
-	msg = strings.Join(strings.Fields(msg), " ")
+	msg = oneLine(msg)
 	if red != nil {
 		msg = red.String(msg)
 	}
@@ -135,10 +198,7 @@ func ErrorText(e rawjson.Message) string {
 			return s
 		}
 	}
-	if !utf8.Valid(e) {
-		return strings.ToValidUTF8(string(e), "?")
-	}
-	return string(e)
+	return validText(string(e))
 }
 
 // stringValue returns raw as a string when it is a JSON string, else "".

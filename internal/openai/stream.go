@@ -4,7 +4,6 @@
 package openai
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -206,7 +205,7 @@ func (t *Translator) malformed(err error) error {
 
 // upstreamError returns the error for an error object in the stream.
 func (t *Translator) upstreamError(e rawjson.Message) error {
-	msg := t.redact(strings.Join(strings.Fields(ErrorText(e)), " "))
+	msg := t.redact(oneLine(ErrorText(e)))
 	if msg == "" {
 		msg = "no message"
 	}
@@ -413,13 +412,12 @@ func (t *Translator) End() error {
 	if err := t.begin(""); err != nil {
 		return err
 	}
-	calls := slices.Clone(t.calls)
+	calls := t.byIndex()
 	for _, c := range calls {
 		if !c.started {
 			return &Error{Code: CodeMalformed, Message: "the endpoint sent tool call " + strconv.Itoa(c.key) + " without a function name"}
 		}
 	}
-	slices.SortFunc(calls, func(a, b *call) int { return a.key - b.key })
 	if err := t.sendText(t.text.Flush()); err != nil {
 		return err
 	}
@@ -451,9 +449,7 @@ func (t *Translator) Flush() error {
 	if err := t.sendText(t.text.Flush()); err != nil {
 		return err
 	}
-	calls := slices.Clone(t.calls)
-	slices.SortFunc(calls, func(a, b *call) int { return a.key - b.key })
-	for _, c := range calls {
+	for _, c := range t.byIndex() {
 		if c.started {
 			if err := t.sendArgs(c, c.red.Flush()); err != nil {
 				return err
@@ -461,6 +457,19 @@ func (t *Translator) Flush() error {
 		}
 	}
 	return nil
+}
+
+// byIndex returns the calls in the order of their index. (An insertion
+// sort: there are few, and the sort package's would add kilobytes to the
+// wasm modules.)
+func (t *Translator) byIndex() []*call {
+	out := append([]*call(nil), t.calls...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].key < out[j-1].key; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
 }
 
 // stopReason maps the finish_reason. The grammar says toolCall exactly
