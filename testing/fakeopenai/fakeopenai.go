@@ -11,9 +11,11 @@ package fakeopenai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -85,6 +87,12 @@ type Options struct {
 	Fail func(n int) *Failure
 	// Created is the chunks' "created" field (Unix seconds); 0 sends 0.
 	Created int64
+	// MaxBodyBytes, when positive, bounds a request's body: a larger one is
+	// answered 413 request_too_large (and recorded without its body).
+	MaxBodyBytes int64
+	// NoRecord keeps no requests (Requests returns none): for a server that
+	// runs long, such as agentwasm dev's.
+	NoRecord bool
 }
 
 // Failure is an injected failure: an error status with its body and
@@ -189,7 +197,14 @@ func (s *Server) Requests() []Request {
 
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	rd := io.Reader(r.Body)
+	if s.opts.MaxBodyBytes > 0 {
+		rd = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	}
+	body, readErr := io.ReadAll(rd)
+	if readErr != nil {
+		body = nil
+	}
 	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	index := s.record(rec)
 	h := w.Header()
@@ -198,6 +213,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if s.opts.AllowOrigin != "*" {
 			h.Add("Vary", "Origin")
 		}
+	}
+	if readErr != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(readErr, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "the request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
+			return
+		}
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "the request body could not be read")
+		return
 	}
 	if !strings.HasSuffix(r.URL.Path, ChatPath) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "no such endpoint: "+r.URL.Path+"; chat completions are at "+ChatPath)
@@ -245,9 +269,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.requests[index].Chat = in.chat
-	s.requests[index].Stream = in.stream
-	s.requests[index].IncludeUsage = in.includeUsage
+	if index >= 0 {
+		s.requests[index].Chat = in.chat
+		s.requests[index].Stream = in.stream
+		s.requests[index].IncludeUsage = in.includeUsage
+	}
 	s.mu.Unlock()
 
 	answer := s.opts.Answer
@@ -261,8 +287,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.stream(w, r, in, n, answer, fail)
 }
 
-// record appends one request and returns its index.
+// record appends one request and returns its index (-1 under NoRecord).
 func (s *Server) record(rec Request) int {
+	if s.opts.NoRecord {
+		return -1
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, rec)

@@ -451,3 +451,13 @@ func TestHandlerWithoutServer(t *testing.T) {
 	assert.Equal(t, 200, rec.Code)
 	assert.True(t, strings.HasSuffix(rec.Body.String(), "data: [DONE]\n\n"), rec.Body.String())
 }
+
+func TestBodyBoundAndNoRecord(t *testing.T) {
+	s, hs := Start(t, Options{MaxBodyBytes: int64(len(streamReq)), NoRecord: true})
+	resp, body := post(t, hs.URL+ChatPath, streamReq)
+	assert.Equal(t, 200, resp.StatusCode, body)
+	resp, body = post(t, hs.URL+ChatPath, streamReq+" ")
+	assert.Equal(t, 413, resp.StatusCode)
+	assert.Equal(t, `{"error":{"message":"the request body is larger than `+itoa(len(streamReq))+` bytes","type":"invalid_request_error","code":"request_too_large"}}`, body)
+	assert.Empty(t, s.Requests())
+}
