@@ -184,7 +184,7 @@ func TestNotStreaming(t *testing.T) {
 		{"text", []ev{{"message_start", wire.StreamEvent{}}, {"text_delta", wire.StreamEvent{Text: "Hi"}}, {"message_stop", wire.StreamEvent{StopReason: "endTurn", PromptTokens: 3, CompletionTokens: 1}}}, 200,
 			`{"id":"chatcmpl-fake-1","object":"chat.completion","created":0,"model":"m1","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`},
 		{"a tool call", []ev{{"tool_call_start", wire.StreamEvent{ToolCallID: "c1", ToolName: "ping"}}, {"tool_call_stop", wire.StreamEvent{ToolCallID: "c1", ToolArguments: json.RawMessage(`{"a":1}`)}}, {"message_stop", wire.StreamEvent{StopReason: "toolCall"}}}, 200,
-			`{"id":"chatcmpl-fake-1","object":"chat.completion","created":0,"model":"m1","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"ping","arguments":"{\"a\":1}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`},
+			`{"id":"chatcmpl-fake-1","object":"chat.completion","created":0,"model":"m1","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ping","arguments":"{\"a\":1}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`},
 		{"an error", []ev{{"error", wire.StreamEvent{ErrorMessage: "no", ErrorCode: "x"}}}, 500, `{"error":{"message":"no","type":"server_error","code":"x"}}`},
 	}
 	for _, c := range cases {

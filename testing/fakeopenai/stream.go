@@ -300,9 +300,16 @@ type completionChoice struct {
 
 // completionMessage is the assistant's whole message.
 type completionMessage struct {
-	Role      string          `json:"role"`
-	Content   *string         `json:"content"`
-	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+	Role      string           `json:"role"`
+	Content   *string          `json:"content"`
+	ToolCalls []completionCall `json:"tool_calls,omitempty"`
+}
+
+// completionCall is one whole tool call of a completion.
+type completionCall struct {
+	ID       string        `json:"id"`
+	Type     string        `json:"type"`
+	Function functionDelta `json:"function"`
 }
 
 // complete answers a request that did not ask to stream: the whole answer
@@ -354,7 +361,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, in decoded, n 
 			if ch.Delta.Content != nil {
 				text += *ch.Delta.Content
 			}
-			msg.ToolCalls = append(msg.ToolCalls, ch.Delta.ToolCalls...)
+			for _, tc := range ch.Delta.ToolCalls { // whole calls: the shape gathered
+				msg.ToolCalls = append(msg.ToolCalls, completionCall{ID: tc.ID, Type: tc.Type, Function: tc.Function})
+			}
 			if ch.FinishReason != nil {
 				finish = *ch.FinishReason
 			}
@@ -362,9 +371,6 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, in decoded, n 
 	}
 	if text != "" || len(msg.ToolCalls) == 0 {
 		msg.Content = &text
-	}
-	for i := range msg.ToolCalls {
-		msg.ToolCalls[i].Index = 0 // not part of a whole message
 	}
 	out.Choices = []completionChoice{{Message: msg, FinishReason: finish}}
 	b, _ := json.Marshal(out)
