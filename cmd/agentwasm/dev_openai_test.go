@@ -2,19 +2,28 @@
 // dev: a turn with a page tool in two rounds streams OpenAI chunks, an
 // error streams an error object, the origin policy refuses other origins and
 // rebinding hosts as under /api (with CORS for an allowed origin), the key
-// is required when set, and with an upstream the endpoint is not served.
+// is required when set, with an upstream the endpoint is not served, and
+// the dev server's own upstream client reads what it (and the fake's other
+// shapes) stream.
 
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentwasm/agentwasm/cmd/agentwasm/internal/studioproxy"
+	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/testing/fakeopenai"
 )
 
 // openAIChunks decodes an OpenAI stream's data lines; done reports a final
@@ -222,4 +231,49 @@ func TestDevOpenAIWithUpstream(t *testing.T) {
 	assert.Equal(t, "not_found", errorCode([]byte(body)))
 	assert.Contains(t, body, "only with its scripted model")
 	assert.Zero(t, up.n.Load(), "nothing reaches the upstream")
+}
+
+// TestDevOpenAIAsUpstream: the OpenAI stream the endpoint writes is one the
+// dev server's own OpenAI-compatible upstream client reads — a session
+// through one dev server whose --upstream is another's /openai/v1 runs a
+// turn with a page tool, with that other server's key; and the fake's other
+// shapes read the same.
+func TestDevOpenAIAsUpstream(t *testing.T) {
+	const key = "sk-chain-0000000000"
+	inner := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), OpenAIKey: key})
+	whole := fakeopenai.New(fakeopenai.Options{Shape: fakeopenai.ShapeWholeCalls, Answer: scriptedAnswer()})
+	noDone := fakeopenai.New(fakeopenai.Options{Shape: fakeopenai.ShapeNoDone, Answer: scriptedAnswer()})
+	wholeSrv, noDoneSrv := httptest.NewServer(whole), httptest.NewServer(noDone)
+	t.Cleanup(wholeSrv.Close)
+	t.Cleanup(noDoneSrv.Close)
+	for _, c := range []struct{ name, upstream string }{
+		{"another dev server's /openai/v1", inner.URL + "/openai/v1"},
+		{"whole-calls", wholeSrv.URL},
+		{"no-done", noDoneSrv.URL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outer := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: c.upstream, Model: "scripted-model", APIKey: key})
+			var calls []string
+			s, err := session.New(session.Options{BaseURL: outer.URL + "/api", DisableToolDiscovery: true,
+				Tools: []session.ToolDefinition{{Name: "set_basemap", Description: "Sets the basemap.", InputSchema: session.RawJSON(`{"type":"object","properties":{"style":{"type":"string"}}}`)}},
+				Execute: session.ExecutorFunc(func(_ context.Context, call session.ToolCall) (session.ToolResult, error) {
+					calls = append(calls, call.Name+" "+string(call.Args))
+					return session.ToolResult{Status: session.ToolOK, Data: session.RawJSON(`{"changed":true}`)}, nil
+				}),
+			})
+			require.NoError(t, err)
+			defer s.Close()
+			turn := s.Chat(context.Background(), "make the map dark", session.ChatOptions{})
+			require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
+			assert.Equal(t, []string{`set_basemap {"style":"dark"}`}, calls)
+			assert.Contains(t, turn.Text, "Done: the basemap is now dark.")
+		})
+	}
+}
+
+// scriptedAnswer is the dev server's scripted model as a fakeopenai Answer.
+func scriptedAnswer() fakeopenai.Answer {
+	return func(ctx context.Context, req *wire.ChatRequest, emit func(string, wire.StreamEvent) error) error {
+		return studioproxy.Scripted{}.Stream(ctx, req, studioproxy.SinkFunc(emit))
+	}
 }

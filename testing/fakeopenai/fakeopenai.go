@@ -103,8 +103,10 @@ type Failure struct {
 	Status int
 	Header http.Header
 	Body   string
-	// CutAfter, when positive, answers 200 and streams normally, but stops
-	// after this many data lines, without finish_reason or [DONE].
+	// CutAfter, when positive, answers a streaming request 200 and streams
+	// normally, but stops after this many data lines, without
+	// finish_reason or [DONE] (a request that did not ask to stream is
+	// answered whole).
 	CutAfter int
 	// Abort, with CutAfter, closes the connection instead of ending the
 	// body cleanly (the client sees an unexpected EOF).
