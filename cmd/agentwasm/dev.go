@@ -1,5 +1,6 @@
-// agentwasm dev: the demo page, the built assets, a Studio AI proxy and a
-// demo MCP server on one address.
+// agentwasm dev: the demo page, the built assets, a Studio AI proxy, a
+// demo MCP server and (with the scripted model) an OpenAI-compatible
+// endpoint on one address.
 
 package main
 
@@ -36,6 +37,7 @@ type devOptions struct {
 	Model       string   // the upstream's model: the default, always allowed
 	AllowModels []string // the other upstream models a page may name (--allow-model)
 	APIKey      string   // the upstream's key (from the environment)
+	OpenAIKey   string   // the key /openai/v1/chat/completions requires; "" none (--openai-key)
 	WebDir      string   // the demo page
 	DistDir     string   // the built module, loader and types
 	Pace        time.Duration
@@ -43,9 +45,10 @@ type devOptions struct {
 
 	// AllowHosts are the Host values served besides loopback names
 	// (--allow-host HOST[:PORT]); a non-loopback Addr needs at least one.
-	// AllowOrigins are the other origins whose pages may call /api, with
-	// CORS answers (--allow-origin URL). Both are checked by runDev; when
-	// one reaching newDevHandler is invalid, none of them is allowed.
+	// AllowOrigins are the other origins whose pages may call /api and
+	// /openai, with CORS answers (--allow-origin URL). Both are checked by
+	// runDev; when one reaching newDevHandler is invalid, none of them is
+	// allowed.
 	AllowHosts   []string
 	AllowOrigins []string
 	// MaxConcurrent bounds the chat requests answered at once
@@ -77,12 +80,13 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Upstream, "upstream", "", "an OpenAI-compatible base URL to forward chats to (key from AGENTWASM_API_KEY or OPENAI_API_KEY); empty: the scripted model")
 	fs.StringVar(&o.Model, "model", "", "the upstream model: the default, and always allowed (the page may name only this and --allow-model ones)")
 	fs.Var((*stringsFlag)(&o.AllowModels), "allow-model", "another upstream model a page may name (repeatable)")
-	fs.Var((*stringsFlag)(&o.AllowOrigins), "allow-origin", "another origin (scheme://host[:port]) whose pages may call /api, with CORS answers, e.g. http://127.0.0.1:5173 for an app on another local port (repeatable)")
+	fs.Var((*stringsFlag)(&o.AllowOrigins), "allow-origin", "another origin (scheme://host[:port]) whose pages may call /api and /openai, with CORS answers, e.g. http://127.0.0.1:5173 for an app on another local port (repeatable)")
 	fs.Var((*stringsFlag)(&o.AllowHosts), "allow-host", "a host name or address (HOST[:PORT]) browsers use to reach the server, besides loopback names; required with a non-loopback --addr (repeatable)")
 	fs.IntVar(&o.MaxConcurrent, "max-concurrent", 0, fmt.Sprintf("the chat requests answered at once; past it 429 (0: %d, negative: no bound)", studioproxy.DefaultMaxConcurrent))
 	fs.StringVar(&o.WebDir, "web", "web/demo", "the folder of the demo page")
 	fs.StringVar(&o.DistDir, "dist", "dist", "the folder of the built module (make build)")
 	fs.DurationVar(&o.Pace, "pace", 35*time.Millisecond, "the scripted model's pause between words")
+	fs.StringVar(&o.OpenAIKey, "openai-key", "", "a key the scripted model's OpenAI-compatible endpoint ("+openAIChatPath+") requires as Authorization: Bearer KEY (default from "+openAIKeyEnv+"; empty: none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -95,6 +99,12 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.Upstream != "" {
 		o.APIKey = firstEnv("AGENTWASM_API_KEY", "OPENAI_API_KEY")
+	}
+	if o.OpenAIKey == "" {
+		o.OpenAIKey = firstEnv(openAIKeyEnv)
+	}
+	if o.OpenAIKey != "" && o.Upstream != "" {
+		fmt.Fprintf(stderr, "agentwasm dev: warning: --openai-key (or %s) applies only to the scripted model's %s, which is not served with --upstream\n", openAIKeyEnv, openAIChatPath)
 	}
 	if _, err := newOriginPolicy(o.AllowHosts, o.AllowOrigins); err != nil {
 		fmt.Fprintln(stderr, "agentwasm dev:", err)
@@ -122,7 +132,10 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "agentwasm dev: warning: listening on %s, which is not a loopback address; the proxy spends your upstream key for anyone who reaches it as %s\n", host, strings.Join(o.AllowHosts, ", "))
 	}
-	model := "scripted model"
+	model := "scripted model, OpenAI-compatible at " + openAIPrefix + "v1"
+	if o.OpenAIKey != "" {
+		model += " (key required)"
+	}
 	if o.Upstream != "" {
 		// The endpoint without user info or query: those may hold secrets.
 		model = "upstream " + studioproxy.NewOpenAI(studioproxy.OpenAIOptions{URL: o.Upstream}).Endpoint()
@@ -164,8 +177,9 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 
 // newDevHandler builds the whole dev server: the page at /, the assets at
 // /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp, the demo's
-// reset at /api/demo/reset; everything under /api/ behind the origin
-// policy (origin.go).
+// reset at /api/demo/reset, the scripted model's OpenAI-compatible endpoint
+// at /openai/v1/chat/completions (dev_openai.go); everything under /api/
+// and /openai/ behind the origin policy (origin.go).
 func newDevHandler(o devOptions) http.Handler {
 	var model studioproxy.Model = studioproxy.Scripted{Pace: o.Pace}
 	caps := studioproxy.Capabilities{Enabled: true, DefaultProvider: "scripted", Providers: []studioproxy.Provider{
@@ -213,6 +227,7 @@ func newDevHandler(o devOptions) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", policy.wrap(api))
+	mux.Handle(openAIPrefix, policy.wrap(newOpenAIHandler(o)))
 	mux.Handle("/dist/", http.StripPrefix("/dist", assets(o.DistDir)))
 	mux.Handle("/", assets(o.WebDir))
 	return recoverer(mux)
