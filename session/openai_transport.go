@@ -73,10 +73,10 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 		return nil, endpointError(openai.StatusError(openai.Failure{
 			Status: resp.Status, Body: detail, RetryAfter: resp.Header["retry-after"], Now: o.Clock.Now(),
 			Keyed: o.OpenAI.APIKey != nil, Endpoint: url,
-		}, endpointAdvice, nil))
+		}, endpointAdvice, scrubbing{t.s.secrets}))
 	}
 	st := &openaiStream{body: b, ctx: ctx, guard: g, opts: o, start: start}
-	st.tr = openai.NewTranslator(openai.TranslatorOptions{Names: names, Model: req.Model, Emit: st.emit, Advice: endpointAdvice})
+	st.tr = openai.NewTranslator(openai.TranslatorOptions{Names: names, Model: req.Model, Emit: st.emit, Advice: endpointAdvice, Redact: scrubbing{t.s.secrets}})
 	switch mediaType(resp.Header["content-type"]) {
 	case "text/html":
 		b.Close()
@@ -89,6 +89,16 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 	}
 	return st, nil
 }
+
+// scrubbing hides the session's secrets, the key among them, in the texts
+// the translation makes from what the endpoint sent (an error message above
+// all) before it cuts them to length: a cut must not leave a part of a key
+// that the scrubber, which sees only whole ones, would miss. Streamed text
+// is scrubbed as every event is, where the session emits it.
+type scrubbing struct{ s *secrets }
+
+func (r scrubbing) String(text string) string  { return r.s.scrub(text) }
+func (scrubbing) NewStream() openai.TextStream { return nil }
 
 // mediaType returns a Content-Type's media type, lower case.
 func mediaType(ct string) string {

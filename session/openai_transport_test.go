@@ -159,6 +159,8 @@ func TestOpenAIDirectFailures(t *testing.T) {
 			session.ErrorCodeUpstreamNotOpenAI, []string{"not a chat completion"}},
 		{"an error chunk echoing the key", []func(http.ResponseWriter){stream(oaChunk(`{"content":"Par"}`, ""), `data: {"error":{"message":"overloaded for `+key+`"}}`+"\n\n")},
 			session.ErrorCodeUpstreamError, []string{"overloaded for [redacted]"}},
+		{"a key where the message is cut", []func(http.ResponseWriter){status(500, strings.Repeat("x ", 148)+key)},
+			session.ErrorCodeUpstreamUnavailable, []string{"x x x", "…"}},
 		{"cut before the finish", []func(http.ResponseWriter){stream(oaChunk(`{"content":"Par"}`, ""))},
 			session.ErrorCodeStreamTruncated, nil},
 	}
@@ -178,6 +180,7 @@ func TestOpenAIDirectFailures(t *testing.T) {
 				M []session.Message
 			}{turn, events, s.Messages()})
 			assert.NotContains(t, string(all), key, "the key never leaves the request")
+			assert.NotContains(t, string(all), key[:12], "nor a part of it")
 		})
 	}
 }

@@ -119,38 +119,33 @@ func httpDate(h string) (time.Time, bool) {
 	return time.Date(year, time.Month(month/3+1), day, hh, mm, ss, 0, time.UTC), true
 }
 
-// oneLine returns s with each run of white space (space, tab, line
-// breaks) as one space, and none at either end.
-func oneLine(s string) string {
+// clean returns s as one line of valid UTF-8 of at most n runes: each run
+// of white space (space, tab, line breaks) one space and none at either
+// end, each byte that is not UTF-8 '?', and a cut marked "…". A secret must
+// be redacted before: a cut could leave a part of it.
+func clean(s string, n int) string {
 	b := make([]byte, 0, len(s))
-	space := false
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+	runes, space := 0, false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
 			space = len(b) > 0
 			continue
-		} else if space {
+		case r == utf8.RuneError && size == 1:
+			r = '?'
+		}
+		if runes == n || space && runes+1 == n {
+			return string(b) + "…"
+		}
+		if space {
 			b = append(b, ' ')
+			runes++
 			space = false
 		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
-
-// validText returns s with each byte that is not valid UTF-8 as '?'.
-func validText(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, '?')
-		} else {
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
+		b = utf8.AppendRune(b, r)
+		runes++
 	}
 	return string(b)
 }
@@ -158,7 +153,7 @@ func validText(s string) string {
 // UpstreamMessage returns the message of an endpoint's error body:
 // error.message (or error as a string), message or detail of a JSON body,
 // otherwise the body's text, with the secret redacted (red, when not nil)
-// and then cut to about MaxMessageChars characters. It is "" for an empty
+// and then made one line of at most MaxMessageChars characters. It is "" for an empty
 // body.
 func UpstreamMessage(body []byte, red Redactor) string {
 	msg := ""
@@ -173,13 +168,12 @@ func UpstreamMessage(body []byte, red Redactor) string {
 		}
 	}
 	if msg == "" {
-		msg = validText(string(body))
+		msg = string(body)
 	}
-	msg = oneLine(msg)
 	if red != nil {
 		msg = red.String(msg)
 	}
-	return trim(msg, MaxMessageChars)
+	return clean(msg, MaxMessageChars)
 }
 
 // ErrorText returns the text of an error value: a string, or an object's
@@ -198,7 +192,7 @@ func ErrorText(e rawjson.Message) string {
 			return s
 		}
 	}
-	return validText(string(e))
+	return string(e)
 }
 
 // stringValue returns raw as a string when it is a JSON string, else "".

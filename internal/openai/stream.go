@@ -48,7 +48,8 @@ const (
 // (model names, tool names and ids, error messages) through String, and
 // text that arrives in pieces (the answer's text, each call's arguments)
 // through a TextStream, which may hold back the end of a piece that could
-// be the start of the secret until the next piece or Flush decides.
+// be the start of the secret until the next piece or Flush decides. A nil
+// TextStream passes the pieces as they come.
 type Redactor interface {
 	String(s string) string
 	NewStream() TextStream
@@ -124,10 +125,12 @@ func NewTranslator(o TranslatorOptions) *Translator {
 
 // stream returns a fresh TextStream.
 func (t *Translator) stream() TextStream {
-	if t.o.Redact == nil {
-		return plainText{}
+	if t.o.Redact != nil {
+		if ts := t.o.Redact.NewStream(); ts != nil {
+			return ts
+		}
 	}
-	return t.o.Redact.NewStream()
+	return plainText{}
 }
 
 // redact hides the secret in a whole string.
@@ -159,7 +162,7 @@ func (t *Translator) Event(name, data string) (done bool, err error) {
 		}
 		return false, t.upstreamError(rawjson.Message(d))
 	case name != "" && name != "message" && !t.begun:
-		return false, &Error{Code: CodeNotOpenAI, Message: "the answer is a stream of " + strconv.Quote(trim(name, 40)) +
+		return false, &Error{Code: CodeNotOpenAI, Message: "the answer is a stream of " + strconv.Quote(clean(name, 40)) +
 			" events, not of chat completion chunks; check that " + t.o.Advice.Endpoint + " names an OpenAI-compatible endpoint (its base, such as http://127.0.0.1:11434/v1)"}
 	}
 	var c wire.OpenAIChunk
@@ -205,11 +208,11 @@ func (t *Translator) malformed(err error) error {
 
 // upstreamError returns the error for an error object in the stream.
 func (t *Translator) upstreamError(e rawjson.Message) error {
-	msg := t.redact(oneLine(ErrorText(e)))
+	msg := clean(t.redact(ErrorText(e)), MaxMessageChars)
 	if msg == "" {
 		msg = "no message"
 	}
-	return &Error{Code: CodeError, Message: "the upstream reported an error during the answer: " + trim(msg, MaxMessageChars)}
+	return &Error{Code: CodeError, Message: "the upstream reported an error during the answer: " + msg}
 }
 
 // chunk applies one chunk.
@@ -500,16 +503,4 @@ func arguments(args []byte) rawjson.Message {
 		return nil
 	}
 	return args
-}
-
-// trim cuts s to at most n runes, marking the cut with "…".
-func trim(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
 }
