@@ -41,6 +41,13 @@ type devOptions struct {
 	Pace        time.Duration
 	Log         io.Writer
 
+	// Direct makes the demo page's session talk to the dev server's
+	// OpenAI-compatible endpoint (/openai/v1) instead of the Studio AI
+	// proxy (--direct); DirectURL makes it talk to that endpoint itself
+	// (--direct-url, which implies Direct). demo_config.go.
+	Direct    bool
+	DirectURL string
+
 	// AllowHosts are the Host values served besides loopback names
 	// (--allow-host HOST[:PORT]); a non-loopback Addr needs at least one.
 	// AllowOrigins are the other origins whose pages may call /api, with
@@ -83,6 +90,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.WebDir, "web", "web/demo", "the folder of the demo page")
 	fs.StringVar(&o.DistDir, "dist", "dist", "the folder of the built module (make build)")
 	fs.DurationVar(&o.Pace, "pace", 35*time.Millisecond, "the scripted model's pause between words")
+	registerDirectFlags(fs, &o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -97,6 +105,10 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		o.APIKey = firstEnv("AGENTWASM_API_KEY", "OPENAI_API_KEY")
 	}
 	if _, err := newOriginPolicy(o.AllowHosts, o.AllowOrigins); err != nil {
+		fmt.Fprintln(stderr, "agentwasm dev:", err)
+		return 2
+	}
+	if err := checkDirect(&o); err != nil {
 		fmt.Fprintln(stderr, "agentwasm dev:", err)
 		return 2
 	}
@@ -140,6 +152,9 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		open = net.JoinHostPort(r.name, port)
 	}
 	fmt.Fprintf(stdout, "agentwasm dev %s: open http://%s/ (%s; MCP at /api/mcp)\n", version, open, model)
+	if note := o.directNote(); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
 
 	// Ctrl-C ends every request's context (streams included), then the
 	// server, waiting up to 2 s for answers being written.
@@ -164,7 +179,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 
 // newDevHandler builds the whole dev server: the page at /, the assets at
 // /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp, the demo's
-// reset at /api/demo/reset; everything under /api/ behind the origin
+// reset at /api/demo/reset and its config at /api/demo/config; everything under /api/ behind the origin
 // policy (origin.go).
 func newDevHandler(o devOptions) http.Handler {
 	var model studioproxy.Model = studioproxy.Scripted{Pace: o.Pace}
@@ -208,6 +223,7 @@ func newDevHandler(o devOptions) http.Handler {
 	api.Handle("/api/v1/studio/ai/", http.StripPrefix("/api", proxy))
 	api.Handle("/api/mcp", mcp.Handler(devMCPOptions(policy)))
 	api.Handle(demoResetPath, demoResetHandler(mcp))
+	api.Handle(demoConfigPath, demoConfigHandler(o.demoConfig()))
 	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
 	})
