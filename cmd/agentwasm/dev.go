@@ -179,8 +179,8 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 
 // newDevHandler builds the whole dev server: the page at /, the assets at
 // /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp, the demo's
-// reset at /api/demo/reset and its config at /api/demo/config; everything under /api/ behind the origin
-// policy (origin.go).
+// reset at /api/demo/reset and its config at /api/demo/config; everything
+// under /api/ behind the origin policy (origin.go).
 func newDevHandler(o devOptions) http.Handler {
 	var model studioproxy.Model = studioproxy.Scripted{Pace: o.Pace}
 	caps := studioproxy.Capabilities{Enabled: true, DefaultProvider: "scripted", Providers: []studioproxy.Provider{
