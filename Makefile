@@ -3,7 +3,8 @@
 #                     go vet and staticcheck for the native, js/wasm and wasip1/wasm builds, go test -short ./...
 #   make run          build what is needed and start `agentwasm dev` (the demo page, a scripted
 #                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
-#                     (UPSTREAM=, MODEL=: a real model; ALLOW_ORIGIN=: an app on another origin)
+#                     (UPSTREAM=, MODEL=: a real model; ALLOW_ORIGIN=: an app on another origin; DIRECT=1: the
+#                     page talks to an OpenAI-compatible endpoint directly; DIRECT_URL=, MODEL=: that endpoint)
 #   make build        dist/: the js modules (full and session-only), the wasip1 module, wasm_exec.js, the loader
 #                     and its types
 #   make build-tiny   dist/: the same two modules built by TinyGo (*.tiny.wasm) and TinyGo's wasm_exec.tiny.js;
@@ -55,16 +56,22 @@ ADDR ?= 127.0.0.1:8080
 # (key from AGENTWASM_API_KEY or OPENAI_API_KEY).
 # make run ALLOW_ORIGIN=http://127.0.0.1:5173 lets the pages of an app on that origin call /api (CORS;
 # several origins separated by spaces), as --allow-origin does (docs/DEV.md, An app on its own origin).
+# make run DIRECT=1 makes the demo page talk to the dev server's OpenAI-compatible endpoint (/openai/v1: the
+# scripted model, or with UPSTREAM= a pass-through that adds the key) directly instead of the Studio AI proxy;
+# make run DIRECT_URL=http://127.0.0.1:11434/v1 MODEL=llama3.2 makes it call that endpoint itself, with no key
+# (the endpoint must allow the page's origin: docs/MODELS.md), as --direct and --direct-url do.
 # ARGS passes more flags to agentwasm dev, e.g. for a non-loopback ADDR the hosts browsers use:
 # ADDR=0.0.0.0:8080 ARGS='--allow-host studio.lan'.
 UPSTREAM     ?=
 MODEL        ?=
 ALLOW_ORIGIN ?=
+DIRECT       ?=
+DIRECT_URL   ?=
 ARGS         ?=
 
 run: build dist/agentwasm dist/agentwasm.wasm.br
 	dist/agentwasm dev --addr $(ADDR) $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(MODEL),--model $(MODEL)) \
-		$(foreach o,$(ALLOW_ORIGIN),--allow-origin $(o)) $(ARGS)
+		$(foreach o,$(ALLOW_ORIGIN),--allow-origin $(o)) $(if $(filter-out 0 no false,$(DIRECT)),--direct) $(if $(DIRECT_URL),--direct-url $(DIRECT_URL)) $(ARGS)
 
 # The developer binary (native): agentwasm dev, agentwasm chat.
 dist/agentwasm: $(GO_SRC)

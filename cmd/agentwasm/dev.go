@@ -43,6 +43,13 @@ type devOptions struct {
 	Pace        time.Duration
 	Log         io.Writer
 
+	// Direct makes the demo page's session talk to the dev server's
+	// OpenAI-compatible endpoint (/openai/v1) instead of the Studio AI
+	// proxy (--direct); DirectURL makes it talk to that endpoint itself
+	// (--direct-url, which implies Direct). demo_config.go.
+	Direct    bool
+	DirectURL string
+
 	// AllowHosts are the Host values served besides loopback names
 	// (--allow-host HOST[:PORT]); a non-loopback Addr needs at least one.
 	// AllowOrigins are the other origins whose pages may call /api and
@@ -87,6 +94,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.DistDir, "dist", "dist", "the folder of the built module (make build)")
 	fs.DurationVar(&o.Pace, "pace", 35*time.Millisecond, "the scripted model's pause between words")
 	fs.StringVar(&o.OpenAIKey, "openai-key", "", "a key the scripted model's OpenAI-compatible endpoint ("+openAIChatPath+") requires as Authorization: Bearer KEY (default from "+openAIKeyEnv+"; empty: none)")
+	registerDirectFlags(fs, &o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -107,6 +115,10 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentwasm dev: warning: --openai-key (or %s) applies only to the scripted model's %s, which is not served with --upstream\n", openAIKeyEnv, openAIChatPath)
 	}
 	if _, err := newOriginPolicy(o.AllowHosts, o.AllowOrigins); err != nil {
+		fmt.Fprintln(stderr, "agentwasm dev:", err)
+		return 2
+	}
+	if err := checkDirect(&o); err != nil {
 		fmt.Fprintln(stderr, "agentwasm dev:", err)
 		return 2
 	}
@@ -153,6 +165,9 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		open = net.JoinHostPort(r.name, port)
 	}
 	fmt.Fprintf(stdout, "agentwasm dev %s: open http://%s/ (%s; MCP at /api/mcp)\n", version, open, model)
+	if note := o.directNote(); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
 
 	// Ctrl-C ends every request's context (streams included), then the
 	// server, waiting up to 2 s for answers being written.
@@ -177,9 +192,9 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 
 // newDevHandler builds the whole dev server: the page at /, the assets at
 // /dist/, the proxy under /api/v1/studio/ai/, MCP at /api/mcp, the demo's
-// reset at /api/demo/reset, the scripted model's OpenAI-compatible endpoint
-// at /openai/v1/chat/completions (dev_openai.go); everything under /api/
-// and /openai/ behind the origin policy (origin.go).
+// reset at /api/demo/reset and its config at /api/demo/config, the
+// OpenAI-compatible endpoint at /openai/v1/chat/completions (dev_openai.go);
+// everything under /api/ and /openai/ behind the origin policy (origin.go).
 func newDevHandler(o devOptions) http.Handler {
 	var model studioproxy.Model = studioproxy.Scripted{Pace: o.Pace}
 	caps := studioproxy.Capabilities{Enabled: true, DefaultProvider: "scripted", Providers: []studioproxy.Provider{
@@ -222,6 +237,7 @@ func newDevHandler(o devOptions) http.Handler {
 	api.Handle("/api/v1/studio/ai/", http.StripPrefix("/api", proxy))
 	api.Handle("/api/mcp", mcp.Handler(devMCPOptions(policy)))
 	api.Handle(demoResetPath, demoResetHandler(mcp))
+	api.Handle(demoConfigPath, demoConfigHandler(o.demoConfig()))
 	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
 	})

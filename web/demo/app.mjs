@@ -1,5 +1,7 @@
-// The demo page's wiring: loads the module, builds the app's port and the
-// agent session (the port as its kit, the page's own tool beside it with its
+// The demo page's wiring: loads the module, asks the dev server how to reach
+// the model (GET /api/demo/config: the Studio AI proxy, or an
+// OpenAI-compatible endpoint directly), builds the app's port and the agent
+// session (the port as its kit, the page's own tool beside it with its
 // execute, MCP tools discovered at /api/mcp), and renders the conversation —
 // streamed text, each tool call with its plane, arguments, a one-line
 // summary of its result (the full JSON one click away) and duration,
@@ -28,19 +30,42 @@ window.demo = { state, ready: false };
 const runtime = await load();
 $('module-badge').textContent = `module ${runtime.version().version}`;
 
-/** The model in use, from the proxy's capabilities: its label, and whether it is the scripted model. */
-const model = await fetch('/api/v1/studio/ai/capabilities', { signal: AbortSignal.timeout(5000) }) // a silent server does not hold the page
-  .then((r) => (r.ok ? r.json() : null))
-  .then((caps) => {
-    const p = caps?.providers?.find((x) => x.name === caps.defaultProvider) ?? caps?.providers?.[0];
-    if (!p) return { label: 'model: unknown', scripted: false };
-    const scripted = p.name === 'scripted';
-    return { label: scripted ? 'scripted model' : `${p.name} · ${p.defaultModel || 'default model'}`, scripted };
-  })
-  .catch(() => ({ label: 'model: unknown', scripted: false }));
+/**
+ * How the session reaches its model, from the dev server (GET /api/demo/config): `{}` for the Studio AI
+ * proxy under /api, or `{model: {baseUrl, name}, scripted?}` for an OpenAI-compatible endpoint the session
+ * talks to directly (agentwasm dev --direct or --direct-url). No key ever comes this way: a key given to a
+ * page is readable by anyone who can run script in it. A server without the route is the proxy path.
+ */
+const config = await fetch('/api/demo/config', { signal: AbortSignal.timeout(5000) })
+  .then((r) => (r.ok ? r.json() : {}))
+  .catch(() => ({}));
+const direct = typeof config?.model?.baseUrl === 'string' && typeof config.model.name === 'string'
+  ? { baseUrl: config.model.baseUrl, name: config.model.name } : null;
+/** Whether the direct endpoint is on another origin than the page's: CORS applies then. */
+const crossOrigin = direct !== null && new URL(direct.baseUrl, location.href).origin !== location.origin;
+
+/** The model in use: from the config on the direct path, else from the proxy's capabilities; its label, and whether it is the scripted model. */
+const model = direct
+  ? { label: config.scripted ? 'scripted model' : direct.name, scripted: config.scripted === true }
+  : await fetch('/api/v1/studio/ai/capabilities', { signal: AbortSignal.timeout(5000) }) // a silent server does not hold the page
+    .then((r) => (r.ok ? r.json() : null))
+    .then((caps) => {
+      const p = caps?.providers?.find((x) => x.name === caps.defaultProvider) ?? caps?.providers?.[0];
+      if (!p) return { label: 'model: unknown', scripted: false };
+      const scripted = p.name === 'scripted';
+      return { label: scripted ? 'scripted model' : `${p.name} · ${p.defaultModel || 'default model'}`, scripted };
+    })
+    .catch(() => ({ label: 'model: unknown', scripted: false }));
+model.path = direct ? 'direct' : 'proxy';
+model.direct = direct;
 window.demo.model = model;
 $('model-badge').textContent = model.label;
 $('model-badge').classList.toggle('scripted', model.scripted);
+// Which way the session talks to the model, beside the model's name.
+$('path-badge').textContent = direct ? 'directly, OpenAI-compatible' : 'via the Studio proxy';
+$('path-badge').title = direct
+  ? `The session talks to the OpenAI-compatible endpoint ${direct.baseUrl} directly (model ${direct.name})`
+  : 'The session talks to the Studio AI proxy under /api';
 
 /**
  * The suggestions under the conversation. The scripted model answers these five (and says what it
@@ -77,7 +102,9 @@ async function setup() {
   // own agent, through the same gates; elsewhere this says why it did nothing.
   window.demo.webmcp = await port.registerWebMCP();
   const s = runtime.createSession({
-    baseUrl: '/api',
+    baseUrl: '/api', // the MCP server at /api/mcp; and the Studio AI proxy unless the model is direct
+    // An OpenAI-compatible endpoint the session talks to directly, without a key (agentwasm dev --direct).
+    ...(direct ? { model: { baseUrl: direct.baseUrl, name: direct.name } } : {}),
     // The port's tools run through the port (its gates and approvals: a turn
     // stops on an ask); the page tool runs here, with its own execute.
     kit: port,
@@ -403,6 +430,8 @@ function finishTurn(turn) {
     } else if (turn.status === 'refused' && !cur.el.querySelector('.body')) {
       cur.el.insertBefore(el('div', 'body error', turn.errorMessage || 'The turn was refused.'), cur.footer);
     }
+    const hint = corsHint(turn);
+    if (hint) cur.el.insertBefore(el('div', 'body muted small cors-hint', hint), cur.footer);
     const label = waiting ? 'waiting for your approval'
       : { completed: 'done', cancelled: 'stopped', error: 'error', refused: 'refused' }[turn.status] ?? turn.status;
     const bits = [label, `${turn.rounds} model request${turn.rounds === 1 ? '' : 's'}`];
@@ -424,6 +453,20 @@ function finishTurn(turn) {
       : turn.text || (waiting ? '' : 'Done.');
   const cards = state.pending.map((ask) => `Approval needed: ${askText(ask)}.`);
   announce([said && `Assistant: ${said}`, ...cards].filter(Boolean).join(' '));
+}
+
+/**
+ * What to do when the page could not read a direct endpoint on another origin: the browser reports a
+ * refused cross-origin answer as a failed fetch, so the session says upstream_cors (or, when it cannot
+ * tell, upstream_unreachable). '' for anything else.
+ */
+function corsHint(turn) {
+  if (!crossOrigin || turn.status !== 'error' || !['upstream_cors', 'upstream_unreachable'].includes(turn.errorCode)) return '';
+  const page = location.origin;
+  return `This page (${page}) calls ${direct.baseUrl} itself. If that server is running, it most likely does not ` +
+    `allow this page's origin (CORS): allow ${page} there (Ollama: OLLAMA_ORIGINS=${page} ollama serve; LM Studio: ` +
+    'lms server start --cors; docs/MODELS.md has the others), or let this server call it for the page: ' +
+    `make run UPSTREAM=${direct.baseUrl} MODEL=${direct.name} DIRECT=1.`;
 }
 
 // ---- approvals: the person's answers, never the model's ----

@@ -23,7 +23,8 @@ const ScriptedModelName = "scripted-model"
 
 // Names of the tools the scripted scenarios use. The page tool and the
 // composition tools are matched exactly; the journey tool by suffix, so any
-// graph id works, with the separator "." or "__"; and the port's
+// graph id works, with the separator ".", "__" or "_" (as an OpenAI-compatible
+// endpoint sees the names); and the port's
 // whats_here and do_action (the way back to the journey's first page) by
 // suffix under the journey tool's graph id.
 const (
@@ -435,8 +436,7 @@ func (a *answer) pendingConfirm() (found map[string]any, inApp bool) {
 // (with any separator), or "".
 func (a *answer) journeyTool() string {
 	for _, t := range a.req.Tools {
-		n := strings.ReplaceAll(t.Name, "__", ".")
-		if strings.HasSuffix(n, PublishJourneyEnd) {
+		if strings.HasSuffix(dotted(t.Name), dotted(PublishJourneyEnd)) {
 			return t.Name
 		}
 	}
@@ -446,13 +446,13 @@ func (a *answer) journeyTool() string {
 // portTool returns the advertised tool of the publish journey's port that
 // ends in end (with any separator), or "".
 func (a *answer) portTool(end string) string {
-	j := strings.ReplaceAll(a.journeyTool(), "__", ".")
+	j := dotted(a.journeyTool())
 	prefix, _, ok := strings.Cut(j, ".")
 	if !ok {
 		return ""
 	}
 	for _, t := range a.req.Tools {
-		if strings.ReplaceAll(t.Name, "__", ".") == prefix+"."+end {
+		if dotted(t.Name) == prefix+"."+dotted(end) {
 			return t.Name
 		}
 	}
@@ -623,4 +623,11 @@ func str(v any) string {
 		b, _ := json.Marshal(v)
 		return string(b)
 	}
+}
+
+// dotted returns a tool name with its separators as dots: "__" (an older
+// mapping) and "_" (the OpenAI-compatible endpoint's, studio_journey_publish)
+// alike, so a name is recognized however it was mapped.
+func dotted(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "__", "."), "_", ".")
 }
