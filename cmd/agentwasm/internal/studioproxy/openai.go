@@ -102,8 +102,9 @@ type OpenAIOptions struct {
 // Failures end the answer with one error event whose code says what went
 // wrong: upstream_unauthorized (HTTP 401/403), upstream_not_found (404),
 // upstream_rate_limited (429), upstream_unavailable (5xx), upstream_rejected
-// (other statuses), upstream_not_openai (an HTML page, or a first chunk that
-// is not a chat completion chunk), upstream_unreachable (no connection),
+// (other statuses), upstream_not_openai (an HTML page, a stream of other
+// events, or a first chunk that is not a chat completion chunk),
+// upstream_unreachable (no connection),
 // upstream_stalled (no headers within HeaderTimeout, or a body silent for
 // StallTimeout), upstream_cut (the stream ended before the answer was
 // complete), upstream_malformed (a later chunk that is not the expected
