@@ -102,8 +102,11 @@ type call struct {
 // toolCallStop (its arguments whole, in index order) and messageStop with
 // the stop reason and usage. Tool calls are read however the endpoint sends
 // them: split across chunks, several in parallel, sent whole in one chunk,
-// without index or id, or as the legacy function_call. It is used by one
-// goroutine.
+// without index or id, or as the legacy function_call. Only the first
+// choice (index 0) is read. Reasoning text, which llama.cpp, vLLM and Ollama
+// send apart (reasoning_content or reasoning in the delta), is not part of
+// the answer: it is left out, as is every field the chunk types do not name
+// (vLLM's stop_reason, llama.cpp's timings). It is used by one goroutine.
 type Translator struct {
 	o        TranslatorOptions
 	begun    bool       // messageStart was emitted

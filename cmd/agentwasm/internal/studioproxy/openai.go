@@ -1,14 +1,16 @@
 // The OpenAI-compatible model: it forwards a chat request to an upstream's
-// POST …/v1/chat/completions with stream: true and translates the streamed
-// answer into the proxy's grammar. The request half is in
-// openai_request.go, the answer half in openai_stream.go.
+// POST …/v1/chat/completions with stream: true and streams the answer back
+// in the proxy's grammar. Everything about the OpenAI wire (the request
+// body, the tool names, the chunks, what a failed status means) is
+// internal/openai's; this file is the HTTP around it: the endpoint URL, the
+// same-origin client, the header and stall bounds, the model policy and the
+// key's redaction.
 
 package studioproxy
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -21,7 +23,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/openai"
 	"github.com/agentwasm/agentwasm/internal/sameorigin"
+	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
 // Default bounds of OpenAIOptions.
@@ -34,22 +39,18 @@ const (
 	DefaultOpenAIStallTimeout = 60 * time.Second
 )
 
-// oaMaxEventBytes bounds one server-sent event of the upstream's stream, and
-// the arguments of all the tool calls of one answer together, so a hostile
-// upstream cannot exhaust memory.
+// oaMaxEventBytes bounds one server-sent event of the upstream's stream, so
+// a hostile upstream cannot exhaust memory (the translator bounds the tool
+// calls' arguments: openai.MaxArgumentBytes).
 const oaMaxEventBytes = 4 << 20
-
-// oaMaxErrorBodyBytes bounds how much of a failed response's body is read
-// for its error message.
-const oaMaxErrorBodyBytes = 64 << 10
 
 // oaMaxWholeBodyBytes bounds a whole (non-streamed) JSON answer, which an
 // upstream that ignores stream: true sends instead of events.
 const oaMaxWholeBodyBytes = 8 << 20
 
-// oaMaxMessageChars is about how many characters of an upstream's own error
-// message an error event quotes.
-const oaMaxMessageChars = 300
+// oaAdvice names the dev server's settings in the messages of the
+// translation's errors.
+var oaAdvice = openai.Advice{Endpoint: "--upstream", Key: "AGENTWASM_API_KEY (or OPENAI_API_KEY)"}
 
 // OpenAIOptions configures an OpenAI model.
 type OpenAIOptions struct {
@@ -99,23 +100,27 @@ type OpenAIOptions struct {
 // chat completions endpoint and streams its answer back as events.
 //
 // Failures end the answer with one error event whose code says what went
-// wrong: upstream_unauthorized (HTTP 401/403), upstream_rate_limited (429),
-// upstream_unavailable (5xx), upstream_rejected (other statuses),
-// upstream_unreachable (no connection), upstream_stalled (no headers within
-// HeaderTimeout, or a body silent for StallTimeout), upstream_cut (the stream
-// ended before the answer was complete), upstream_malformed (a chunk that is
-// not the expected JSON, or too large), upstream_error (an error object in
-// the stream), upstream_redirected (a redirect to another origin, refused:
-// the key is sent to the upstream's origin only), bad_request (a chat
-// request that cannot be translated) and model_not_allowed (a chat request
-// naming a model outside Model and Models; nothing is sent upstream).
+// wrong: upstream_unauthorized (HTTP 401/403), upstream_not_found (404),
+// upstream_rate_limited (429), upstream_unavailable (5xx), upstream_rejected
+// (other statuses), upstream_not_openai (an HTML page, a stream of other
+// events, or a first chunk that is not a chat completion chunk),
+// upstream_unreachable (no connection),
+// upstream_stalled (no headers within HeaderTimeout, or a body silent for
+// StallTimeout), upstream_cut (the stream ended before the answer was
+// complete), upstream_malformed (a later chunk that is not the expected
+// JSON, or too large), upstream_error (an error object in the stream),
+// upstream_redirected (a redirect to another origin, refused: the key is
+// sent to the upstream's origin only), bad_request (a chat request that
+// cannot be translated) and model_not_allowed (a chat request naming a
+// model outside Model and Models; nothing is sent upstream). The codes are
+// internal/openai's, the same a session's direct transport reports.
 //
 // Tool names outside ^[a-zA-Z0-9_-]{1,64}$, which many such upstreams
 // reject, are renamed for the upstream and renamed back in the answer: each
 // other character becomes '_' (studio.journey.publish_map is sent as
 // studio_journey_publish_map), and a name that would then clash with
 // another, or is empty, also gets '_' and eight hex digits of a hash of the
-// original. The full scheme is at oaToolNames in openai_request.go.
+// original. The full scheme is at openai.ToolNames.
 //
 // An OpenAI is safe for concurrent use.
 type OpenAI struct {
@@ -155,15 +160,7 @@ func oaEndpoint(base string) (endpoint, shown, problem string) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", "", "the upstream URL is not an http:// or https:// URL with a host; pass one like http://127.0.0.1:11434 to --upstream"
 	}
-	p := strings.TrimRight(u.Path, "/")
-	switch {
-	case strings.HasSuffix(p, "/chat/completions"):
-	case strings.HasSuffix(p, "/v1"):
-		p += "/chat/completions"
-	default:
-		p += "/v1/chat/completions"
-	}
-	u.Path, u.RawPath, u.Fragment = p, "", ""
+	u.Path, u.RawPath, u.Fragment = openai.ChatPath(u.Path), "", ""
 	endpoint = u.String()
 	u.User, u.RawQuery, u.ForceQuery = nil, "", false
 	return endpoint, u.String(), ""
@@ -180,34 +177,32 @@ func (m *OpenAI) Stream(ctx context.Context, req *ChatRequest, sink Sink) error 
 }
 
 // stream does the work of Stream. It returns nil once a terminal event was
-// sent, an *Error for a failure still to be reported, a *oaSinkError when
-// the sink failed, or ctx's error.
+// sent, an *Error or *openai.Error for a failure still to be reported, a
+// *oaSinkError when the sink failed, or ctx's error.
 func (m *OpenAI) stream(ctx context.Context, req *ChatRequest, sink Sink, start time.Time) error {
 	if m.urlErr != "" {
-		return &Error{Code: "upstream_unreachable", Message: m.urlErr}
+		return &Error{Code: openai.CodeUnreachable, Message: m.urlErr}
 	}
 	if req == nil {
-		return &Error{Code: "bad_request", Message: "there is no chat request to forward"}
+		return &Error{Code: openai.CodeBadRequest, Message: "there is no chat request to forward"}
 	}
 	if err := m.checkModel(req.Model); err != nil {
 		return err
 	}
-	upReq, names, err := oaBuildRequest(req, m.opts.Model)
+	body, names, err := openai.BuildRequest(req, m.opts.Model)
 	if err != nil {
 		return err
 	}
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(upReq); err != nil {
-		return &Error{Code: "bad_request", Message: "the chat request could not be encoded for the upstream: " + err.Error()}
+	model := req.Model
+	if model == "" {
+		model = m.opts.Model
 	}
 
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, m.endpoint, &body)
+	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, m.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return &Error{Code: "upstream_unreachable", Message: "could not build the request to " + m.shown + ": " + err.Error()}
+		return &Error{Code: openai.CodeUnreachable, Message: "could not build the request to " + m.shown + ": " + err.Error()}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
@@ -240,35 +235,158 @@ func (m *OpenAI) stream(ctx context.Context, req *ChatRequest, sink Sink, start 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return m.statusError(ctx, resp, wd)
 	}
-	st := &oaStream{sink: sink, red: m.red, names: names, model: upReq.Model, start: start}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/html" {
-		return &Error{Code: "upstream_rejected", Message: "the upstream at " + m.shown + " answered with an HTML page, not an event stream; check that --upstream names an OpenAI-compatible server"}
+		return &Error{Code: openai.CodeNotOpenAI, Message: "the upstream at " + m.shown + " answered with an HTML page, not an event stream; check that --upstream names an OpenAI-compatible API (its base, such as http://127.0.0.1:11434/v1)"}
 	}
-	return st.translate(ctx, wd, mt == "application/json", m.opts.StallTimeout)
+	tr := m.translator(names, model, sink, start)
+	return oaTranslate(ctx, wd, mt == "application/json", m.opts.StallTimeout, tr)
+}
+
+// translator returns the translator of one answer: its events go to sink
+// under the grammar's frame names, messageStop with its latency since
+// start, everything redacted with the key's redactor.
+func (m *OpenAI) translator(names *openai.ToolNames, model string, sink Sink, start time.Time) *openai.Translator {
+	return openai.NewTranslator(openai.TranslatorOptions{
+		Names:  names,
+		Model:  model,
+		Redact: m.keyRedactor(),
+		Advice: oaAdvice,
+		Emit: func(ev wire.StreamEvent) error {
+			name := oaEventNames[ev.Type]
+			if name == "" {
+				return &Error{Code: "model_error", Message: "the translation emitted an event of unknown type " + quote(ev.Type)}
+			}
+			if name == EventMessageStop {
+				ev.LatencyMs = ms(time.Since(start))
+			}
+			ev.Type = "" // the frame's name is the authority (AppendFrame)
+			if err := sink.Send(name, ev); err != nil {
+				return &oaSinkError{err: err}
+			}
+			return nil
+		},
+	})
+}
+
+// oaEventNames maps the translator's event types to the grammar's frame
+// names.
+var oaEventNames = map[string]string{
+	openai.EventMessageStart:  EventMessageStart,
+	openai.EventTextDelta:     EventTextDelta,
+	openai.EventToolCallStart: EventToolCallStart,
+	openai.EventToolCallDelta: EventToolCallDelta,
+	openai.EventToolCallStop:  EventToolCallStop,
+	openai.EventMessageStop:   EventMessageStop,
+}
+
+// oaTranslate feeds the upstream's answer to tr: a whole JSON chat
+// completion when whole, else an event stream. It returns nil once the
+// terminal event was sent, a failure to report (after what redaction held
+// back was sent), an *oaSinkError, or ctx's error. stall is the body's
+// silence bound, for messages.
+func oaTranslate(ctx context.Context, r io.Reader, whole bool, stall time.Duration, tr *openai.Translator) error {
+	var err error
+	if whole {
+		err = oaReadWhole(ctx, r, stall, tr)
+	} else {
+		err = oaReadEvents(ctx, r, stall, tr)
+	}
+	var e *Error
+	var oe *openai.Error
+	if (errors.As(err, &e) || errors.As(err, &oe)) && ctx.Err() == nil {
+		if ferr := tr.Flush(); ferr != nil {
+			return ferr
+		}
+	}
+	return err
+}
+
+// oaReadEvents reads an event stream into tr up to its end.
+func oaReadEvents(ctx context.Context, r io.Reader, stall time.Duration, tr *openai.Translator) error {
+	sr := bridge.NewSSEReader(r, oaMaxEventBytes)
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, bridge.ErrFrameTooLarge) {
+				return &Error{Code: openai.CodeMalformed, Message: "the upstream sent an event larger than " + strconv.Itoa(oaMaxEventBytes>>20) + " MiB; is --upstream an OpenAI-compatible chat completions endpoint?"}
+			}
+			if tr.Finished() {
+				// The answer was complete; only [DONE] (and perhaps the
+				// usage) did not come.
+				return tr.End()
+			}
+			if errors.Is(err, errOABodyStall) {
+				return &Error{Code: openai.CodeStalled, Message: "the upstream's stream was silent for " + stall.String() + " in the middle of the answer; it may be overloaded, retry"}
+			}
+			msg := "the upstream's stream ended before the answer was complete"
+			if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+				msg += " (" + err.Error() + ")"
+			}
+			return &Error{Code: openai.CodeCut, Message: msg + "; retry"}
+		}
+		done, err := tr.Event(ev.Event, ev.Data)
+		if err != nil {
+			return err
+		}
+		if done {
+			return tr.End()
+		}
+	}
+}
+
+// oaReadWhole reads a whole JSON chat completion into tr, which an upstream
+// that ignores stream: true sends instead of events.
+func oaReadWhole(ctx context.Context, r io.Reader, stall time.Duration, tr *openai.Translator) error {
+	body, err := io.ReadAll(io.LimitReader(r, oaMaxWholeBodyBytes+1))
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	switch {
+	case errors.Is(err, errOABodyStall):
+		return &Error{Code: openai.CodeStalled, Message: "the upstream's answer was silent for " + stall.String() + " before it was complete; it may be overloaded, retry"}
+	case err != nil:
+		return &Error{Code: openai.CodeCut, Message: "the upstream's answer ended before it was complete (" + err.Error() + "); retry"}
+	case len(body) > oaMaxWholeBodyBytes:
+		return &Error{Code: openai.CodeMalformed, Message: "the upstream's answer is larger than " + strconv.Itoa(oaMaxWholeBodyBytes>>20) + " MiB"}
+	}
+	if err := tr.Whole(body); err != nil {
+		return err
+	}
+	return tr.End()
 }
 
 // checkModel refuses a request's model that the server does not allow.
 func (m *OpenAI) checkModel(model string) error {
-	if model == "" || model == m.opts.Model || slices.Contains(m.opts.Models, model) {
-		return nil
+	if msg := modelRefusal(model, m.opts.Model, m.opts.Models); msg != "" {
+		return &Error{Code: "model_not_allowed", Message: msg}
+	}
+	return nil
+}
+
+// modelRefusal says why a request may not name model, given the server's
+// default model and the others it allows; "" when it may.
+func modelRefusal(model, def string, others []string) string {
+	if model == "" || model == def || slices.Contains(others, model) {
+		return ""
 	}
 	var allowed []string
-	if m.opts.Model != "" {
-		allowed = append(allowed, quote(m.opts.Model))
+	if def != "" {
+		allowed = append(allowed, quote(def))
 	}
-	for _, a := range m.opts.Models {
-		if a != "" && a != m.opts.Model && !slices.Contains(allowed, quote(a)) {
+	for _, a := range others {
+		if a != "" && a != def && !slices.Contains(allowed, quote(a)) {
 			allowed = append(allowed, quote(a))
 		}
 	}
 	msg := "the chat request names the model " + quote(oaTruncate(model, 100)) + ", which this server does not allow; "
 	if len(allowed) == 0 {
-		msg += "it picks the model itself, so the page may name none"
-	} else {
-		msg += "the page may pick only " + strings.Join(allowed, ", ") + " (or name none for the server's default)"
+		return msg + "it picks the model itself, so the page may name none"
 	}
-	return &Error{Code: "model_not_allowed", Message: msg}
+	return msg + "the page may pick only " + strings.Join(allowed, ", ") + " (or name none for the server's default)"
 }
 
 // finish reports err, the result of stream, as Stream's contract asks.
@@ -283,9 +401,16 @@ func (m *OpenAI) finish(ctx context.Context, sink Sink, start time.Time, err err
 	if errors.As(err, &se) {
 		return se.err
 	}
-	var e *Error
-	if !errors.As(err, &e) {
-		e = &Error{Code: "upstream_error", Message: "forwarding to the upstream failed: " + err.Error()}
+	var (
+		e  *Error
+		oe *openai.Error
+	)
+	switch {
+	case errors.As(err, &e):
+	case errors.As(err, &oe):
+		e = &Error{Code: oe.Code, Message: oe.Message}
+	default:
+		e = &Error{Code: openai.CodeError, Message: "forwarding to the upstream failed: " + err.Error()}
 	}
 	ev := Event{ErrorMessage: m.red.String(e.Message), ErrorCode: e.Code, LatencyMs: ms(time.Since(start))}
 	return sink.Send(EventError, ev)
@@ -299,12 +424,18 @@ var (
 
 // sendFailure classifies an error from sending the request.
 func (m *OpenAI) sendFailure(reqCtx context.Context, err error) error {
+	return sendFailure(reqCtx, err, m.shown, m.opts.HeaderTimeout)
+}
+
+// sendFailure classifies an error from sending a request to the upstream at
+// shown, whose headers were awaited for at most headerTimeout.
+func sendFailure(reqCtx context.Context, err error, shown string, headerTimeout time.Duration) *Error {
 	if errors.Is(context.Cause(reqCtx), errOAHeaderStall) {
-		return &Error{Code: "upstream_stalled", Message: "the upstream at " + m.shown + " sent no response headers within " + m.opts.HeaderTimeout.String() + "; check that it is running and not overloaded, then retry"}
+		return &Error{Code: openai.CodeStalled, Message: "the upstream at " + shown + " sent no response headers within " + headerTimeout.String() + "; check that it is running and not overloaded, then retry"}
 	}
 	var re *sameorigin.RedirectError
 	if errors.As(err, &re) {
-		return &Error{Code: "upstream_redirected", Message: "the upstream answered " + strconv.Itoa(re.Status) + " " + http.StatusText(re.Status) +
+		return &Error{Code: openai.CodeRedirected, Message: "the upstream answered " + strconv.Itoa(re.Status) + " " + http.StatusText(re.Status) +
 			" with a redirect to " + re.To + ", another origin than " + re.From + "; the API key is sent to " + re.From +
 			" only, so the redirect was not followed; if the upstream now lives at " + re.To + ", pass its URL to --upstream"}
 	}
@@ -314,119 +445,36 @@ func (m *OpenAI) sendFailure(reqCtx context.Context, err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return &Error{Code: "upstream_stalled", Message: "the request to the upstream at " + m.shown + " timed out (" + err.Error() + "); check that it is running and not overloaded, then retry"}
+		return &Error{Code: openai.CodeStalled, Message: "the request to the upstream at " + shown + " timed out (" + err.Error() + "); check that it is running and not overloaded, then retry"}
 	}
-	return &Error{Code: "upstream_unreachable", Message: "could not reach the upstream at " + m.shown + " (" + err.Error() + "); check that it is running and that --upstream names it"}
+	return &Error{Code: openai.CodeUnreachable, Message: "could not reach the upstream at " + shown + " (" + err.Error() + "); check that it is running and that --upstream names it"}
 }
 
-// statusError reads a failed response's body and returns the *Error for
-// its status.
+// statusError reads a failed response's body and returns the *openai.Error
+// for its status.
 func (m *OpenAI) statusError(ctx context.Context, resp *http.Response, body io.Reader) error {
-	raw, err := io.ReadAll(io.LimitReader(body, oaMaxErrorBodyBytes))
+	raw, _ := io.ReadAll(io.LimitReader(body, openai.MaxErrorBodyBytes))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	detail := ""
-	if len(raw) > 0 || err == nil {
-		detail = oaUpstreamMessage(raw, m.red)
-	}
-	if detail != "" {
-		detail = ": " + detail
-	}
-	status := "HTTP " + strconv.Itoa(resp.StatusCode)
-	switch code := resp.StatusCode; {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		what := "the upstream refused the API key (" + status + ")" + detail + "; check AGENTWASM_API_KEY (or OPENAI_API_KEY)"
-		if m.opts.APIKey == "" {
-			what = "the upstream wants an API key (" + status + ")" + detail + "; set AGENTWASM_API_KEY (or OPENAI_API_KEY)"
-		}
-		return &Error{Code: "upstream_unauthorized", Message: what}
-	case code == http.StatusTooManyRequests:
-		what := "the upstream is rate limiting requests (" + status + ")" + detail
-		if s, ok := oaRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			unit := " seconds"
-			if s == 1 {
-				unit = " second"
-			}
-			what += "; retry after " + strconv.FormatInt(s, 10) + unit
-		} else {
-			what += "; wait a little, then retry"
-		}
-		return &Error{Code: "upstream_rate_limited", Message: what}
-	case code >= 500:
-		return &Error{Code: "upstream_unavailable", Message: "the upstream failed (" + status + ")" + detail + "; retry later, or check the upstream server's logs"}
-	default:
-		return &Error{Code: "upstream_rejected", Message: "the upstream rejected the request (" + status + ")" + detail + "; check --upstream and the model name"}
-	}
+	return openai.StatusError(openai.Failure{
+		Status:     resp.StatusCode,
+		Body:       raw,
+		RetryAfter: resp.Header.Get("Retry-After"),
+		Now:        time.Now(),
+		Keyed:      m.opts.APIKey != "",
+		Endpoint:   m.shown,
+	}, oaAdvice, m.keyRedactor())
 }
 
-// oaRetryAfter parses a Retry-After header, delay-seconds or an HTTP date,
-// into whole seconds from now.
-func oaRetryAfter(h string, now time.Time) (int64, bool) {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0, false
+// keyRedactor returns the key's redactor for the translation: a nil
+// interface, not a typed nil, when there is no key, so that text passes at
+// no cost.
+func (m *OpenAI) keyRedactor() openai.Redactor {
+	if m.red == nil {
+		return nil
 	}
-	if s, err := strconv.ParseInt(h, 10, 64); err == nil {
-		return max(s, 0), true
-	}
-	t, err := http.ParseTime(h)
-	if err != nil {
-		return 0, false
-	}
-	d := t.Sub(now)
-	return max(int64((d+time.Second-1)/time.Second), 0), true
-}
-
-// oaUpstreamMessage returns the message of an upstream's error body:
-// error.message (or error as a string), message or detail of a JSON body,
-// otherwise the body's text, with the key redacted (red) and then cut to
-// about oaMaxMessageChars characters. It is "" for an empty body.
-func oaUpstreamMessage(body []byte, red *redactor) string {
-	msg := ""
-	var v map[string]json.RawMessage
-	if json.Unmarshal(body, &v) == nil {
-		if e, ok := v["error"]; ok {
-			msg = oaErrorText(e)
-		}
-		for _, k := range []string{"message", "detail"} {
-			if msg == "" {
-				msg = oaString(v[k])
-			}
-		}
-	}
-	if msg == "" {
-		msg = string(bytes.ToValidUTF8(body, []byte("?")))
-	}
-	return oaTruncate(red.String(strings.Join(strings.Fields(msg), " ")), oaMaxMessageChars)
-}
-
-// oaErrorText returns the text of an error value: a string, or an object's
-// message (its whole JSON text when it has none). It is "" for null.
-func oaErrorText(e json.RawMessage) string {
-	e = bytes.TrimSpace(e)
-	if len(e) == 0 || string(e) == "null" {
-		return ""
-	}
-	if s := oaString(e); s != "" {
-		return s
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(e, &obj) == nil {
-		if s := oaString(obj["message"]); s != "" {
-			return s
-		}
-	}
-	return string(e)
-}
-
-// oaString returns raw as a string when it is a JSON string, else "".
-func oaString(raw json.RawMessage) string {
-	var s string
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
+	return m.red
 }
 
 // oaTruncate cuts s to at most n runes, marking the cut with "…".

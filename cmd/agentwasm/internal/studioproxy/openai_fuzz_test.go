@@ -1,6 +1,9 @@
-// A fuzz test of the OpenAI-compatible answer translation: arbitrary bytes
-// as the upstream's body must never panic, must always end the answer in
-// the grammar's order, and must never bring the API key to the page.
+// A fuzz test of the OpenAI-compatible model's answer path: arbitrary bytes
+// as the upstream's body, read and translated as the model does (the frame
+// reader, internal/openai's translator, the key's redactor, the end-of-body
+// rule), must never panic, must always end the answer in the grammar's
+// order, and must never bring the API key to the page. internal/openai's
+// FuzzTranslator checks the translator's grammar on its own.
 
 package studioproxy
 
@@ -12,6 +15,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/openai"
 )
 
 func FuzzOpenAIStream(f *testing.F) {
@@ -39,15 +44,14 @@ func FuzzOpenAIStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		body = bytes.ReplaceAll(body, []byte("@K"), []byte(key))
 		for _, whole := range []bool{false, true} {
-			_, names, err := oaBuildRequest(req, "")
+			_, names, err := openai.BuildRequest(req, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			rec := &oaRecorder{}
 			start := time.Now()
-			st := &oaStream{sink: rec, red: m.red, names: names, model: "requested", start: start}
 			ctx := context.Background()
-			result := st.translate(ctx, bytes.NewReader(body), whole, time.Second)
+			result := oaTranslate(ctx, bytes.NewReader(body), whole, time.Second, m.translator(names, "requested", rec, start))
 			if err := m.finish(ctx, rec, start, result); err != nil {
 				t.Fatalf("whole=%v: Stream would return %v", whole, err)
 			}

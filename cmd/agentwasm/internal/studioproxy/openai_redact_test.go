@@ -9,8 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -224,7 +226,7 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 				return "Incorrect API key provided: " + k[:6] + "\r\n\t" + k[6:12] + "\n" + k[12:] + ".\n"
 			},
 			want: []oaRec{
-				{EventError, Event{ErrorCode: "upstream_unauthorized", ErrorMessage: "the upstream refused the API key (HTTP 401): Incorrect API key provided: [redacted].; check AGENTWASM_API_KEY (or OPENAI_API_KEY)"}},
+				{EventError, Event{ErrorCode: "upstream_unauthorized", ErrorMessage: "the endpoint at @E refused the API key (HTTP 401): Incorrect API key provided: [redacted].; check AGENTWASM_API_KEY (or OPENAI_API_KEY) (and that it may use this model)"}},
 			},
 		},
 		{
@@ -235,7 +237,7 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 				return `{"error":{"message":"see https://x.example/?key=` + redactEach(k, " ", func(c string) string { return "%" + strings.ToUpper(hexByte(c[0])) }) + `"}}`
 			},
 			want: []oaRec{
-				{EventError, Event{ErrorCode: "upstream_rejected", ErrorMessage: "the upstream rejected the request (HTTP 400): see https://x.example/?key=[redacted]; check --upstream and the model name"}},
+				{EventError, Event{ErrorCode: "upstream_rejected", ErrorMessage: "the endpoint at @E rejected the request (HTTP 400): see https://x.example/?key=[redacted]; check --upstream and the model name"}},
 			},
 		},
 	}
@@ -257,7 +259,12 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 			rec := &oaRecorder{}
 			require.NoError(t, NewOpenAI(OpenAIOptions{URL: srv.URL, APIKey: k}).Stream(context.Background(), oaStreamReq(), rec))
 			got := rec.got(t)
-			assert.Equal(t, tt.want, got)
+			// "@E" in a message stands for the endpoint's URL.
+			want := slices.Clone(tt.want)
+			for i := range want {
+				want[i].Ev.ErrorMessage = strings.ReplaceAll(want[i].Ev.ErrorMessage, "@E", srv.URL+"/v1/chat/completions")
+			}
+			assert.Equal(t, want, got)
 			oaCheckGrammar(t, rec.events)
 			oaAssertNoKey(t, k, got)
 		})
@@ -271,21 +278,25 @@ func hexByte(c byte) string {
 }
 
 // TestOpenAINoKeyPassesEverything proves the redaction costs nothing
-// without a key: text that would be held back with one goes at once.
+// without a key: the translation gets no redactor at all (a nil interface,
+// not a typed nil), and text that would be held back with one goes at once.
 func TestOpenAINoKeyPassesEverything(t *testing.T) {
 	m := NewOpenAI(OpenAIOptions{URL: "http://127.0.0.1:1"})
 	assert.Nil(t, m.red)
+	assert.True(t, m.keyRedactor() == nil, "no key: a nil openai.Redactor")
+	assert.True(t, NewOpenAI(OpenAIOptions{APIKey: oaTestKey}).keyRedactor() != nil)
 	rec := &oaRecorder{}
-	st := &oaStream{sink: rec, red: m.red, model: "m"}
-	require.NoError(t, st.chunk(&oaChunk{Choices: []oaChoice{{Delta: oaDelta{Content: oaText(oaTestKey[:5])}}}}))
+	tr := m.translator(nil, "m", rec, time.Now())
+	_, err := tr.Event("", `{"choices":[{"index":0,"delta":{"content":"`+oaTestKey[:5]+`"}}]}`)
+	require.NoError(t, err)
 	assert.Equal(t, []oaRec{{EventMessageStart, Event{Model: "m"}}, {EventTextDelta, Event{Text: oaTestKey[:5]}}}, rec.events)
 }
 
 // TestOpenAIUsageNeverCarriesTheKey sends usage fields as strings holding
-// the key: usage is read as numbers only, so the answer fails as malformed
-// and the key is in no event.
+// the key, in the chunk after the first: usage is read as numbers only, so
+// the answer fails as malformed and the key is in no event.
 func TestOpenAIUsageNeverCarriesTheKey(t *testing.T) {
-	srv := oaServeBody(t, []byte(`data: {"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":"`+oaTestKey+`","completion_tokens":"`+oaTestKey+`"}}`+"\n\ndata: [DONE]\n\n"))
+	srv := oaServeBody(t, []byte(`data: {"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}`+"\n\n"+`data: {"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":"`+oaTestKey+`","completion_tokens":"`+oaTestKey+`"}}`+"\n\ndata: [DONE]\n\n"))
 	rec := &oaRecorder{}
 	require.NoError(t, NewOpenAI(OpenAIOptions{URL: srv.URL, APIKey: oaTestKey}).Stream(context.Background(), oaStreamReq(), rec))
 	got := rec.got(t)

@@ -7,6 +7,8 @@ package studioproxy
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentwasm/agentwasm/internal/openai"
 )
 
 // redactMark replaces each occurrence of the secret.
@@ -354,3 +356,11 @@ func redactMerge(rs []redactRange) []redactRange {
 	}
 	return out
 }
+
+// The key's redactor is the translation's (internal/openai): a non-nil
+// *redactor is an openai.Redactor.
+var _ openai.Redactor = (*redactor)(nil)
+
+// NewStream returns a stream that redacts one run of text arriving in
+// pieces.
+func (r *redactor) NewStream() openai.TextStream { return &redactStream{r: r} }
