@@ -813,12 +813,8 @@ export class Runtime {
         const { signal: tracked, forget } = life.track(init?.signal);
         let result;
         try {
-          // fetchImpl as a plain function; the default is globalThis.fetch with globalThis as receiver,
-          // the body as a Blob: Node's fetch cannot send a Uint8Array body again on a 307 or 308 redirect
-          // (the first send detaches its buffer), a Blob it can.
-          result = fetch === null
-            ? globalThis.fetch(url, { ...init, ...blobBody(init?.body), signal: tracked })
-            : fetch(url, { ...init, signal: tracked });
+          // fetchImpl as a plain function; the default is globalThis.fetch with globalThis as receiver.
+          result = fetch === null ? globalThis.fetch(url, { ...init, signal: tracked }) : fetch(url, { ...init, signal: tracked });
         } catch (err) {
           forget();
           // The Go build says the fetch function threw; TinyGo's, which cannot
@@ -932,11 +928,6 @@ export class Runtime {
     return port;
   }
 
-}
-
-/** {body: a Blob of the bytes} for a Uint8Array body, else nothing (see hooks' fetch). */
-function blobBody(body) {
-  return body instanceof Uint8Array && typeof Blob === 'function' ? { body: new Blob([body]) } : {};
 }
 
 /** How long probeOrigin waits for an answer, in milliseconds. */
