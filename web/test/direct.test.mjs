@@ -394,3 +394,37 @@ test('in a page, a turn cancelled while the probe waits ends cancelled, and the 
   assert.equal(probeSignal.aborted, true);
   session.close();
 });
+
+test('in an https page, an http endpoint on another machine that does not answer: the mixed-content block is named', async () => {
+  globalThis.location = { origin: 'https://app.example.test', href: 'https://app.example.test/' };
+  globalThis.fetch = async () => {
+    throw new TypeError('Failed to fetch');
+  };
+  const session = runtime.createSession({ model: { baseUrl: 'http://gpu-box.example.test:8000/v1', name: 'm' }, disableToolDiscovery: true });
+  const turn = await session.chat('hi');
+  assert.equal(turn.errorCode, 'upstream_unreachable', turn.errorMessage);
+  assert.match(turn.errorMessage, /this page is https and the URL is http, which the browser blocks \(mixed content\)/);
+  session.close();
+
+  // A loopback endpoint is not mixed content.
+  const local = runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:11434/v1', name: 'm' }, disableToolDiscovery: true });
+  const localTurn = await local.chat('hi');
+  assert.equal(localTurn.errorCode, 'upstream_unreachable', localTurn.errorMessage);
+  assert.doesNotMatch(localTurn.errorMessage, /mixed content/);
+  local.close();
+});
+
+test('in a page, a probe that gets no answer within its bound: the hint says both, and the code stays upstream_unreachable', async () => {
+  globalThis.location = { origin: 'http://127.0.0.1:5173', href: 'http://127.0.0.1:5173/' };
+  globalThis.fetch = async (url, init = {}) => {
+    if (init.mode !== 'no-cors') throw new TypeError('Failed to fetch');
+    // Hangs until the loader's bound aborts it.
+    return new Promise((resolve, reject) => init.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+  };
+  const session = runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:11434/v1', name: 'm' }, disableToolDiscovery: true });
+  const turn = await session.chat('hi');
+  assert.equal(turn.errorCode, 'upstream_unreachable', turn.errorMessage);
+  assert.match(turn.errorMessage, /if that server is running, most likely the browser refused its answer: the server does not allow this page's origin \(CORS\)\. Allow it on the server \(Ollama/);
+  assert.doesNotMatch(turn.errorMessage, /refused by CORS/);
+  session.close();
+});
