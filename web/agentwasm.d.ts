@@ -167,6 +167,39 @@ export type TokenSource =
   | { getAccessToken(options: { forceRefresh: boolean }): string | null | undefined | Promise<string | null | undefined> }
   | ((options: { forceRefresh: boolean }) => string | null | undefined | Promise<string | null | undefined>);
 
+/**
+ * The key of an OpenAI-compatible endpoint, read for every request: a string, or null (or undefined, or
+ * '') for none. `forceRefresh` is true once after the endpoint answered 401, for a fresh key.
+ */
+export type ApiKeySource = (options: { forceRefresh: boolean }) => string | null | undefined | Promise<string | null | undefined>;
+
+/**
+ * A model at an OpenAI-compatible chat completions endpoint (a local server such as Ollama, llama.cpp's
+ * llama-server, vLLM or LM Studio, or a hosted API), which the session then talks to directly instead of
+ * the Studio AI proxy: {@link SessionOptions.model}. Give at most one of `apiKey` and `getApiKey`; a local
+ * server needs neither. The key goes only to the endpoint's origin, as `Authorization: Bearer <key>`, and
+ * never appears in an event, an error, a turn or the history (any echo of it reads `[redacted]`). In a
+ * page, the endpoint must allow the page's origin (CORS), or sit behind a pass-through on the page's own
+ * origin; and a key given to a page is readable by anyone who can open it: give a page a key of its user's
+ * own, or keep the key on a server behind a pass-through.
+ */
+export interface DirectModel {
+  /**
+   * The API's base: an absolute http(s) URL such as `'http://127.0.0.1:11434/v1'` (Ollama),
+   * `'http://127.0.0.1:8080'` (llama-server) or `'https://api.openai.com/v1'`, or a path of the page's
+   * origin such as `'/openai/v1'`. Requests go to `{baseUrl}/chat/completions` when it ends in `/v1`, to
+   * `{baseUrl}/v1/chat/completions` otherwise. One with a query, a fragment or an `@` (credentials) is
+   * refused with `bad_options`.
+   */
+  baseUrl: string;
+  /** The model's name at the endpoint, sent as the request's `model`, such as `'llama3.2'`. */
+  name: string;
+  /** The key, a non-empty string, when it does not change. */
+  apiKey?: string;
+  /** Reads the key for every request (and once more, with `forceRefresh`, after a 401). */
+  getApiKey?: ApiKeySource;
+}
+
 /** The chat request a transport receives: the proxy's JSON body. */
 export interface ChatRequest {
   provider?: string;
@@ -278,7 +311,14 @@ export interface SessionOptions {
    * a path starting with `/`; anything else is refused with `bad_options`. Ignored with `mcpClient`.
    */
   mcpUrl?: string;
-  model?: string;
+  /**
+   * The model: a name the Studio AI proxy passes on (a string), or a {@link DirectModel}, an OpenAI-compatible
+   * endpoint the session talks to directly (then `provider` is not sent, no capabilities are read, and a
+   * failure at the endpoint ends the turn with one of the `upstream_…` codes of {@link Turn.errorCode}; tool
+   * discovery still goes to `baseUrl`'s or `mcpUrl`'s MCP server: set disableToolDiscovery when there is none).
+   * Not with `transport`.
+   */
+  model?: string | DirectModel;
   /** Observes every event. Whatever it throws or rejects with is ignored and never breaks a turn. */
   onEvent?: (event: SessionEvent) => void | Promise<void>;
   /**
@@ -534,6 +574,15 @@ export interface Turn {
    * (a door refused an answer, say one the person declined on the card; the asks before it are answered),
    * `port_closed` (the Port kit was closed: the ask was neither approved nor declined, nothing ran, and
    * nothing was added to the history).
+   *
+   * With a {@link DirectModel}, a failure at the endpoint: `upstream_unauthorized` (401 or 403: the key is
+   * missing or wrong), `upstream_not_found` (404: the baseUrl or the model's name is wrong),
+   * `upstream_rate_limited` (429; the message says when to retry when the endpoint said), `upstream_unavailable`
+   * (a 5xx status), `upstream_rejected` (any other status outside 2xx), `upstream_not_openai` (the answer is
+   * not an OpenAI-compatible one, such as an HTML page), `upstream_malformed` (a later chunk is not the
+   * expected JSON), `upstream_error` (the endpoint reported an error inside the stream), `upstream_unreachable`
+   * (no connection: not running, or a wrong baseUrl), `upstream_cors` (in a page: the endpoint is up but does not
+   * allow the page's origin; the message says `refused by CORS` and what to change). Each message says what to do.
    *
    * A turn whose model request fails before its answer starts (a refused or failed request, a 413 say, a
    * `request_too_large`, or a stream that opens with an error) leaves the history as it was before the turn

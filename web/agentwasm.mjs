@@ -4,6 +4,8 @@
 //   import { load } from './agentwasm.mjs';
 //   const runtime = await load();
 //   const session = runtime.createSession({ baseUrl: '/api', model: 'm' });
+//   // or straight to an OpenAI-compatible endpoint (a local server, a hosted API):
+//   // runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.2' } });
 //   const turn = await session.chat('hello', { signal });
 //   for await (const event of session.stream('and now?')) console.log(event.type);
 //
@@ -47,14 +49,17 @@ const NODE_FS = 'node:fs/promises';
 
 /** Options that travel to the module as JSON, as given. */
 const JSON_OPTIONS = new Set([
-  'baseUrl', 'disableToolDiscovery', 'draft', 'maxTokens', 'maxToolRounds', 'model', 'provider', 'temperature',
+  'baseUrl', 'disableToolDiscovery', 'draft', 'maxTokens', 'maxToolRounds', 'provider', 'temperature',
   'toolChoice', 'toolDiscoveryTimeoutMs', 'watchToolListChanged', 'maxFrameBytes', 'maxTurnEvents', 'maxTurnTextBytes',
   'maxRequestBytes', 'maxToolResultBytes', 'streamFirstByteTimeoutMs', 'streamIdleTimeoutMs', 'capabilitiesTimeoutMs', 'mcpUrl',
 ]);
 
-/** Options handled here: functions and objects with methods. */
+/**
+ * Options handled here: functions, objects with methods, and model (a name
+ * as given, or an OpenAI-compatible endpoint whose key stays here).
+ */
 const JS_OPTIONS = new Set([
-  'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'onEvent', 'onStepFinish', 'studioTools', 'system',
+  'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'model', 'onEvent', 'onStepFinish', 'studioTools', 'system',
   'toolListChangedWatch', 'tools', 'transport',
 ]);
 
@@ -775,7 +780,7 @@ export class Runtime {
    * @internal The hooks the module calls for a session or a port: the
    * page's functions get a signal that also aborts when the module dies.
    */
-  hooks({ event, call, fetch }) {
+  hooks({ event, call, fetch, direct }) {
     const life = this.#life;
     // Frames a death left running may still call out: they reach nothing.
     // Nothing the page does throws into the module: under TinyGo, which cannot
@@ -808,8 +813,12 @@ export class Runtime {
         const { signal: tracked, forget } = life.track(init?.signal);
         let result;
         try {
-          // fetchImpl as a plain function; the default is globalThis.fetch with globalThis as receiver.
-          result = fetch === null ? globalThis.fetch(url, { ...init, signal: tracked }) : fetch(url, { ...init, signal: tracked });
+          // fetchImpl as a plain function; the default is globalThis.fetch with globalThis as receiver,
+          // the body as a Blob: Node's fetch cannot send a Uint8Array body again on a 307 or 308 redirect
+          // (the first send detaches its buffer), a Blob it can.
+          result = fetch === null
+            ? globalThis.fetch(url, { ...init, ...blobBody(init?.body), signal: tracked })
+            : fetch(url, { ...init, signal: tracked });
         } catch (err) {
           forget();
           // The Go build says the fetch function threw; TinyGo's, which cannot
@@ -820,8 +829,13 @@ export class Runtime {
         // A response keeps the signal until the module closes its body (it aborts its own signal then).
         if (result instanceof Promise) {
           result.then(undefined, forget);
-          // The browser's own fetch failing across origins: say what a CORS refusal needs.
-          if (fetch === null) return result.catch((err) => { throw crossOriginHint(err, url); });
+          // The browser's own fetch failing across origins: tell a refusal (CORS) from a server that is down.
+          if (fetch === null) {
+            return result.catch((err) => crossOriginHint(err, url, {
+              direct: direct !== undefined && url === chatPath(direct),
+              probe: (origin) => probeOrigin(origin, life.track(init?.signal)),
+            }));
+          }
         }
         return result;
       };
@@ -853,7 +867,9 @@ export class Runtime {
     const session = new Session(this, {
       onEvent: options.onEvent, onStepFinish: options.onStepFinish, onWatchStatus: options.toolListChangedWatch?.onStatus,
     });
-    const hooks = this.hooks({ event: (id, text) => session.dispatch(text), call: callbacks(options), fetch: options.fetchImpl ?? null });
+    const hooks = this.hooks({
+      event: (id, text) => session.dispatch(text), call: callbacks(options), fetch: options.fetchImpl ?? null, direct: json.openai?.baseUrl,
+    });
     const reply = this.callSync({ op: 'session.create', options: json }, hooks);
     if (!reply.ok) throw replyError(reply);
     session.bind(reply.session);
@@ -918,26 +934,106 @@ export class Runtime {
 
 }
 
+/** {body: a Blob of the bytes} for a Uint8Array body, else nothing (see hooks' fetch). */
+function blobBody(body) {
+  return body instanceof Uint8Array && typeof Blob === 'function' ? { body: new Blob([body]) } : {};
+}
+
+/** How long probeOrigin waits for an answer, in milliseconds. */
+const PROBE_MS = 2000;
+
 /**
- * The error of the host's fetch for url, with a hint when it may be a CORS
- * refusal: a network failure (a TypeError) of a request from a page to
- * another origin. A browser reports a refusal exactly as an unreachable
- * server, so the hint says both; anything else is returned as it is.
+ * The URL of an OpenAI-compatible endpoint's chat completions, as the
+ * module makes it from the base (internal/openai ChatPath): a base ending
+ * in /v1 gets /chat/completions, one ending in /chat/completions is used as
+ * it is, any other gets /v1/chat/completions.
  */
-function crossOriginHint(err, url) {
+function chatPath(base) {
+  const p = base.replace(/\/+$/, '');
+  if (p.endsWith('/chat/completions')) return p;
+  if (p.endsWith('/v1')) return `${p}/chat/completions`;
+  return `${p}/v1/chat/completions`;
+}
+
+/**
+ * Asks whether a server answers at origin at all: a plain GET in no-cors
+ * mode (no credentials), whose opaque answer the browser hands over whatever
+ * the server's CORS headers say. Resolves 'up' when it answered, 'down' when
+ * the request failed too, 'unknown' when it was cut by PROBE_MS or by the
+ * module's signal (tracked: {signal, forget} of Life.track).
+ */
+async function probeOrigin(origin, tracked) {
+  const { signal, forget } = tracked;
+  if (signal.aborted) {
+    forget();
+    return 'unknown';
+  }
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  const timer = setTimeout(stop, PROBE_MS);
+  try {
+    await globalThis.fetch(`${origin}/`, { method: 'GET', mode: 'no-cors', credentials: 'omit', cache: 'no-store', signal: controller.signal });
+    return 'up';
+  } catch {
+    return controller.signal.aborted ? 'unknown' : 'down';
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', stop);
+    forget();
+  }
+}
+
+/** Whether an http URL's origin is this machine, which a browser lets an https page call. */
+function loopback(origin) {
+  return /^http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(origin);
+}
+
+/**
+ * Rejects with the error of the host's fetch for url, with a hint when it
+ * may be a CORS refusal: a network failure (a TypeError) of a request from
+ * a page to another origin. A browser reports a refusal exactly as an
+ * unreachable server, so probe asks whether a server answers at all (see
+ * probeOrigin): when it does, the browser refused the answer, and the
+ * message says `refused by CORS` (the session's direct transport turns those
+ * words into the code upstream_cors, session/openai_transport.go); when it
+ * does not, the server is not reachable; when the probe could not tell, the
+ * hint says both. The advice is for the Studio AI proxy (agentwasm dev's
+ * flags), or with direct for an OpenAI-compatible endpoint (the model
+ * option's baseUrl). The hint names the two origins only, never a path, a
+ * query or a credential. Anything else is rejected with as it is.
+ */
+async function crossOriginHint(err, url, { direct, probe }) {
   const page = globalThis.location?.origin;
-  if (!(err instanceof TypeError) || typeof page !== 'string' || !/^https?:/.test(page)) return err;
+  if (!(err instanceof TypeError) || typeof page !== 'string' || !/^https?:/.test(page)) throw err;
   let target;
   try {
     target = new URL(url, globalThis.location.href).origin;
   } catch {
-    return err;
+    throw err;
   }
-  if (target === page) return err;
-  return new TypeError(`${err.message} (this page, ${page}, called another origin, ${target}: if that server is running, ` +
-    `most likely the browser refused its answer: the server does not allow this page's origin (CORS). With agentwasm dev, start it with ` +
-    `--allow-origin ${page} (make run ALLOW_ORIGIN=${page}), serve the page from it with --web, or proxy /api ` +
-    'through your own dev server)', { cause: err });
+  if (target === page) throw err;
+  const answered = await probe(target);
+  const allow = direct
+    ? 'allow this page\'s origin on the server (Ollama: the OLLAMA_ORIGINS environment variable; llama-server: --cors-origins; '
+      + 'vLLM: --allowed-origins; LM Studio: the server\'s CORS setting, or lms server start --cors), answering the preflight too '
+      + '(an OPTIONS request that asks for the Authorization header when there is a key), or send the requests through a pass-through '
+      + 'on this page\'s origin and give its path as the model\'s baseUrl (such as \'/openai/v1\')'
+    : `with agentwasm dev, start it with --allow-origin ${page} (make run ALLOW_ORIGIN=${page}), serve the page from it with --web, `
+      + 'or proxy /api through your own dev server';
+  let why;
+  if (answered === 'up') {
+    why = `the server answered, but the browser refused its answer (refused by CORS): the server does not allow this page's origin; ${allow}`;
+  } else if (answered === 'down') {
+    const mixed = page.startsWith('https:') && target.startsWith('http:') && !loopback(target)
+      ? '; this page is https and the URL is http, which the browser blocks (mixed content): serve the endpoint over https' : '';
+    why = `no server answered there, not even a plain request: it is not running, or the ${direct ? 'model\'s baseUrl' : 'URL'} is wrong${mixed}`;
+    if (!direct) why += `. Once it runs, it must also allow this page's origin (CORS): ${allow}`;
+  } else {
+    why = 'if that server is running, most likely the browser refused its answer: the server does not allow this page\'s origin (CORS); '
+      + allow;
+  }
+  throw new TypeError(`${err.message} (this page, ${page}, called another origin, ${target}: ${why})`, { cause: err });
 }
 
 /**
@@ -1074,6 +1170,65 @@ function toolJSON(tool, where) {
   return out;
 }
 
+/** The origin of an absolute http(s) URL, or '' for anything else. */
+function originOf(url) {
+  if (!/^https?:\/\//i.test(url)) return '';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Checks model given as an OpenAI-compatible endpoint, {baseUrl, name,
+ * apiKey?, getApiKey?}, and returns what travels: the model's name and
+ * {baseUrl, apiKey: true when there is a key} (wire.OpenAIEndpoint). The key
+ * itself never travels as data nor appears in an error: the module asks the
+ * apiKey hook for it (callbacks).
+ */
+function directModel(model) {
+  if (!isObject(model) || Array.isArray(model)) {
+    throw badOption('model must be a string (the model\'s name at the Studio AI proxy) or an object {baseUrl, name, apiKey?, getApiKey?} '
+      + 'for an OpenAI-compatible endpoint');
+  }
+  for (const name of Object.keys(model)) {
+    if (!['baseUrl', 'name', 'apiKey', 'getApiKey'].includes(name)) {
+      throw badOption(`unknown model option ${name}: an endpoint takes baseUrl, name, and apiKey or getApiKey`);
+    }
+  }
+  const { baseUrl, name, apiKey, getApiKey } = model;
+  if (typeof baseUrl !== 'string' || baseUrl === '') {
+    throw badOption('model.baseUrl must be the endpoint\'s base URL, a non-empty string such as \'http://127.0.0.1:11434/v1\' '
+      + 'or a path of this page\'s origin such as \'/openai/v1\'');
+  }
+  if (!(originOf(baseUrl) || (baseUrl.startsWith('/') && !baseUrl.startsWith('//')))) {
+    throw badOption('model.baseUrl must be an absolute http:// or https:// URL (such as \'http://127.0.0.1:11434/v1\') '
+      + 'or a path starting with / (such as \'/openai/v1\')');
+  }
+  if (/[?#@]/.test(baseUrl)) {
+    throw badOption('model.baseUrl has a query, a fragment or credentials (?, # or @); give the URL without them, and the key as model.apiKey '
+      + 'or model.getApiKey');
+  }
+  if (typeof name !== 'string' || name === '') {
+    throw badOption('model.name must be the model\'s name at the endpoint, a non-empty string such as \'llama3.2\'');
+  }
+  if (apiKey !== undefined && getApiKey !== undefined) {
+    throw badOption('give model.apiKey or model.getApiKey, not both');
+  }
+  // The message never shows the value: it may be a key of the wrong type.
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) {
+    throw badOption('model.apiKey must be the key as a non-empty string (leave it out for an endpoint that needs none, '
+      + 'or give model.getApiKey to read it for each request)');
+  }
+  if (getApiKey !== undefined && !isFunction(getApiKey)) {
+    throw badOption('model.getApiKey must be a function ({forceRefresh}) => key, returning a string (or null for none), or a Promise of one');
+  }
+  const openai = { baseUrl };
+  if (apiKey !== undefined || getApiKey !== undefined) openai.apiKey = true;
+  return { name, openai };
+}
+
 /** Checks the options and returns their JSON part (wasm/README.md). */
 function sessionOptionsJSON(options, runtime) {
   const json = {};
@@ -1083,9 +1238,17 @@ function sessionOptionsJSON(options, runtime) {
     else if (!JS_OPTIONS.has(key)) throw badOption(`unknown option ${key}`);
   }
   const {
-    auth, execute, fetchImpl, kit, mcpClient, mcpUrl, onEvent, onStepFinish, studioTools, system, toolListChangedWatch, tools,
-    transport,
+    auth, execute, fetchImpl, kit, mcpClient, mcpUrl, model, onEvent, onStepFinish, studioTools, system, toolListChangedWatch,
+    tools, transport,
   } = options;
+  if (typeof model === 'string') {
+    json.model = model;
+  } else if (model !== undefined) {
+    const direct = directModel(model);
+    if (transport !== undefined) throw badOption('give model as an endpoint object or a transport, not both: the transport replaces the endpoint');
+    json.model = direct.name;
+    json.openai = direct.openai;
+  }
   if (auth !== undefined) {
     if (!isFunction(auth) && !(isObject(auth) && isFunction(auth.getAccessToken))) {
       throw badOption('auth must be a function or an object with getAccessToken()');
@@ -1188,6 +1351,19 @@ function callbacks(options) {
   }
   if (studioTools && isFunction(studioTools.approve)) {
     handlers['studioTools.approve'] = async (payload) => JSON.stringify(Boolean(await studioTools.approve(JSON.parse(payload))));
+  }
+  if (isObject(options.model)) {
+    // The endpoint's key: the one given, or getApiKey's for each request
+    // (forceRefresh once after a 401). The key goes to the module only.
+    const { apiKey, getApiKey } = options.model;
+    if (apiKey !== undefined || getApiKey !== undefined) {
+      handlers.apiKey = async (payload) => {
+        const { forceRefresh } = JSON.parse(payload);
+        const key = apiKey !== undefined ? apiKey : await getApiKey({ forceRefresh });
+        if (key != null && typeof key !== 'string') throw new TypeError(`model.getApiKey gave a ${typeof key}, not a string key`);
+        return JSON.stringify(key ?? null);
+      };
+    }
   }
   if (auth) {
     handlers.auth = async (payload) => {

@@ -158,6 +158,7 @@ var jsSessionOptions = map[string][]string{
 	"fetchImpl":            nil,                          // the fetch function is session.create's fetch hook, not an option of the module
 	"kit":                  {"kit", "port"},              // a kit object: {tools, execute: bool, systemPrompt: bool}; a Port: its id as port
 	"mcpClient":            {"mcpClient"},                // an object: mcpClient: true, the mcp.* hooks
+	"model":                {"model", "openai"},          // a string as given; an endpoint object: its name as model, {baseUrl, apiKey: bool} as openai (the apiKey hook)
 	"onEvent":              nil,                          // the observer is session.create's event hook; the module always sends events
 	"onStepFinish":         nil,                          // an observer of the stepFinish events the module sends to the event hook
 	"studioTools":          {"studioTools"},              // the lists as given, approve as a boolean (the studioTools.approve hook)
@@ -226,6 +227,10 @@ func TestNestedOptionNames(t *testing.T) {
 		// studioTools: the lists travel as given, approve as a boolean.
 		{option: "studioTools", dts: "StudioToolPolicy", wire: wire.ToolPolicy{},
 			loader: append(loaderList(t, src, "= studioTools;"), loaderDestructured(t, src, "if (studioTools !== undefined)", "studioTools")...)},
+		// model as an endpoint: name travels as the session's model, and the
+		// key (apiKey or getApiKey) as apiKey: true, the apiKey hook.
+		{option: "model", dts: "DirectModel", wire: wire.OpenAIEndpoint{},
+			loader: loaderList(t, src, "function directModel("), jsOnly: []string{"name", "getApiKey"}},
 		// toolListChangedWatch: onStatus is a JavaScript observer; the module
 		// reports the watch as toolWatch events.
 		{option: "toolListChangedWatch", dts: "ToolListChangedWatchOptions", wire: wire.WatchOptions{},
