@@ -82,8 +82,9 @@ export async function runScenario(runtime, { baseUrl, model, fetchImpl, onEvent 
  * The turn records with what differs between two runs for reasons other
  * than what the model said and the tools did:
  *
- * - `latencyMs` (on tool call records) is dropped: a measured duration,
- *   different on every run whatever the transport.
+ * - `latencyMs` (on the messageStop and error events of a turn's `events`)
+ *   is dropped: the model request's measured duration, different on every
+ *   run whatever the transport. It is the only field dropped.
  * - The port's ask ids (`ask_` and 26 random base32 letters, in
  *   pendingApprovals, in the journey's tool results and in what follows
  *   them) are replaced, consistently, by `<ask 1>`, `<ask 2>`, …: the port
