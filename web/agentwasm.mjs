@@ -813,12 +813,8 @@ export class Runtime {
         const { signal: tracked, forget } = life.track(init?.signal);
         let result;
         try {
-          // fetchImpl as a plain function; the default is globalThis.fetch with globalThis as receiver,
-          // the body as a Blob: Node's fetch cannot send a Uint8Array body again on a 307 or 308 redirect
-          // (the first send detaches its buffer), a Blob it can.
-          result = fetch === null
-            ? globalThis.fetch(url, { ...init, ...blobBody(init?.body), signal: tracked })
-            : fetch(url, { ...init, signal: tracked });
+          // fetchImpl as a plain function; the default is globalThis.fetch with globalThis as receiver.
+          result = fetch === null ? globalThis.fetch(url, { ...init, signal: tracked }) : fetch(url, { ...init, signal: tracked });
         } catch (err) {
           forget();
           // The Go build says the fetch function threw; TinyGo's, which cannot
@@ -934,11 +930,6 @@ export class Runtime {
 
 }
 
-/** {body: a Blob of the bytes} for a Uint8Array body, else nothing (see hooks' fetch). */
-function blobBody(body) {
-  return body instanceof Uint8Array && typeof Blob === 'function' ? { body: new Blob([body]) } : {};
-}
-
 /** How long probeOrigin waits for an answer, in milliseconds. */
 const PROBE_MS = 2000;
 
@@ -1015,23 +1006,22 @@ async function crossOriginHint(err, url, { direct, probe }) {
   if (target === page) throw err;
   const answered = await probe(target);
   const allow = direct
-    ? 'allow this page\'s origin on the server (Ollama: the OLLAMA_ORIGINS environment variable; llama-server: --cors-origins; '
-      + 'vLLM: --allowed-origins; LM Studio: the server\'s CORS setting, or lms server start --cors), answering the preflight too '
-      + '(an OPTIONS request that asks for the Authorization header when there is a key), or send the requests through a pass-through '
-      + 'on this page\'s origin and give its path as the model\'s baseUrl (such as \'/openai/v1\')'
-    : `with agentwasm dev, start it with --allow-origin ${page} (make run ALLOW_ORIGIN=${page}), serve the page from it with --web, `
+    ? 'Allow it on the server (Ollama: the OLLAMA_ORIGINS environment variable; llama-server: --cors-origins; vLLM: --allowed-origins; '
+      + 'LM Studio: its CORS setting, or lms server start --cors), answering the preflight too (an OPTIONS request, which asks for the '
+      + 'Authorization header when there is a key), or send the requests through a pass-through on this page\'s origin and give its path '
+      + 'as the model\'s baseUrl (such as \'/openai/v1\')'
+    : `With agentwasm dev, start it with --allow-origin ${page} (make run ALLOW_ORIGIN=${page}), serve the page from it with --web, `
       + 'or proxy /api through your own dev server';
   let why;
   if (answered === 'up') {
-    why = `the server answered, but the browser refused its answer (refused by CORS): the server does not allow this page's origin; ${allow}`;
+    why = `the server answered, but the browser refused its answer (refused by CORS): the server does not allow this page's origin. ${allow}`;
   } else if (answered === 'down') {
     const mixed = page.startsWith('https:') && target.startsWith('http:') && !loopback(target)
       ? '; this page is https and the URL is http, which the browser blocks (mixed content): serve the endpoint over https' : '';
     why = `no server answered there, not even a plain request: it is not running, or the ${direct ? 'model\'s baseUrl' : 'URL'} is wrong${mixed}`;
-    if (!direct) why += `. Once it runs, it must also allow this page's origin (CORS): ${allow}`;
+    if (!direct) why += `. Once it runs, it must also allow this page's origin (CORS). ${allow}`;
   } else {
-    why = 'if that server is running, most likely the browser refused its answer: the server does not allow this page\'s origin (CORS); '
-      + allow;
+    why = `if that server is running, most likely the browser refused its answer: the server does not allow this page's origin (CORS). ${allow}`;
   }
   throw new TypeError(`${err.message} (this page, ${page}, called another origin, ${target}: ${why})`, { cause: err });
 }

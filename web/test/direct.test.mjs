@@ -240,17 +240,34 @@ test('getApiKey that gives null sends no key; one that gives a number fails the 
   wrong.session.close();
 });
 
+// Node 20's fetch cannot send a Uint8Array body (the module's request) again after a 307 or 308: the first
+// send detached its buffer, and the request fails ("fetch failed"). So the redirect is followed here through
+// a fetchImpl that hands Node's fetch the same request with the body as a Blob; the headers are the module's.
 test('a redirect to another origin: the endpoint there never sees the key (Node\'s fetch drops Authorization)', async () => {
   const other = await endpoint((req, res) => sendStream(res, recorded('openai', 'text')));
   const e = await endpoint((req, res) => res.writeHead(307, { location: `${other.url}/chat/completions` }).end());
   assert.notEqual(new URL(other.url).origin, new URL(e.url).origin);
-  const { session } = directSession(e, { apiKey: KEY });
+  const fetchImpl = (url, init) => fetch(url, { ...init, body: init.body && new Blob([init.body]) });
+  const { session } = directSession(e, { apiKey: KEY }, { fetchImpl });
   const turn = await session.chat('hi');
   assert.equal(e.requests[0].headers.authorization, `Bearer ${KEY}`);
   assert.equal(other.requests.length, 1, 'the redirect was followed');
   assert.equal(other.requests[0].headers.authorization, undefined);
+  assert.equal(other.requests[0].body.model, 'm-test', 'the same request');
   assert.ok(!JSON.stringify(other.requests).includes(KEY), 'no part of the request carries the key');
   assert.equal(turn.status, 'completed', turn.errorMessage);
+  session.close();
+});
+
+test('a redirect to another origin through the host\'s own fetch: the key never reaches it either', async () => {
+  const other = await endpoint((req, res) => sendStream(res, recorded('openai', 'text')));
+  const e = await endpoint((req, res) => res.writeHead(307, { location: `${other.url}/chat/completions` }).end());
+  const { session } = directSession(e, { apiKey: KEY });
+  const turn = await session.chat('hi');
+  assert.equal(e.requests[0].headers.authorization, `Bearer ${KEY}`);
+  // Followed (a fetch that can send the body again) or failed (Node 20's): never with the key.
+  assert.ok(other.requests.every((r) => r.headers.authorization === undefined && !JSON.stringify(r).includes(KEY)));
+  assert.ok(!JSON.stringify(turn).includes(KEY));
   session.close();
 });
 
@@ -375,5 +392,39 @@ test('in a page, a turn cancelled while the probe waits ends cancelled, and the 
   const turn = await session.chat('hi', { signal: controller.signal });
   assert.equal(turn.status, 'cancelled', turn.errorMessage);
   assert.equal(probeSignal.aborted, true);
+  session.close();
+});
+
+test('in an https page, an http endpoint on another machine that does not answer: the mixed-content block is named', async () => {
+  globalThis.location = { origin: 'https://app.example.test', href: 'https://app.example.test/' };
+  globalThis.fetch = async () => {
+    throw new TypeError('Failed to fetch');
+  };
+  const session = runtime.createSession({ model: { baseUrl: 'http://gpu-box.example.test:8000/v1', name: 'm' }, disableToolDiscovery: true });
+  const turn = await session.chat('hi');
+  assert.equal(turn.errorCode, 'upstream_unreachable', turn.errorMessage);
+  assert.match(turn.errorMessage, /this page is https and the URL is http, which the browser blocks \(mixed content\)/);
+  session.close();
+
+  // A loopback endpoint is not mixed content.
+  const local = runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:11434/v1', name: 'm' }, disableToolDiscovery: true });
+  const localTurn = await local.chat('hi');
+  assert.equal(localTurn.errorCode, 'upstream_unreachable', localTurn.errorMessage);
+  assert.doesNotMatch(localTurn.errorMessage, /mixed content/);
+  local.close();
+});
+
+test('in a page, a probe that gets no answer within its bound: the hint says both, and the code stays upstream_unreachable', async () => {
+  globalThis.location = { origin: 'http://127.0.0.1:5173', href: 'http://127.0.0.1:5173/' };
+  globalThis.fetch = async (url, init = {}) => {
+    if (init.mode !== 'no-cors') throw new TypeError('Failed to fetch');
+    // Hangs until the loader's bound aborts it.
+    return new Promise((resolve, reject) => init.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+  };
+  const session = runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:11434/v1', name: 'm' }, disableToolDiscovery: true });
+  const turn = await session.chat('hi');
+  assert.equal(turn.errorCode, 'upstream_unreachable', turn.errorMessage);
+  assert.match(turn.errorMessage, /if that server is running, most likely the browser refused its answer: the server does not allow this page's origin \(CORS\)\. Allow it on the server \(Ollama/);
+  assert.doesNotMatch(turn.errorMessage, /refused by CORS/);
   session.close();
 });

@@ -8,7 +8,7 @@ import {
   type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage, type StreamEvent,
   type AgentwasmError, type LoadOptions, type Runtime, type Variant,
   type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk,
-  type PortActionRow,
+  type PortActionRow, type DirectModel, type ApiKeySource,
 } from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
@@ -91,6 +91,22 @@ export async function usage(signal: AbortSignal): Promise<string> {
   const roles = session.messages().map((m) => m.role);
   const names = session.tools().map((t) => t.name);
   session.close();
+
+  // A model at an OpenAI-compatible endpoint, straight from the page: a fixed key, one read per request, or none.
+  const local: DirectModel = { baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.2' };
+  runtime.createSession({ model: local, disableToolDiscovery: true });
+  runtime.createSession({ model: { baseUrl: '/openai/v1', name: 'gpt-4o-mini', apiKey: 'sk-user' } });
+  const readKey: ApiKeySource = async ({ forceRefresh }) => (forceRefresh ? sessionStorage.getItem('key') : 'cached');
+  const byok = runtime.createSession({ model: { baseUrl: 'https://api.example.test/v1', name: 'm', getApiKey: readKey } });
+  const direct: Turn = await byok.chat('hi');
+  if (direct.errorCode === 'upstream_cors' || direct.errorCode === 'upstream_unauthorized') console.log(direct.errorMessage);
+  byok.close();
+  // @ts-expect-error an endpoint needs the model's name
+  runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:8080' } });
+  // @ts-expect-error the key is a string
+  runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:8080', name: 'm', apiKey: 42 } });
+  // @ts-expect-error getApiKey is a function
+  runtime.createSession({ model: { baseUrl: 'http://127.0.0.1:8080', name: 'm', getApiKey: 'sk' } });
 
   // @ts-expect-error an unknown option is rejected
   runtime.createSession({ modle: 'x' });
