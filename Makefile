@@ -245,8 +245,8 @@ gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -count=1 -run '^TestCompilationCacheOnDisk$$' ./wazerotest/
 
 # The Node suite against the Go build. The tests of the Go and TinyGo builds side by side skip when
-# dist/ lacks the TinyGo build (make test-tiny runs them).
-nodetest: build
+# dist/ lacks the TinyGo build (make test-tiny runs them). direct_scenario.test.mjs starts agentwasm dev.
+nodetest: build dist/agentwasm
 	$(NODE) --test $(NODE_TEST_FLAGS) web/test
 
 # The TypeScript declarations, checked against web/types/usage.ts; then every js and ts snippet of
