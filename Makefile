@@ -177,7 +177,7 @@ dist/wasm_exec.tiny.js: scripts/tinygo.sh
 # fails rather than skips without it), the Go build's Node tests that load the two side by side
 # and the TinyGo build in Chromium; and the npm package, which carries both builds.
 test-tiny: export AGENTWASM_REQUIRE_TINY = 1
-test-tiny: build build-tiny sizecheck-tiny
+test-tiny: build build-tiny sizecheck-tiny dist/agentwasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.tiny.wasm AGENTWASM_WASIP1_TOOLCHAIN=tinygo $(GO) test -count=1 ./wazerotest/
 	AGENTWASM_VARIANT=tiny $(NODE) --test $(NODE_TEST_FLAGS) web/test
 	$(NODE) --test $(NODE_TEST_FLAGS) web/test/exit.test.mjs web/browser/chat.browser.test.mjs
@@ -252,8 +252,8 @@ gotest: dist/agentwasm-wasip1.wasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.wasm $(GO) test -count=1 -run '^TestCompilationCacheOnDisk$$' ./wazerotest/
 
 # The Node suite against the Go build. The tests of the Go and TinyGo builds side by side skip when
-# dist/ lacks the TinyGo build (make test-tiny runs them).
-nodetest: build
+# dist/ lacks the TinyGo build (make test-tiny runs them). direct_scenario.test.mjs starts agentwasm dev.
+nodetest: build dist/agentwasm
 	$(NODE) --test $(NODE_TEST_FLAGS) web/test
 
 # The TypeScript declarations, checked against web/types/usage.ts; then every js and ts snippet of
