@@ -72,6 +72,9 @@ func checkDirect(o *devOptions) error {
 		}
 		return nil
 	}
+	if o.Direct && o.Upstream == "" && o.OpenAIKey != "" {
+		return errors.New("--direct with --openai-key: the demo page has no key to send, so every turn would end 401; leave --openai-key (and " + openAIKeyEnv + ") out, or drop --direct")
+	}
 	if o.Direct && o.Upstream != "" && o.Model == "" {
 		return errors.New("--direct with --upstream needs --model, the model the page names in its requests (make run DIRECT=1 UPSTREAM=… MODEL=…)")
 	}

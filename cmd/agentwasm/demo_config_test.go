@@ -93,6 +93,7 @@ func TestDirectFlagRefusals(t *testing.T) {
 		{"no model", []string{"--direct-url", "http://127.0.0.1:11434/v1"}, "--direct-url needs --model"},
 		{"with --upstream", []string{"--direct-url", "http://127.0.0.1:11434/v1", "--model", "m", "--upstream", "http://127.0.0.1:8000/v1"}, "--direct-url and --upstream"},
 		{"--direct with --upstream and no model", []string{"--direct", "--upstream", "http://127.0.0.1:8000/v1"}, "--direct with --upstream needs --model"},
+		{"--direct with --openai-key", []string{"--direct", "--openai-key", "sk-secret-page"}, "the demo page has no key to send"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

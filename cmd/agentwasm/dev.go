@@ -112,7 +112,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		o.OpenAIKey = firstEnv(openAIKeyEnv)
 	}
 	if o.OpenAIKey != "" && o.Upstream != "" {
-		fmt.Fprintf(stderr, "agentwasm dev: warning: --openai-key (or %s) applies only to the scripted model's %s, which is not served with --upstream\n", openAIKeyEnv, openAIChatPath)
+		fmt.Fprintf(stderr, "agentwasm dev: warning: --openai-key (or %s) applies only to the scripted model's %s; with --upstream that route passes requests through with the upstream's key, and asks none of the page\n", openAIKeyEnv, openAIChatPath)
 	}
 	if _, err := newOriginPolicy(o.AllowHosts, o.AllowOrigins); err != nil {
 		fmt.Fprintln(stderr, "agentwasm dev:", err)
@@ -200,8 +200,8 @@ func newDevHandler(o devOptions) http.Handler {
 	caps := studioproxy.Capabilities{Enabled: true, DefaultProvider: "scripted", Providers: []studioproxy.Provider{
 		{Name: "scripted", Default: true, ToolSupport: true, DefaultModel: studioproxy.ScriptedModelName, Models: []string{studioproxy.ScriptedModelName}},
 	}}
+	var models []string // with an upstream: the default first, then the others, each once
 	if o.Upstream != "" {
-		var models []string // the default first, then the others, each once
 		for _, m := range append([]string{o.Model}, o.AllowModels...) {
 			if m != "" && !slices.Contains(models, m) {
 				models = append(models, m)
@@ -243,7 +243,7 @@ func newDevHandler(o devOptions) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", policy.wrap(api))
-	mux.Handle(openAIPrefix, policy.wrap(newOpenAIHandler(o)))
+	mux.Handle(openAIPrefix, policy.wrap(newOpenAIHandler(o, models)))
 	mux.Handle("/dist/", http.StripPrefix("/dist", assets(o.DistDir)))
 	mux.Handle("/", assets(o.WebDir))
 	return recoverer(mux)

@@ -1,8 +1,10 @@
-// The scripted model as an OpenAI-compatible endpoint: agentwasm dev
-// serves POST /openai/v1/chat/completions (when it runs the scripted model)
-// through testing/fakeopenai, so a page, a desktop host or Go code can talk
-// to it directly as to any OpenAI-compatible server, behind the same origin
-// policy as /api and, with --openai-key, a key.
+// The dev server's OpenAI-compatible endpoint, POST
+// /openai/v1/chat/completions, behind the same origin policy as /api: with
+// the scripted model, that model through testing/fakeopenai (with
+// --openai-key, requiring a key); with --upstream, a pass-through to the
+// upstream that adds the server's key (studioproxy.Passthrough). Either way a
+// page, a desktop host or Go code talks to it directly as to any
+// OpenAI-compatible server, and no key sits in a page.
 
 package main
 
@@ -28,13 +30,19 @@ const openAIChatPath = "/openai" + fakeopenai.ChatPath
 const openAIKeyEnv = "AGENTWASM_FAKE_OPENAI_KEY"
 
 // newOpenAIHandler answers under openAIPrefix: the scripted model in
-// OpenAI's chat completions stream, requiring o.OpenAIKey when it is set.
-// With an upstream there is no scripted model, and every request is
-// answered 404 with an OpenAI-style error saying what to call instead.
-func newOpenAIHandler(o devOptions) http.Handler {
+// OpenAI's chat completions stream, requiring o.OpenAIKey when it is set;
+// with an upstream, the pass-through to it with the server's key and the
+// models --model and --allow-model allow. Any other path is answered 404
+// with an OpenAI-style error.
+func newOpenAIHandler(o devOptions, models []string) http.Handler {
 	if o.Upstream != "" {
+		pass := studioproxy.NewPassthrough(studioproxy.PassthroughOptions{URL: o.Upstream, APIKey: o.APIKey, Model: o.Model, Models: models})
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			openAIError(w, http.StatusNotFound, "not_found", "agentwasm dev serves "+openAIChatPath+" only with its scripted model (no --upstream); with --upstream, call the upstream itself or the Studio AI proxy under /api")
+			if r.URL.Path != openAIChatPath {
+				openAIError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path+"; the upstream is passed through at POST "+openAIChatPath+" (base URL /openai/v1)")
+				return
+			}
+			pass.ServeHTTP(w, r)
 		})
 	}
 	model := studioproxy.Scripted{Pace: o.Pace}

@@ -11,10 +11,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -224,13 +226,41 @@ func TestDevOpenAIKey(t *testing.T) {
 }
 
 func TestDevOpenAIWithUpstream(t *testing.T) {
-	up := newCountingUpstream(t, false)
-	srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: up.URL, Model: "m", APIKey: "sk-up-0000000000"})
-	resp, body := jsonPost(t, srv.URL+openAIChatPath, `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	const key = "sk-up-0000000000"
+	var mu sync.Mutex
+	var auths, bodies []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		auths, bodies = append(auths, r.Header.Get("Authorization")), append(bodies, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"Hello."},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(up.Close)
+	srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: up.URL, Model: "m", APIKey: key})
+
+	// The page's request passes through with the server's key, and the
+	// answer comes back as the upstream wrote it.
+	resp, body := jsonPost(t, srv.URL+openAIChatPath, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, body, `"content":"Hello."`)
+	mu.Lock()
+	assert.Equal(t, []string{"Bearer " + key}, auths)
+	assert.JSONEq(t, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, bodies[0])
+	mu.Unlock()
+
+	// A model the server does not allow is refused, and nothing is sent.
+	resp, body = jsonPost(t, srv.URL+openAIChatPath, `{"model":"gpt-expensive","stream":true,"messages":[]}`)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Equal(t, "model_not_allowed", errorCode([]byte(body)))
+	assert.NotContains(t, body, key)
+	// Another path under /openai/ is not passed through.
+	resp, _ = jsonPost(t, srv.URL+"/openai/v1/embeddings", `{"model":"m"}`)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
-	assert.Equal(t, "not_found", errorCode([]byte(body)))
-	assert.Contains(t, body, "only with its scripted model")
-	assert.Zero(t, up.n.Load(), "nothing reaches the upstream")
+	mu.Lock()
+	assert.Len(t, auths, 1, "only the allowed chat request reached the upstream")
+	mu.Unlock()
 }
 
 // TestDevOpenAIAsUpstream: the OpenAI stream the endpoint writes is one the
