@@ -42,11 +42,10 @@ export async function runScenario(runtime, { baseUrl, model, fetchImpl, onEvent 
       return { url: '/maps/demo', title: app.view.title, version: app.view.version };
     },
   };
-  // The port's tool names joined by '__' (studio__journey__publish), not the default '.': the direct
-  // transport sends a dotted name as studio_journey_publish (what many endpoints require), and the
-  // scripted model finds the publish journey by its '.' or '__' name only; with '__' both transports
-  // send the same names, and the records can be compared.
-  const port = runtime.createPort(studioGraph, { page: 'edit', requireHumanApproval: true, handlers, separator: '__' });
+  // The port's tool names are dotted (studio.journey.publish), as the demo's: the direct transport
+  // sends them as studio_journey_publish (what many endpoints require) and maps the model's calls
+  // back, so the records of both transports name the same tools.
+  const port = runtime.createPort(studioGraph, { page: 'edit', requireHumanApproval: true, handlers });
   const events = [];
   const session = runtime.createSession({
     baseUrl,

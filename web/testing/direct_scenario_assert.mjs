@@ -19,8 +19,8 @@ export function assertCompleted(run) {
   assert.deepEqual(mcp.toolCalls.map((c) => [c.toolName, c.plane, c.ok]),
     [['honua_studio_create_draft', 'composition', true], ['honua_studio_add_layer', 'composition', true]]);
   assert.match(mcp.text, /^Added the schools layer to draft d-1, which is now at generation \d+\.$/);
-  assert.deepEqual(asked.toolCalls.map((c) => c.toolName), Array(3).fill('studio__journey__publish'), 'the journey opened, its first step, then the step that asks');
-  assert.deepEqual(asked.pendingApprovals.map((p) => [p.askId, p.toolName, p.action]), [['<ask 1>', 'studio__journey__publish', 'review.publish']]);
+  assert.deepEqual(asked.toolCalls.map((c) => c.toolName), Array(3).fill('studio.journey.publish'), 'the journey opened, its first step, then the step that asks');
+  assert.deepEqual(asked.pendingApprovals.map((p) => [p.askId, p.toolName, p.action]), [['<ask 1>', 'studio.journey.publish', 'review.publish']]);
   assert.equal(resumed.pendingApprovals, undefined);
   assert.equal(resumed.text, 'Published: the map is live.');
   assert.equal(run.published, true, 'the approved step was performed');
