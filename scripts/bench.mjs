@@ -230,6 +230,8 @@ const blocks = {
       [...row('native Go, stream served from memory', "`go test -run '^$' -bench ChatTurn -benchmem ./session/`", native).slice(0, 3), 'the baseline'],
       row('native Go, the same with an `OnEvent` observer', "`go test -run '^$' -bench ChatTurnObserved -benchmem ./session/`",
         bench('session/ChatTurnObserved')),
+      row('native Go, the same turn as OpenAI chunks, through the direct transport', "`go test -run '^$' -bench ChatTurnDirect -benchmem ./session/`",
+        bench('session/ChatTurnDirect')),
       row('wasip1 module under wazero, proxy served in-process', "`go test -run '^$' -bench ChatTurn -benchmem ./wazerotest/`",
         bench('wazerotest/ChatTurn'), ' (host side)'),
       ['js module in Node, scripted `fetchImpl` streaming 256 B chunks', `\`node web/bench/chat.bench.mjs ${turns}\``,

@@ -33,6 +33,33 @@ func BenchmarkChatTurnObserved(b *testing.B) {
 	}
 }
 
+// BenchmarkChatTurnDirect is BenchmarkChatTurn's turn through the direct
+// transport (Options.OpenAI): the same 50 deltas as OpenAI chat completion
+// chunks, served from memory, translated by internal/openai.
+func BenchmarkChatTurnDirect(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; i < 50; i++ {
+		sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"token "},"finish_reason":null}]}` + "\n\n")
+	}
+	sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
+	stream := sb.String()
+	fetcher := bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
+		return &bridge.Response{Status: 200, Header: bridge.Header{"content-type": "text/event-stream"}, Body: io.NopCloser(strings.NewReader(stream))}, nil
+	})
+	s, err := session.New(session.Options{Fetcher: fetcher, OpenAI: &session.OpenAIEndpoint{BaseURL: "/v1"}, Model: "m", DisableToolDiscovery: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Reset()
+		if turn := s.Chat(context.Background(), "hi"); turn.Status != session.StatusCompleted || len(turn.Text) != 300 {
+			b.Fatal(turn.Status, turn.ErrorMessage, len(turn.Text))
+		}
+	}
+}
+
 // benchTurns runs text-only turns of 50 deltas, served from memory, on one
 // session with the observer onEvent (nil: none), its history reset each time.
 func benchTurns(b *testing.B, onEvent func(session.Event)) {
