@@ -2,13 +2,15 @@
 // endpoint (testing/fakeopenai, in two of the real servers' stream shapes):
 // a page-tool turn, and an approval, with the key from the apiKey hook
 // sent to the endpoint only and the tools' names mapped to ones the
-// endpoint accepts and back.
+// endpoint accepts and back; and the same model through the Studio AI
+// proxy's grammar, with the same turn records.
 
 package wazerotest_test
 
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/agentwasm/agentwasm/testing/fakeopenai"
+	"github.com/agentwasm/agentwasm/testing/fakeproxy"
 	"github.com/agentwasm/agentwasm/wazerotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,7 +49,7 @@ func callEvents(id, name, args string) []any {
 		fakeopenai.EventMessageStart, wire.StreamEvent{Model: "gpt-direct"},
 		fakeopenai.EventToolCallStart, wire.StreamEvent{ToolCallID: id, ToolName: name},
 		fakeopenai.EventToolCallDelta, wire.StreamEvent{ToolCallID: id, ToolArgumentsDelta: args},
-		fakeopenai.EventToolCallStop, wire.StreamEvent{ToolCallID: id},
+		fakeopenai.EventToolCallStop, wire.StreamEvent{ToolCallID: id, ToolArguments: []byte(args)},
 		fakeopenai.EventMessageStop, wire.StreamEvent{StopReason: "toolCall", PromptTokens: 30, CompletionTokens: 5},
 	}
 }
@@ -287,4 +290,198 @@ func TestDirectApprovalThroughTheModule(t *testing.T) {
 	assertKeyedRequests(t, reqs, 3)
 	assert.Contains(t, toolNames(reqs[0].Chat), "shop_do_action", "the port's tool mapped")
 	assert.Empty(t, others(), "no other request: discovery is off")
+}
+
+// proxyTypes are the proxy grammar's event types by event name.
+var proxyTypes = map[string]string{
+	fakeopenai.EventMessageStart: "messageStart", fakeopenai.EventTextDelta: "textDelta",
+	fakeopenai.EventToolCallStart: "toolCallStart", fakeopenai.EventToolCallDelta: "toolCallDelta",
+	fakeopenai.EventToolCallStop: "toolCallStop", fakeopenai.EventMessageStop: "messageStop",
+}
+
+// proxyGrammar is a Studio AI proxy at fakeproxy.ChatPath that answers
+// each chat request with the events model returns, as server-sent events
+// of the proxy's grammar; other paths (the capabilities read) get 404.
+func proxyGrammar(model func(req *wire.ChatRequest) []any) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != fakeproxy.ChatPath {
+			http.NotFound(w, r)
+			return
+		}
+		var req wire.ChatRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		evs := model(&req)
+		for i := 0; i+1 < len(evs); i += 2 {
+			name, ev := evs[i].(string), evs[i+1].(wire.StreamEvent)
+			ev.Type = proxyTypes[name]
+			b, _ := json.Marshal(ev)
+			_, _ = io.WriteString(w, fakeproxy.Frame(name, string(b)))
+		}
+	})
+}
+
+// routes are the ways a session reaches the model: through the Studio AI
+// proxy, or directly to the OpenAI-compatible endpoint in two shapes. A
+// direct model names the tools as the endpoint sees them (map_setFilter),
+// the proxy's as the session does (map.setFilter).
+var routes = []struct {
+	name  string
+	shape fakeopenai.Shape // "" for the proxy
+}{
+	{"proxy", ""},
+	{"direct openai", fakeopenai.ShapeOpenAI},
+	{"direct whole-calls", fakeopenai.ShapeWholeCalls},
+}
+
+// runRoute runs turns in a fresh module whose session reaches model by the
+// route of shape; name maps a session tool name to the one the model uses.
+// hook answers the module's callbacks other than apiKey; setup creates
+// what the session's options need (a port) before the session.
+func runRoute(t *testing.T, shape fakeopenai.Shape, model func(name func(string) string) func(*wire.ChatRequest) []any,
+	hook func(context.Context, wazerotest.HookCall) ([]byte, error),
+	options func(inst *wazerotest.Instance) map[string]any,
+	turns func(inst *wazerotest.Instance, id int) []wazerotest.Turn) []wazerotest.Turn {
+	t.Helper()
+	var handler http.Handler
+	rec := &recorder{exec: func(ctx context.Context, call wazerotest.HookCall) ([]byte, error) {
+		if call.Hook == "apiKey" {
+			return json.Marshal(directKey)
+		}
+		return hook(ctx, call)
+	}}
+	if shape == "" {
+		handler = proxyGrammar(model(func(s string) string { return s }))
+	} else {
+		m := model(func(s string) string { return strings.ReplaceAll(s, ".", "_") })
+		handler, _ = directHandler(fakeopenai.New(fakeopenai.Options{APIKey: directKey, Shape: shape,
+			Answer: func(ctx context.Context, req *wire.ChatRequest, emit func(string, wire.StreamEvent) error) error {
+				return emitAll(emit, m(req)...)
+			}}), nil)
+	}
+	inst := wazerotest.New(t, wazerotest.Options{Handler: handler, Hook: rec.hook})
+	opts := options(inst)
+	opts["model"] = "gpt-direct"
+	opts["disableToolDiscovery"] = true
+	if shape != "" {
+		opts["openai"] = map[string]any{"baseUrl": "/openai/v1", "apiKey": true}
+	}
+	return turns(inst, inst.CreateSession(context.Background(), opts))
+}
+
+// sameRecord returns a run's turns as compared across routes: as JSON,
+// without what a route may differ in, which is
+//   - an event's latencyMs: the time from request to answer, measured by
+//     the direct transport (and reported, or not, by a proxy); a clock
+//     reading, different on every run;
+//   - the ask ids, wherever they appear (the pending approval's askId, the
+//     port's results that name the ask): the port draws a random,
+//     unguessable id for every ask, so two runs never share one, whatever
+//     the route; each is replaced by "ask_…".
+//
+// Tool call ids, names, arguments, texts, usage and everything else are
+// compared as they are.
+func sameRecord(t *testing.T, turns []wazerotest.Turn) string {
+	t.Helper()
+	var asks []string
+	for i := range turns {
+		turns[i].Events = append([]wazerotest.StreamEvent(nil), turns[i].Events...)
+		for j := range turns[i].Events {
+			turns[i].Events[j].LatencyMs = 0
+		}
+		for _, a := range turns[i].PendingApprovals {
+			asks = append(asks, a.AskID)
+		}
+	}
+	b, err := json.MarshalIndent(turns, "", "  ")
+	require.NoError(t, err)
+	s := string(b)
+	for _, a := range asks {
+		require.NotEmpty(t, a)
+		s = strings.ReplaceAll(s, a, "ask_…")
+	}
+	return s
+}
+
+// TestDirectMatchesProxyThroughTheModule plays the same model — a page
+// tool turn, then an approval and its resumed turn — through the Studio AI
+// proxy and directly against the fake endpoint in two shapes, and compares
+// the turns' records.
+func TestDirectMatchesProxyThroughTheModule(t *testing.T) {
+	pageModel := func(name func(string) string) func(*wire.ChatRequest) []any {
+		return func(req *wire.ChatRequest) []any {
+			for _, m := range req.Messages {
+				if m.Role == "tool" {
+					return textEvents("Filtered by age.")
+				}
+			}
+			return callEvents("call_a1", name("map.setFilter"), `{"field":"age"}`)
+		}
+	}
+	approvalModel := func(name func(string) string) func(*wire.ChatRequest) []any {
+		var (
+			mu sync.Mutex
+			n  int
+		)
+		return func(*wire.ChatRequest) []any {
+			mu.Lock()
+			n++
+			round := n
+			mu.Unlock()
+			switch round {
+			case 1:
+				return callEvents("call_pay", name("shop.do_action"), `{"action":"checkout.pay"}`)
+			case 2:
+				return callEvents("call_confirm", name("shop.do_action"), `{"action":"checkout.pay","confirm":true}`)
+			}
+			return textEvents("Paid.")
+		}
+	}
+	ok := func(context.Context, wazerotest.HookCall) ([]byte, error) {
+		return []byte(`{"status":"ok","data":{"applied":true}}`), nil
+	}
+
+	var wantPage, wantApproval string
+	for _, r := range routes {
+		t.Run(r.name, func(t *testing.T) {
+			page := runRoute(t, r.shape, pageModel, ok,
+				func(*wazerotest.Instance) map[string]any {
+					return map[string]any{"tools": []any{dottedTool}, "execute": true}
+				},
+				func(inst *wazerotest.Instance, id int) []wazerotest.Turn {
+					return []wazerotest.Turn{inst.Chat(context.Background(), id, "filter by age")}
+				})
+			require.Equal(t, "completed", page[0].Status, page[0].ErrorMessage)
+			require.Len(t, page[0].ToolCalls, 1)
+			assert.Equal(t, "map.setFilter", page[0].ToolCalls[0].ToolName)
+
+			var port int
+			approval := runRoute(t, r.shape, approvalModel, handlerHook(&port),
+				func(inst *wazerotest.Instance) map[string]any {
+					port, _ = inst.CreatePort(context.Background(), shopGraph, map[string]any{
+						"requireHumanApproval": true, "page": "checkout", "handlers": []string{"checkout.pay"},
+					})
+					return map[string]any{"port": port}
+				},
+				func(inst *wazerotest.Instance, id int) []wazerotest.Turn {
+					first := inst.Chat(context.Background(), id, "Pay for my order.")
+					require.Len(t, first.PendingApprovals, 1, first.ErrorMessage)
+					return []wazerotest.Turn{first, inst.Resume(context.Background(), id, []string{first.PendingApprovals[0].AskID}, nil)}
+				})
+			require.Equal(t, "completed", approval[1].Status, approval[1].ErrorMessage)
+			assert.Equal(t, "Paid.", approval[1].Text)
+
+			gotPage, gotApproval := sameRecord(t, page), sameRecord(t, approval)
+			if r.shape == "" {
+				wantPage, wantApproval = gotPage, gotApproval
+				return
+			}
+			require.NotEmpty(t, wantPage, "the proxy route ran first")
+			assert.Equal(t, wantPage, gotPage, "the page-tool turn, as through the proxy")
+			assert.Equal(t, wantApproval, gotApproval, "the approval and the resumed turn, as through the proxy")
+		})
+	}
 }
