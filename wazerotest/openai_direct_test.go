@@ -3,7 +3,8 @@
 // a page-tool turn, and an approval, with the key from the apiKey hook
 // sent to the endpoint only and the tools' names mapped to ones the
 // endpoint accepts and back; and the same model through the Studio AI
-// proxy's grammar, with the same turn records.
+// proxy's grammar and directly, in the module and natively, with the same
+// turn records.
 
 package wazerotest_test
 
@@ -12,11 +13,15 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
+	"github.com/agentwasm/agentwasm/portkit"
+	"github.com/agentwasm/agentwasm/serve"
+	"github.com/agentwasm/agentwasm/session"
 	"github.com/agentwasm/agentwasm/testing/fakemcp"
 	"github.com/agentwasm/agentwasm/testing/fakeopenai"
 	"github.com/agentwasm/agentwasm/testing/fakeproxy"
@@ -337,6 +342,49 @@ var routes = []struct {
 	{"direct whole-calls", fakeopenai.ShapeWholeCalls},
 }
 
+// routeHandler serves model by the route of shape: the proxy's grammar
+// ("") or the fake endpoint under /openai/v1, whose model names the tools
+// as the endpoint sees them (dots made underscores, as the session maps
+// these names).
+func routeHandler(shape fakeopenai.Shape, model func(name func(string) string) func(*wire.ChatRequest) []any) http.Handler {
+	if shape == "" {
+		return proxyGrammar(model(func(s string) string { return s }))
+	}
+	m := model(func(s string) string { return strings.ReplaceAll(s, ".", "_") })
+	h, _ := directHandler(fakeopenai.New(fakeopenai.Options{APIKey: directKey, Shape: shape,
+		Answer: func(ctx context.Context, req *wire.ChatRequest, emit func(string, wire.StreamEvent) error) error {
+			return emitAll(emit, m(req)...)
+		}}), nil)
+	return h
+}
+
+// nativeRoute runs turns in a native session (the session package on
+// net/http) that reaches model by the route of shape over a real loopback
+// server, with opts completed as runRoute completes the module's; it
+// returns the turns as the module's encoder writes them.
+func nativeRoute(t *testing.T, shape fakeopenai.Shape, model func(name func(string) string) func(*wire.ChatRequest) []any,
+	opts session.Options, turns func(s *session.Session) []session.Turn) []wazerotest.Turn {
+	t.Helper()
+	srv := httptest.NewServer(routeHandler(shape, model))
+	t.Cleanup(srv.Close)
+	opts.BaseURL, opts.Model, opts.DisableToolDiscovery = srv.URL+"/api", "gpt-direct", true
+	if shape != "" {
+		opts.OpenAI = &session.OpenAIEndpoint{BaseURL: srv.URL + "/openai/v1", APIKey: session.StaticToken(directKey)}
+	}
+	s, err := session.New(opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	var out []wazerotest.Turn
+	for _, turn := range turns(s) {
+		b, err := wire.Marshal(turn)
+		require.NoError(t, err)
+		var w wazerotest.Turn
+		require.NoError(t, json.Unmarshal(b, &w))
+		out = append(out, w)
+	}
+	return out
+}
+
 // runRoute runs turns in a fresh module whose session reaches model by the
 // route of shape; name maps a session tool name to the one the model uses.
 // hook answers the module's callbacks other than apiKey; setup creates
@@ -346,23 +394,13 @@ func runRoute(t *testing.T, shape fakeopenai.Shape, model func(name func(string)
 	options func(inst *wazerotest.Instance) map[string]any,
 	turns func(inst *wazerotest.Instance, id int) []wazerotest.Turn) []wazerotest.Turn {
 	t.Helper()
-	var handler http.Handler
 	rec := &recorder{exec: func(ctx context.Context, call wazerotest.HookCall) ([]byte, error) {
 		if call.Hook == "apiKey" {
 			return json.Marshal(directKey)
 		}
 		return hook(ctx, call)
 	}}
-	if shape == "" {
-		handler = proxyGrammar(model(func(s string) string { return s }))
-	} else {
-		m := model(func(s string) string { return strings.ReplaceAll(s, ".", "_") })
-		handler, _ = directHandler(fakeopenai.New(fakeopenai.Options{APIKey: directKey, Shape: shape,
-			Answer: func(ctx context.Context, req *wire.ChatRequest, emit func(string, wire.StreamEvent) error) error {
-				return emitAll(emit, m(req)...)
-			}}), nil)
-	}
-	inst := wazerotest.New(t, wazerotest.Options{Handler: handler, Hook: rec.hook})
+	inst := wazerotest.New(t, wazerotest.Options{Handler: routeHandler(shape, model), Hook: rec.hook})
 	opts := options(inst)
 	opts["model"] = "gpt-direct"
 	opts["disableToolDiscovery"] = true
@@ -406,11 +444,12 @@ func sameRecord(t *testing.T, turns []wazerotest.Turn) string {
 	return s
 }
 
-// TestDirectMatchesProxyThroughTheModule plays the same model — a page
+// TestDirectMatchesProxyNativelyAndInTheModule plays the same model — a page
 // tool turn, then an approval and its resumed turn — through the Studio AI
-// proxy and directly against the fake endpoint in two shapes, and compares
-// the turns' records.
-func TestDirectMatchesProxyThroughTheModule(t *testing.T) {
+// proxy and directly against the fake endpoint in two shapes, in the
+// wasip1 module and natively, and compares the turns' records with the
+// module's through the proxy.
+func TestDirectMatchesProxyNativelyAndInTheModule(t *testing.T) {
 	pageModel := func(name func(string) string) func(*wire.ChatRequest) []any {
 		return func(req *wire.ChatRequest) []any {
 			for _, m := range req.Messages {
@@ -446,7 +485,7 @@ func TestDirectMatchesProxyThroughTheModule(t *testing.T) {
 
 	var wantPage, wantApproval string
 	for _, r := range routes {
-		t.Run(r.name, func(t *testing.T) {
+		t.Run("wasm "+r.name, func(t *testing.T) {
 			page := runRoute(t, r.shape, pageModel, ok,
 				func(*wazerotest.Instance) map[string]any {
 					return map[string]any{"tools": []any{dottedTool}, "execute": true}
@@ -482,6 +521,42 @@ func TestDirectMatchesProxyThroughTheModule(t *testing.T) {
 			require.NotEmpty(t, wantPage, "the proxy route ran first")
 			assert.Equal(t, wantPage, gotPage, "the page-tool turn, as through the proxy")
 			assert.Equal(t, wantApproval, gotApproval, "the approval and the resumed turn, as through the proxy")
+		})
+	}
+	require.NotEmpty(t, wantPage, "the module's proxy route ran")
+	for _, r := range routes {
+		t.Run("native "+r.name, func(t *testing.T) {
+			ctx := context.Background()
+			execute := session.ExecutorFunc(func(context.Context, session.ToolCall) (session.ToolResult, error) {
+				return session.ToolResult{Status: session.ToolOK, Data: session.RawJSON(`{"applied":true}`)}, nil
+			})
+			page := nativeRoute(t, r.shape, pageModel, session.Options{
+				Tools:   []session.ToolDefinition{{Name: "map.setFilter", Description: "Filter the map", InputSchema: session.RawJSON(`{"type":"object"}`)}},
+				Execute: execute,
+			}, func(s *session.Session) []session.Turn { return []session.Turn{s.Chat(ctx, "filter by age")} })
+
+			var ran []string
+			g, err := serve.ParseGraph(shopGraph)
+			require.NoError(t, err)
+			yes := true
+			app, err := serve.NewApp(g, serve.AppOptions{RequireHumanApproval: &yes, Page: "checkout",
+				Handlers: map[string]serve.Handler{"checkout.pay": func(_ context.Context, c serve.HandlerCall) (any, error) {
+					ran = append(ran, c.Action)
+					return map[string]any{"ran": c.Action, "by": string(c.Source), "id": c.TransitionID}, nil
+				}}})
+			require.NoError(t, err)
+			port, err := serve.NewPort(app, serve.PortOptions{})
+			require.NoError(t, err)
+			approval := nativeRoute(t, r.shape, approvalModel, session.Options{Kit: portkit.New(port, portkit.Options{})},
+				func(s *session.Session) []session.Turn {
+					first := s.Chat(ctx, "Pay for my order.")
+					require.Len(t, first.PendingApprovals, 1, first.ErrorMessage)
+					return []session.Turn{first, s.Resume(ctx, session.Resolution{Approve: []string{first.PendingApprovals[0].AskID}})}
+				})
+			assert.Equal(t, []string{"checkout.pay"}, ran, "the approved action ran once")
+
+			assert.Equal(t, wantPage, sameRecord(t, page), "the page-tool turn, as the module's through the proxy")
+			assert.Equal(t, wantApproval, sameRecord(t, approval), "the approval and the resumed turn, as the module's through the proxy")
 		})
 	}
 }

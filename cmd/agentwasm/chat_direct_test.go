@@ -164,9 +164,9 @@ func runCombo(t *testing.T, wasm, direct bool, mode, text string) chatRun {
 //     waits for a person, which only a port's kit does; the CLI has no port
 //     and the demo MCP server no such tool, so the publish prompt meets no
 //     journey and the model says so in text, alike in every combination.
-//     (wazerotest's TestDirectMatchesProxyThroughTheModule plays a page
-//     tool and an approval through the proxy and directly under wazero,
-//     with the same records.)
+//     (wazerotest's TestDirectMatchesProxyNativelyAndInTheModule plays a
+//     page tool and an approval through the proxy and directly, natively
+//     and under wazero, with the same records.)
 func TestChatDirectMatchesProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the wasip1 module")
