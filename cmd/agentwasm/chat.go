@@ -67,6 +67,16 @@ minute or two; cached in the user cache directory, as is wazero's
 compilation of it, so later runs start fast), or set AGENTWASM_WASIP1 to a
 prebuilt one (make build writes dist/agentwasm-wasip1.wasm).
 
+--openai-url sends the chat straight to an OpenAI-compatible chat
+completions endpoint instead of the proxy (a local server such as Ollama,
+llama.cpp's llama-server, vLLM or LM Studio, a hosted API, or the
+scripted model of ` + "`agentwasm dev`" + ` at http://127.0.0.1:8080/openai/v1);
+--model names the endpoint's model, and tools are still discovered on
+{base-url}/mcp. The key, when the endpoint needs one, is read from the
+environment, AGENTWASM_API_KEY or else OPENAI_API_KEY, never from a flag
+(a flag shows in the process list); it goes to the endpoint only, and is
+never printed: every text of the turn has it replaced by [redacted].
+
 Flags:
 `
 
@@ -74,6 +84,13 @@ Flags:
 type chatOptions struct {
 	BaseURL string   // absolute http(s), no trailing slash
 	base    *url.URL // BaseURL parsed
+	// OpenAIURL, when set, is the OpenAI-compatible endpoint the chat goes
+	// to directly (absolute http(s), no trailing slash); "" means the proxy.
+	OpenAIURL string
+	openai    *url.URL // OpenAIURL parsed
+	// apiKey is the endpoint's key, from the environment (apiKeyEnvs), read
+	// only with OpenAIURL; "" sends none.
+	apiKey  string
 	JSON    bool
 	Wasm    bool
 	Model   string
@@ -91,18 +108,25 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if err := checkReachable(sigCtx, o.base); err != nil {
+	// Every line the command writes passes the key's redaction (the
+	// session's own texts already have it redacted; this covers the rest).
+	stdout, stderr = redactingWriter(stdout, o.apiKey), redactingWriter(stderr, o.apiKey)
+	reach, what, hint := o.base, "the proxy at "+o.BaseURL, "start it with `agentwasm dev`, or point --base-url at a running one"
+	if o.openai != nil {
+		reach, what, hint = o.openai, "the OpenAI-compatible endpoint at "+o.OpenAIURL, "start it, or point --openai-url at a running one"
+	}
+	if err := checkReachable(sigCtx, reach); err != nil {
 		if sigCtx.Err() != nil {
 			fmt.Fprintln(stderr, "agentwasm chat: interrupted")
 			return 1
 		}
-		fmt.Fprintf(stderr, "agentwasm chat: cannot reach the proxy at %s: %v; start it with `agentwasm dev`, or point --base-url at a running one\n", o.BaseURL, err)
+		fmt.Fprintf(stderr, "agentwasm chat: cannot reach %s: %v; %s\n", what, err, hint)
 		return 1
 	}
 
 	var p *chatPrinter
 	if !o.JSON {
-		p = &chatPrinter{w: stdout}
+		p = &chatPrinter{w: stdout, key: o.apiKey}
 	}
 	var (
 		turn chatTurn
@@ -152,14 +176,19 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 	if turn.ErrorCode != "" {
 		line += " [" + turn.ErrorCode + "]"
 	}
-	fmt.Fprintln(stderr, line+turnHint(turn))
+	fmt.Fprintln(stderr, line+turnHint(turn, o.openai != nil))
 	return 1
 }
 
 // turnHint suggests what to do about a turn that did not complete, when
-// its message points at a likely mistake.
-func turnHint(t chatTurn) string {
+// its message or code points at a likely mistake; direct says the chat
+// went to --openai-url.
+func turnHint(t chatTurn, direct bool) string {
 	switch {
+	case direct && t.ErrorCode == session.ErrorCodeUpstreamUnauthorized:
+		return "\n(the endpoint refused the key: set it in " + apiKeyEnvs[0] + " or " + apiKeyEnvs[1] + ")"
+	case direct && t.ErrorCode == session.ErrorCodeUpstreamNotFound:
+		return "\n(nothing answers chat completions there, or it has no such --model: --openai-url is the API's base, e.g. http://127.0.0.1:11434/v1)"
 	case t.Status == string(session.StatusError) && t.Rounds <= 1 &&
 		(strings.Contains(t.ErrorMessage, "responded 404 ") || strings.Contains(t.ErrorMessage, "responded 405 ")):
 		return "\n(nothing serves the chat there: --base-url is the proxy's API base, e.g. " + defaultChatBaseURL + ")"
@@ -177,7 +206,8 @@ func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code
 	fs.StringVar(&o.BaseURL, "base-url", defaultChatBaseURL, "the Studio API base URL of the proxy (chat at {base-url}/v1/studio/ai/chat, MCP at {base-url}/mcp)")
 	fs.BoolVar(&o.JSON, "json", false, "print only the finished turn, as one indented JSON object (the JavaScript API's Turn)")
 	fs.BoolVar(&o.Wasm, "wasm", false, "run the turn in the wasip1 module under wazero instead of natively")
-	fs.StringVar(&o.Model, "model", "", "the model to ask the proxy for; empty: the proxy's default")
+	fs.StringVar(&o.Model, "model", "", "the model to ask the proxy (or the --openai-url endpoint) for; empty: its default")
+	fs.StringVar(&o.OpenAIURL, "openai-url", "", "send the chat straight to this OpenAI-compatible endpoint (its API base, e.g. http://127.0.0.1:11434/v1) instead of the proxy; its key from "+apiKeyEnvs[0]+" or "+apiKeyEnvs[1])
 	fs.DurationVar(&o.Timeout, "timeout", defaultChatTimeout, "how long the whole turn may take (not counting the module's first build)")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, chatUsage)
@@ -230,8 +260,26 @@ func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
 	o.base, o.BaseURL = u, u.String()
+	if o.OpenAIURL != "" {
+		e, err := url.Parse(o.OpenAIURL)
+		if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" || e.User != nil || e.RawQuery != "" || e.Fragment != "" || e.ForceQuery {
+			shown := strconv.Quote(o.OpenAIURL)
+			if err == nil && e.User != nil {
+				shown = "(with credentials, not shown)"
+			}
+			return usageError("--openai-url " + shown + " is not an absolute http(s) URL without a query or credentials, such as http://127.0.0.1:11434/v1 (the key goes in " + apiKeyEnvs[0] + ")")
+		}
+		e.Path = strings.TrimRight(e.Path, "/")
+		e.RawPath = ""
+		o.openai, o.OpenAIURL = e, e.String()
+		o.apiKey = firstEnv(apiKeyEnvs...)
+	}
 	return o, 0, true
 }
+
+// apiKeyEnvs name the environment variables the --openai-url endpoint's key
+// is read from, the first set one winning.
+var apiKeyEnvs = []string{"AGENTWASM_API_KEY", "OPENAI_API_KEY"}
 
 // checkReachable dials the base URL's host, so that a proxy that is not
 // running is reported as such (and before any module is built).
@@ -269,6 +317,12 @@ func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter) (chatTurn
 	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
 	defer cancel()
 	opts := session.Options{BaseURL: o.BaseURL, Model: o.Model}
+	if o.openai != nil {
+		opts.OpenAI = &session.OpenAIEndpoint{BaseURL: o.OpenAIURL}
+		if o.apiKey != "" {
+			opts.OpenAI.APIKey = session.StaticToken(o.apiKey)
+		}
+	}
 	if p != nil {
 		opts.OnEvent = func(ev session.Event) {
 			switch {
@@ -303,10 +357,15 @@ func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.W
 		return chatTurn{}, err
 	}
 	var ctx context.Context = sigCtx // the turn's, once it runs
+	targets := []*url.URL{o.base}
+	if o.openai != nil {
+		targets = append(targets, o.openai)
+	}
 	wopts := wazerotest.Options{
-		Handler:          newForwarder(o.base, http.DefaultClient),
+		Handler:          newForwarder(http.DefaultClient, targets...),
 		Stderr:           stderr,
 		DisableTestHooks: true,
+		Hook:             chatHook(o.apiKey),
 	}
 	if p != nil {
 		wopts.OnEvent = func(_ int, ev wazerotest.Event) {
@@ -329,6 +388,10 @@ func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.W
 	options := map[string]any{"baseUrl": o.BaseURL}
 	if o.Model != "" {
 		options["model"] = o.Model
+	}
+	if o.openai != nil {
+		// The key never crosses as data: the module asks the apiKey hook.
+		options["openai"] = map[string]any{"baseUrl": o.OpenAIURL, "apiKey": o.apiKey != ""}
 	}
 	r, err := inst.Do(sigCtx, map[string]any{"op": "session.create", "options": options})
 	if err != nil {
@@ -372,6 +435,18 @@ func chatWasm(sigCtx context.Context, o chatOptions, p *chatPrinter, stderr io.W
 	}
 	return chatTurn{Status: t.Status, ErrorMessage: t.ErrorMessage, ErrorCode: t.ErrorCode, Rounds: t.Rounds,
 		ToolCalls: len(t.ToolCalls), JSON: reply.Turn}, nil
+}
+
+// chatHook answers the module's host callbacks: apiKey, the --openai-url
+// endpoint's key (the same answer with or without forceRefresh: the
+// environment is all there is). The session asks for no other.
+func chatHook(key string) func(context.Context, wazerotest.HookCall) ([]byte, error) {
+	return func(_ context.Context, call wazerotest.HookCall) ([]byte, error) {
+		if call.Hook != "apiKey" || key == "" {
+			return nil, fmt.Errorf("agentwasm chat answers no %s callback", call.Hook)
+		}
+		return json.Marshal(key)
+	}
 }
 
 // prepareModule finds or builds the wasip1 module, saying so on stderr when

@@ -25,6 +25,10 @@ type chatPrinter struct {
 	rounds   int               // messageStart events seen: the model rounds begun
 	newRound bool              // a round began and has written no text yet
 	args     map[string]string // a call's arguments by tool call id, until its result is printed
+	// key is the --openai-url endpoint's key, which the printed text never
+	// shows; held is the end of the text so far that could be the start of
+	// it, written once the next text shows it is not.
+	key, held string
 }
 
 // stream takes one streamed event of the chat: a round's start, a text
@@ -35,17 +39,14 @@ func (p *chatPrinter) stream(typ, text, toolCallID, argsDelta string, args []byt
 	defer p.mu.Unlock()
 	switch typ {
 	case session.EventMessageStart:
+		p.flushHeld()
 		p.rounds++
 		p.newRound = p.rounds > 1
 	case session.EventTextDelta:
-		if text == "" {
+		if text = p.redactText(text); text == "" {
 			return
 		}
-		if p.newRound && p.midLine {
-			p.write("\n") // the last round's text ends its line: rounds never run together
-		}
-		p.newRound = false
-		p.write(text)
+		p.writeText(text)
 	case session.EventToolCallDelta, session.EventToolCallStop:
 		if toolCallID == "" {
 			return
@@ -73,6 +74,44 @@ func planeLabel(plane string) string {
 		return "page"
 	}
 	return plane
+}
+
+// writeText writes a round's text; p.mu is held.
+func (p *chatPrinter) writeText(text string) {
+	if p.newRound && p.midLine {
+		p.write("\n") // the last round's text ends its line: rounds never run together
+	}
+	p.newRound = false
+	p.write(text)
+}
+
+// redactText returns what of the streamed text can be written now, with
+// every whole key replaced by [redacted], and holds back an end that could
+// be the start of the key: the session redacts the key within each text
+// event, and this catches one split across events. p.mu is held.
+func (p *chatPrinter) redactText(text string) string {
+	if len(p.key) < minRedactedKey {
+		return text
+	}
+	s := redactKey(p.held+text, p.key)
+	p.held = ""
+	for n := min(len(p.key)-1, len(s)); n > 0; n-- {
+		if strings.HasSuffix(s, p.key[:n]) {
+			p.held, s = s[len(s)-n:], s[:len(s)-n]
+			break
+		}
+	}
+	return s
+}
+
+// flushHeld writes the text held back by redactText: what follows it is
+// not text, so it was not the key. p.mu is held.
+func (p *chatPrinter) flushHeld() {
+	if p.held != "" {
+		s := p.held
+		p.held = ""
+		p.writeText(s)
+	}
 }
 
 // tool writes one tool call on its own line: its name, its arguments
@@ -120,6 +159,7 @@ func (p *chatPrinter) discovery(errorMessage string) {
 func (p *chatPrinter) line(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushHeld()
 	if p.midLine {
 		p.write("\n")
 	}
@@ -130,6 +170,7 @@ func (p *chatPrinter) line(s string) {
 func (p *chatPrinter) endLine() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushHeld()
 	if p.midLine {
 		p.write("\n")
 	}
@@ -170,4 +211,49 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// redactingWriter returns w with every occurrence of key in what is
+// written replaced by [redacted]; w itself when key is too short to be a
+// secret (the session's scrubber ignores such keys too). It works write by
+// write: the session has already redacted its streamed text as a whole,
+// and this catches a key in any line the command writes itself.
+func redactingWriter(w io.Writer, key string) io.Writer {
+	if len(key) < minRedactedKey {
+		return w
+	}
+	return &redactor{w: w, key: key}
+}
+
+// minRedactedKey is the shortest key redactingWriter replaces.
+const minRedactedKey = 4
+
+// redactor is redactingWriter's writer.
+type redactor struct {
+	w   io.Writer
+	key string
+}
+
+// Write writes p with the key replaced, and reports p as written whole.
+func (r *redactor) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redactKey(string(p), r.key)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush flushes the underlying writer when it buffers.
+func (r *redactor) Flush() error {
+	if f, ok := r.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
+// redactKey returns s with every occurrence of key replaced by [redacted].
+func redactKey(s, key string) string {
+	if len(key) < minRedactedKey {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
 }

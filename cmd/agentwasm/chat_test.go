@@ -410,7 +410,7 @@ func TestForwarderStreams(t *testing.T) {
 	defer upstream.Close()
 	base, err := url.Parse(upstream.URL + "/api")
 	require.NoError(t, err)
-	front := httptest.NewServer(newForwarder(base, http.DefaultClient))
+	front := httptest.NewServer(newForwarder(http.DefaultClient, base))
 	defer front.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,6 +1,6 @@
 // The forwarder of agentwasm chat --wasm: the module's fetches, which
-// wazerotest hands to an http.Handler, sent on to the proxy over the network,
-// streaming both ways.
+// wazerotest hands to an http.Handler, sent on to the proxy (and the
+// --openai-url endpoint) over the network, streaming both ways.
 
 package main
 
@@ -20,16 +20,33 @@ var hopHeaders = map[string]bool{
 	"Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "Proxy-Connection": true,
 }
 
-// forwarder serves the module's fetches by sending them to the base URL's
-// host over net/http, streaming both bodies.
+// forwarder serves the module's fetches by sending them to one of its
+// targets' origins over net/http, streaming both bodies.
 type forwarder struct {
-	base   *url.URL
-	client *http.Client
+	targets []*url.URL // the first also takes relative requests
+	client  *http.Client
 }
 
-// newForwarder returns the handler for wazerotest.Options.Handler.
-func newForwarder(base *url.URL, client *http.Client) http.Handler {
-	return &forwarder{base: base, client: client}
+// newForwarder returns the handler for wazerotest.Options.Handler: a fetch
+// goes to the target of its own scheme and host, and a relative one (which
+// wazerotest resolves against wazerotest.BaseURL) to the first target.
+func newForwarder(client *http.Client, targets ...*url.URL) http.Handler {
+	return &forwarder{targets: targets, client: client}
+}
+
+// target returns the origin r goes to, or nil when it is none of the
+// targets'.
+func (f *forwarder) target(r *http.Request) *url.URL {
+	h := r.URL.Host
+	if h == "" || "http://"+h == wazerotest.BaseURL {
+		return f.targets[0]
+	}
+	for _, t := range f.targets {
+		if t.Host == h && (r.URL.Scheme == "" || r.URL.Scheme == t.Scheme) {
+			return t
+		}
+	}
+	return nil
 }
 
 // forwardError is the panic value that fails one fetch: wazerotest turns a
@@ -43,10 +60,15 @@ func (e forwardError) Error() string { return e.err.Error() }
 // ServeHTTP sends r on to the base URL's host and streams the answer back,
 // flushing after every read so server-sent events arrive as they are sent.
 func (f *forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h := r.URL.Host; h != "" && h != f.base.Host && "http://"+h != wazerotest.BaseURL {
-		panic(forwardError{fmt.Errorf("agentwasm chat --wasm forwards requests to %s only, not to %s", f.base.Host, h)})
+	to := f.target(r)
+	if to == nil {
+		hosts := make([]string, len(f.targets))
+		for i, t := range f.targets {
+			hosts[i] = t.Host
+		}
+		panic(forwardError{fmt.Errorf("agentwasm chat --wasm forwards requests to %s only, not to %s", strings.Join(hosts, " and "), r.URL.Host)})
 	}
-	target := f.base.Scheme + "://" + f.base.Host + r.URL.RequestURI()
+	target := to.Scheme + "://" + to.Host + r.URL.RequestURI()
 	var body io.Reader = http.NoBody
 	if r.ContentLength != 0 && r.Body != nil {
 		body = r.Body
