@@ -90,15 +90,57 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 	return st, nil
 }
 
-// scrubbing hides the session's secrets, the key among them, in the texts
-// the translation makes from what the endpoint sent (an error message above
-// all) before it cuts them to length: a cut must not leave a part of a key
-// that the scrubber, which sees only whole ones, would miss. Streamed text
-// is scrubbed as every event is, where the session emits it.
+// scrubbing hides the session's secrets, the key among them, in what the
+// translation makes from what the endpoint sent: in whole strings (an error
+// message above all) before they are cut to length, since a cut must not
+// leave a part of a key that the scrubber, which sees only whole ones,
+// would miss; and in streamed text and arguments across their pieces (see
+// heldBack).
 type scrubbing struct{ s *secrets }
 
-func (r scrubbing) String(text string) string  { return r.s.scrub(text) }
-func (scrubbing) NewStream() openai.TextStream { return nil }
+func (r scrubbing) String(text string) string { return r.s.scrub(text) }
+
+// NewStream returns a heldBack stream, or nil (the pieces as they come)
+// while the session knows no secret.
+func (r scrubbing) NewStream() openai.TextStream {
+	if !r.s.known() {
+		return nil
+	}
+	return &heldBack{s: r.s}
+}
+
+// heldBack scrubs a run of streamed text whose pieces may split a secret: a
+// piece's end that could begin a secret is held back until the next piece
+// (or Flush) decides, so an endpoint that echoes the key in two pieces
+// still shows [redacted] in every event.
+type heldBack struct {
+	s    *secrets
+	held string
+}
+
+func (h *heldBack) Write(piece string) string {
+	t := h.s.scrub(h.held + piece)
+	keep := 0
+	if forms := h.s.forms.Load(); forms != nil {
+		for _, f := range *forms {
+			// The longest end of t that is a proper beginning of f.
+			for i := max(0, len(t)-len(f)+1); i < len(t); i++ {
+				if t[i] == f[0] && strings.HasPrefix(f, t[i:]) {
+					keep = max(keep, len(t)-i)
+					break
+				}
+			}
+		}
+	}
+	h.held = t[len(t)-keep:]
+	return t[:len(t)-keep]
+}
+
+func (h *heldBack) Flush() string {
+	t := h.held
+	h.held = ""
+	return t
+}
 
 // mediaType returns a Content-Type's media type, lower case.
 func mediaType(ct string) string {
@@ -119,7 +161,10 @@ func endpointError(err error) error {
 	if msg != "" && msg[0] >= 'a' && msg[0] <= 'z' {
 		msg = string(msg[0]-'a'+'A') + msg[1:]
 	}
-	return &errTransport{code: e.Code, msg: msg + "."}
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "!") && !strings.HasSuffix(msg, "?") {
+		msg += "."
+	}
+	return &errTransport{code: e.Code, msg: msg}
 }
 
 // openaiStream reads one answer: server-sent events (or one whole JSON
@@ -130,8 +175,9 @@ type openaiStream struct {
 	whole   bool
 	tr      *openai.Translator
 	queue   []StreamEvent
-	done    bool // the translation ended: only the queue is left
-	drained bool // the body was read to its end after the translation ended
+	done    bool  // the translation ended: only the queue is left
+	drained bool  // the body was read to its end after the translation ended (or must not be)
+	err     error // the read's failure, returned once the queue is empty
 	ctx     context.Context
 	guard   *streamGuard
 	opts    *Options
@@ -151,10 +197,14 @@ func (st *openaiStream) emit(ev wire.StreamEvent) error {
 func (st *openaiStream) Next() (StreamEvent, error) {
 	for len(st.queue) == 0 {
 		if st.done {
+			if st.err != nil {
+				return StreamEvent{}, st.err
+			}
 			if !st.drained {
-				// Read on to the body's end (at most maxBytesAfterStop more
-				// bytes once messageStop was read, see stopped), so that
-				// the request completes rather than being aborted.
+				// The answer ended well (its messageStop was read, so at
+				// most maxBytesAfterStop more bytes are, see stopped): read
+				// on to the body's end, so that the request completes
+				// rather than being aborted.
 				st.drained = true
 				var buf [512]byte
 				for {
@@ -166,10 +216,14 @@ func (st *openaiStream) Next() (StreamEvent, error) {
 			return StreamEvent{}, io.EOF
 		}
 		if err := st.step(); err != nil {
-			st.done = true
+			st.done, st.drained = true, true // a failed answer is not read on: Close aborts it
+			if st.ctx.Err() == nil {
+				_ = st.tr.Flush() // the text a split secret held back, before the end
+			}
 			var e *openai.Error
 			if !errors.As(err, &e) {
-				return StreamEvent{}, err
+				st.err = err
+				continue
 			}
 			// The endpoint's own failure, in-band: as the proxy would
 			// send it.

@@ -239,3 +239,39 @@ func TestOpenAIDirectOptions(t *testing.T) {
 	_, err := session.New(session.Options{OpenAI: &session.OpenAIEndpoint{BaseURL: "/v1"}, Transport: session.TransportFunc(nil)})
 	assert.ErrorContains(t, err, "not both")
 }
+
+// TestOpenAIDirectSplitKey: an endpoint that echoes the key split across two
+// pieces of text, and of a call's arguments, shows [redacted] in every event
+// the observer sees, not only in the finished turn; text that only looked
+// like the key's start is held back and then shown whole.
+func TestOpenAIDirectSplitKey(t *testing.T) {
+	const key = "sk-split-0123456789abcdef"
+	e := &oaEndpoint{answers: []func(http.ResponseWriter){
+		stream(
+			oaChunk(`{"content":"the key is sk-spl"}`, ""),
+			oaChunk(`{"content":"it-0123456789abcdef, and sk-"}`, ""),
+			oaChunk(`{"content":"not it"}`, ""),
+			oaChunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"studio_journey_publish_map","arguments":"{\"k\":\"sk-split-0123"}}]}`, ""),
+			oaChunk(`{"tool_calls":[{"index":0,"function":{"arguments":"456789abcdef\"}"}}]}`, "tool_calls"),
+			"data: [DONE]\n\n"),
+		stream(oaChunk(`{"content":"done sk-sp"}`, "stop"), "data: [DONE]\n\n"),
+	}}
+	exec := &recordingExec{}
+	var events []session.Event
+	s := directSession(t, e, session.StaticToken(key), exec, &events)
+	turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+	require.Equal(t, session.StatusCompleted, turn.Status, turn.ErrorMessage)
+	assert.Equal(t, "the key is [redacted], and sk-not itdone sk-sp", turn.Text, "text held back comes out whole, in order")
+	var streamed, args strings.Builder
+	for _, ev := range events {
+		if ev.Chat != nil {
+			streamed.WriteString(ev.Chat.Text)
+			args.WriteString(ev.Chat.ToolArgumentsDelta)
+		}
+	}
+	assert.NotContains(t, streamed.String(), key, "the pieces the observer saw, put together, hold no key")
+	assert.NotContains(t, args.String(), key, "nor do the argument deltas")
+	assert.Equal(t, turn.Text, streamed.String(), "the observer saw the same text as the turn")
+	require.Len(t, exec.Calls(), 1)
+	assert.JSONEq(t, `{"k":"[redacted]"}`, string(exec.Calls()[0].Args))
+}
