@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/openai"
 	"github.com/agentwasm/agentwasm/session"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -221,8 +222,8 @@ func TestOpenAIDirectOptions(t *testing.T) {
 	}{
 		{"http://127.0.0.1:11434/v1", ""},
 		{"/openai/v1", ""},
-		{"https://api.example/v1?key=sk", "query, a fragment or credentials"},
-		{"https://user:sk@api.example/v1", "query, a fragment or credentials"},
+		{"https://api.example/v1?key=sk", "query, a fragment or credentials (?, # or @); give the URL without them and pass the key through OpenAI.APIKey"},
+		{"https://user:sk@api.example/v1", "query, a fragment or credentials (?, # or @); give the URL without them and pass the key through OpenAI.APIKey"},
 		{"ftp://api.example", "give the API's base"},
 		{"//api.example/v1", "give the API's base"},
 		{"", "give the API's base"},
@@ -274,4 +275,20 @@ func TestOpenAIDirectSplitKey(t *testing.T) {
 	assert.Equal(t, turn.Text, streamed.String(), "the observer saw the same text as the turn")
 	require.Len(t, exec.Calls(), 1)
 	assert.JSONEq(t, `{"k":"[redacted]"}`, string(exec.Calls()[0].Args))
+}
+
+// The translator's event types are written again in internal/openai (which
+// cannot import session); the direct transport passes them on as they are,
+// so they must stay the session's.
+func TestOpenAIEventTypesAreTheSessions(t *testing.T) {
+	for _, c := range []struct{ translator, session string }{
+		{openai.EventMessageStart, session.EventMessageStart},
+		{openai.EventTextDelta, session.EventTextDelta},
+		{openai.EventToolCallStart, session.EventToolCallStart},
+		{openai.EventToolCallDelta, session.EventToolCallDelta},
+		{openai.EventToolCallStop, session.EventToolCallStop},
+		{openai.EventMessageStop, session.EventMessageStop},
+	} {
+		assert.Equal(t, c.session, c.translator)
+	}
 }

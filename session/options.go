@@ -287,7 +287,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.BaseURL = DefaultBaseURL
 	}
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
-	if err := secretFreeURL("BaseURL", o.BaseURL); err != nil {
+	if err := secretFreeURL("BaseURL", o.BaseURL, "pass a token through the auth option"); err != nil {
 		return o, err
 	}
 	if o.Fetcher == nil {
@@ -387,7 +387,7 @@ func validMCPURL(u string) error {
 	if u == "" {
 		return nil
 	}
-	if err := secretFreeURL("MCPURL", u); err != nil {
+	if err := secretFreeURL("MCPURL", u, "pass a token through the auth option"); err != nil {
 		return err
 	}
 	bad := func(why string) error {
@@ -424,16 +424,17 @@ func validEndpointURL(u string) error {
 	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && (!strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//")) {
 		return errs.New("session: OpenAI.BaseURL is ", strconv.Quote(u), "; give the API's base as an http:// or https:// URL (such as http://127.0.0.1:11434/v1) or a path starting with /")
 	}
-	return secretFreeURL("OpenAI.BaseURL", u)
+	return secretFreeURL("OpenAI.BaseURL", u, "pass the key through OpenAI.APIKey (the apiKey hook)")
 }
 
 // secretFreeURL refuses a URL that carries a query, a fragment or an "@"
 // (credentials, user:password@host): the session appends paths to it (a
 // query would swallow them) and names it in errors and records, where a
-// token written into it would be shown. The error does not repeat the URL.
-func secretFreeURL(name, u string) error {
+// token written into it would be shown. The error does not repeat the URL;
+// it ends with where the secret goes instead (secretAdvice).
+func secretFreeURL(name, u, secretAdvice string) error {
 	if strings.ContainsAny(u, "?#@") {
-		return errs.New("session: ", name, " has a query, a fragment or credentials (?, # or @); give the URL without them and pass a token through the auth option")
+		return errs.New("session: ", name, " has a query, a fragment or credentials (?, # or @); give the URL without them and ", secretAdvice)
 	}
 	return nil
 }
