@@ -7,41 +7,15 @@ package bridge
 
 import (
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/sameorigin"
 )
 
-// plainHeaders are the request headers that carry no credential. A request
-// with any other header (Authorization above all, Cookie, a session id, an
-// API-key header, MCP parameter headers) is tied to the origin of its URL.
-var plainHeaders = map[string]bool{
-	"accept":               true,
-	"accept-language":      true,
-	"cache-control":        true,
-	"content-language":     true,
-	"content-type":         true,
-	"last-event-id":        true,
-	"mcp-method":           true,
-	"mcp-name":             true,
-	"mcp-protocol-version": true,
-	"user-agent":           true,
-}
-
 // credentialHeaders returns the names, sorted and lower case, of h's
-// headers outside plainHeaders.
-func credentialHeaders(h http.Header) []string {
-	var out []string
-	for k := range h {
-		if k := strings.ToLower(k); !plainHeaders[k] {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+// headers that may carry a credential (sameorigin.CredentialHeaders).
+func credentialHeaders(h http.Header) []string { return sameorigin.CredentialHeaders(h) }
 
 // sameOriginClient returns a copy of c (not changed) whose redirects are
 // checked by sameorigin.Client: one to another origin than the first
@@ -49,7 +23,7 @@ func credentialHeaders(h http.Header) []string {
 // carried credentials, and followed (as a browser's fetch would) when it
 // did not.
 func sameOriginClient(c *http.Client) *http.Client {
-	return sameorigin.Client(c, func(first *http.Request) bool { return len(credentialHeaders(first.Header)) > 0 })
+	return sameorigin.Client(c, sameorigin.Credentialed)
 }
 
 // refusedRedirect is the error of a fetch whose redirect to another origin

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentwasm/agentwasm/internal/sameorigin"
 	"github.com/agentwasm/agentwasm/wazerotest"
 )
 
@@ -29,9 +30,13 @@ type forwarder struct {
 
 // newForwarder returns the handler for wazerotest.Options.Handler: a fetch
 // goes to the target of its own scheme and host, and a relative one (which
-// wazerotest resolves against wazerotest.BaseURL) to the first target.
+// wazerotest resolves against wazerotest.BaseURL) to the first target. As
+// the native fetcher's, a copy of client refuses a redirect to another
+// origin of a fetch that carries credentials (the endpoint's key, the
+// proxy's token): net/http alone keeps Authorization on a redirect to
+// another port of the same host, to a subdomain or from https to http.
 func newForwarder(client *http.Client, targets ...*url.URL) http.Handler {
-	return &forwarder{targets: targets, client: client}
+	return &forwarder{targets: targets, client: sameorigin.Client(client, sameorigin.Credentialed)}
 }
 
 // target returns the origin r goes to, or nil when it is none of the

@@ -5,7 +5,8 @@
 // and port) are refused before any request goes there, for the requests
 // that must stay with theirs. The dev server's upstream client (which
 // carries the API key) and the native fetcher (which carries a session's
-// token) both send through it.
+// token), and agentwasm chat --wasm's forwarder (which carries the
+// module's key and token), all send through it.
 package sameorigin
 
 import (
@@ -13,9 +14,44 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 )
+
+// plainHeaders are the request headers that carry no credential. A request
+// with any other header (Authorization above all, Cookie, a session id, an
+// API-key header, MCP parameter headers) is tied to the origin of its URL.
+var plainHeaders = map[string]bool{
+	"accept":               true,
+	"accept-language":      true,
+	"cache-control":        true,
+	"content-language":     true,
+	"content-type":         true,
+	"last-event-id":        true,
+	"mcp-method":           true,
+	"mcp-name":             true,
+	"mcp-protocol-version": true,
+	"user-agent":           true,
+}
+
+// CredentialHeaders returns the names, sorted and lower case, of h's
+// headers that may carry a credential: all but a few plain ones.
+func CredentialHeaders(h http.Header) []string {
+	var out []string
+	for k := range h {
+		if k := strings.ToLower(k); !plainHeaders[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Credentialed says first carries a header of CredentialHeaders: Client's
+// tied function for a fetcher, whose requests without credentials follow a
+// redirect anywhere, as a browser's fetch would.
+func Credentialed(first *http.Request) bool { return len(CredentialHeaders(first.Header)) > 0 }
 
 // MaxRedirects bounds the redirects a Client follows when the client it
 // copies has no CheckRedirect of its own (net/http's default bound).
