@@ -188,8 +188,9 @@ export interface DirectModel {
    * The API's base: an absolute http(s) URL such as `'http://127.0.0.1:11434/v1'` (Ollama),
    * `'http://127.0.0.1:8080'` (llama-server) or `'https://api.openai.com/v1'`, or a path of the page's
    * origin such as `'/openai/v1'`. Requests go to `{baseUrl}/chat/completions` when it ends in `/v1`, to
-   * `{baseUrl}/v1/chat/completions` otherwise. One with a query, a fragment or an `@` (credentials) is
-   * refused with `bad_options`.
+   * `baseUrl` as it is when it ends in `/chat/completions`, to `{baseUrl}/v1/chat/completions` otherwise
+   * (trailing slashes dropped first). One with a query, a fragment or an `@` (credentials) is refused with
+   * `bad_options`.
    */
   baseUrl: string;
   /** The model's name at the endpoint, sent as the request's `model`, such as `'llama3.2'`. */
@@ -582,7 +583,9 @@ export interface Turn {
    * not an OpenAI-compatible one, such as an HTML page), `upstream_malformed` (a later chunk is not the
    * expected JSON), `upstream_error` (the endpoint reported an error inside the stream), `upstream_unreachable`
    * (no connection: not running, or a wrong baseUrl), `upstream_cors` (in a page: the endpoint is up but does not
-   * allow the page's origin; the message says `refused by CORS` and what to change). Each message says what to do.
+   * allow the page's origin; the message says `refused by CORS` and what to change), and `direct_unavailable`
+   * (a module built with `-tags agentwasm_nodirect`, which has no direct transport; nothing was sent). Each
+   * message says what to do.
    *
    * A turn whose model request fails before its answer starts (a refused or failed request, a 413 say, a
    * `request_too_large`, or a stream that opens with an error) leaves the history as it was before the turn
