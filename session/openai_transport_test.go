@@ -292,3 +292,60 @@ func TestOpenAIEventTypesAreTheSessions(t *testing.T) {
 		assert.Equal(t, c.session, c.translator)
 	}
 }
+
+// TestOpenAIDirectRedirectKeepsTheKey: an endpoint that redirects (307) to
+// another origin gets no request through to it: the native fetcher refuses
+// to carry the key there, the turn fails saying so, and the other server
+// sees nothing. A redirect within the endpoint's origin is followed, key
+// and all.
+func TestOpenAIDirectRedirectKeepsTheKey(t *testing.T) {
+	const key = "sk-redirect-0123456789"
+	var mu sync.Mutex
+	var elsewhere []string
+	other := startHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		elsewhere = append(elsewhere, r.Header.Get("Authorization"))
+		mu.Unlock()
+		stream(oaChunk(`{"content":"hijacked"}`, "stop"))(w)
+	}))
+	other = strings.TrimSuffix(other, "/api")
+	for _, tc := range []struct {
+		name, to   string
+		wantStatus session.Status
+	}{
+		{"to another origin", other + "/v1/chat/completions", session.StatusError},
+		{"within the origin", "/moved/v1/chat/completions", session.StatusCompleted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var auths []string
+			base := startHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				auths = append(auths, r.Header.Get("Authorization"))
+				mu.Unlock()
+				if r.URL.Path == "/v1/chat/completions" {
+					http.Redirect(w, r, tc.to, http.StatusTemporaryRedirect)
+					return
+				}
+				stream(oaChunk(`{"content":"ok"}`, "stop"))(w)
+			}))
+			base = strings.TrimSuffix(base, "/api")
+			s, err := session.New(session.Options{
+				OpenAI: &session.OpenAIEndpoint{BaseURL: base + "/v1", APIKey: session.StaticToken(key)}, Model: "m", DisableToolDiscovery: true,
+			})
+			require.NoError(t, err)
+			turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+			assert.Equal(t, tc.wantStatus, turn.Status, turn.ErrorMessage)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Empty(t, elsewhere, "no request reached the other origin")
+			if tc.wantStatus == session.StatusError {
+				assert.Contains(t, turn.ErrorMessage, "redirect")
+				assert.NotContains(t, turn.ErrorMessage, key)
+				assert.Equal(t, []string{"Bearer " + key}, auths)
+			} else {
+				assert.Equal(t, "ok", turn.Text)
+				assert.Equal(t, []string{"Bearer " + key, "Bearer " + key}, auths, "the same origin's redirect carries the key")
+			}
+		})
+	}
+}
