@@ -159,8 +159,11 @@ type Options struct {
 	// endpoint's model; Provider is not sent. The capabilities endpoint is
 	// not read. Every bound of the proxy's stream holds for its answer
 	// (StreamFirstByteTimeout, StreamIdleTimeout, MaxFrameBytes and the
-	// turn's bounds), and a failure ends the turn with one of the codes of
-	// the OpenAI error codes (ErrorCodeUpstream…). It may not be set with
+	// turn's bounds), and a failure at the endpoint ends the turn with one
+	// of the ErrorCodeUpstream… codes (a stream cut short or gone silent
+	// with ErrorCodeStreamTruncated or ErrorCodeStreamTimeout, as through
+	// the proxy; a build without the direct transport with
+	// ErrorCodeDirectUnavailable). It may not be set with
 	// Transport. Discovery is not affected: BaseURL and MCPURL still name
 	// the MCP server (set DisableToolDiscovery when there is none).
 	OpenAI *OpenAIEndpoint
