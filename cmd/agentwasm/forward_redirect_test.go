@@ -56,7 +56,11 @@ func TestForwarderRedirectKeepsKey(t *testing.T) {
 				req.Header.Set(tc.header, "Bearer sk-secret")
 			}
 			// The module's fetch follows no redirect: it sees the 3xx.
-			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			// (Its requests carry no Accept-Encoding either.)
+			noFollow := &http.Client{
+				Transport:     &http.Transport{DisableCompression: true},
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			}
 			resp, err := noFollow.Do(req)
 			if err == nil {
 				resp.Body.Close()

@@ -27,6 +27,7 @@ var plainHeaders = map[string]bool{
 	"accept-language":      true,
 	"cache-control":        true,
 	"content-language":     true,
+	"content-length":       true,
 	"content-type":         true,
 	"last-event-id":        true,
 	"mcp-method":           true,
