@@ -49,7 +49,13 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 	url := openai.ChatPath(o.OpenAI.BaseURL)
 	start := o.Clock.Now()
 	gctx, g := newStreamGuard(ctx, o.Clock, o.StreamFirstByteTimeout, o.StreamIdleTimeout)
-	resp, err := t.s.send(gctx, "POST", url, body, "text/event-stream", g, o.OpenAI.APIKey, endpointName)
+	var key TokenSource
+	var sent *keySent
+	if o.OpenAI.APIKey != nil {
+		sent = &keySent{src: o.OpenAI.APIKey}
+		key = sent
+	}
+	resp, err := t.s.send(gctx, "POST", url, body, "text/event-stream", g, key, endpointName)
 	if err != nil {
 		if ctx.Err() == nil && g.timedOut() != notFired {
 			err = streamTimeout(o, g, endpointName)
@@ -72,7 +78,7 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 		}
 		return nil, endpointError(openai.StatusError(openai.Failure{
 			Status: resp.Status, Body: detail, RetryAfter: resp.Header["retry-after"], Now: o.Clock.Now(),
-			Keyed: o.OpenAI.APIKey != nil, Endpoint: url,
+			Keyed: sent != nil && sent.key, Endpoint: url,
 		}, endpointAdvice, scrubbing{t.s.secrets}))
 	}
 	st := &openaiStream{body: b, ctx: ctx, guard: g, opts: o, start: start}
@@ -88,6 +94,20 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 		st.r = bridge.NewSSEReader(b, o.MaxFrameBytes)
 	}
 	return st, nil
+}
+
+// keySent passes on src's key and notes whether the last request carried
+// one: a source that answers "" sends none, and a 401 then means a key is
+// wanted, not that the one sent was refused.
+type keySent struct {
+	src TokenSource
+	key bool
+}
+
+func (k *keySent) AccessToken(ctx context.Context, forceRefresh bool) (string, error) {
+	tok, err := k.src.AccessToken(ctx, forceRefresh)
+	k.key = err == nil && tok != ""
+	return tok, err
 }
 
 // scrubbing hides the session's secrets, the key among them, in what the

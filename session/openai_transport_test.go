@@ -349,3 +349,27 @@ func TestOpenAIDirectRedirectKeepsTheKey(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAIDirectUnauthorizedSaysWhichKey: a 401 says the key was refused
+// when one was sent, and that one is wanted when the key source (set, but
+// answering "") sent none.
+func TestOpenAIDirectUnauthorizedSaysWhichKey(t *testing.T) {
+	tests := []struct {
+		name string
+		key  session.TokenSource
+		want string
+	}{
+		{"no key source", nil, "wants an API key (HTTP 401)"},
+		{"a source answering no key", session.StaticToken(""), "wants an API key (HTTP 401)"},
+		{"a key", session.StaticToken("sk-wrong-0123456789"), "refused the API key (HTTP 401)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &oaEndpoint{answers: []func(http.ResponseWriter){status(401, `{"error":{"message":"no"}}`)}}
+			var events []session.Event
+			turn := chatWith(t, context.Background(), directSession(t, e, tt.key, nil, &events), "hi", session.ChatOptions{})
+			assert.Equal(t, session.ErrorCodeUpstreamUnauthorized, turn.ErrorCode)
+			assert.Contains(t, turn.ErrorMessage, tt.want)
+		})
+	}
+}
