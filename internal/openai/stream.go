@@ -201,12 +201,20 @@ func (t *Translator) Whole(body []byte) error {
 }
 
 // malformed returns the error for a chunk that is not the expected JSON:
-// CodeNotOpenAI for the first, CodeMalformed for a later one.
+// CodeNotOpenAI for the first, CodeMalformed for a later one. The decoder's
+// reason is kept, not the text it quotes ("… near offset 9 of 'sk-proj-…'"):
+// that is the endpoint's own, and may begin a key it echoes, which no
+// redaction of whole keys would catch.
 func (t *Translator) malformed(err error) error {
-	if !t.begun {
-		return &Error{Code: CodeNotOpenAI, Message: "the answer is not a chat completion (" + err.Error() + "); check that " + t.o.Advice.Endpoint + " names an OpenAI-compatible endpoint"}
+	reason := err.Error()
+	if i := strings.Index(reason, " of '"); i >= 0 {
+		reason = reason[:i]
 	}
-	return &Error{Code: CodeMalformed, Message: "the endpoint sent a chunk that is not the expected JSON (" + err.Error() + "); retry, and if it persists, the endpoint is not fully OpenAI-compatible"}
+	reason = clean(t.redact(reason), MaxMessageChars)
+	if !t.begun {
+		return &Error{Code: CodeNotOpenAI, Message: "the answer is not a chat completion (" + reason + "); check that " + t.o.Advice.Endpoint + " names an OpenAI-compatible endpoint"}
+	}
+	return &Error{Code: CodeMalformed, Message: "the endpoint sent a chunk that is not the expected JSON (" + reason + "); retry, and if it persists, the endpoint is not fully OpenAI-compatible"}
 }
 
 // upstreamError returns the error for an error object in the stream.

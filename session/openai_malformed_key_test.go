@@ -1,0 +1,44 @@
+//go:build !js && !wasip1
+
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/agentwasm/agentwasm/session"
+	"github.com/stretchr/testify/assert"
+)
+
+// TestOpenAIDirectMalformedEchoesKey: a chunk that is not JSON, and names
+// the key where the JSON decoder's error quotes it, leaves no part of the key
+// in the turn, its events or the history.
+func TestOpenAIDirectMalformedEchoesKey(t *testing.T) {
+	const key = "sk-secret-0123456789abcdef"
+	for _, tt := range []struct {
+		name     string
+		answers  []func(http.ResponseWriter)
+		wantCode string
+	}{
+		{"the first chunk", []func(http.ResponseWriter){stream("data: {\"model\":" + key + "}\n\n")}, session.ErrorCodeUpstreamNotOpenAI},
+		{"a later chunk", []func(http.ResponseWriter){stream(oaChunk(`{"content":"Par"}`, ""), "data: {\"choices\":"+key+"}\n\n")}, session.ErrorCodeUpstreamMalformed},
+		{"a whole answer", []func(http.ResponseWriter){status(200, `{"choices":`+key+`}`, "Content-Type", "application/json")}, session.ErrorCodeUpstreamNotOpenAI},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var events []session.Event
+			s := directSession(t, &oaEndpoint{answers: tt.answers}, session.StaticToken(key), nil, &events)
+			turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+			assert.Equal(t, session.StatusError, turn.Status)
+			assert.Equal(t, tt.wantCode, turn.ErrorCode, turn.ErrorMessage)
+			assert.Contains(t, turn.ErrorMessage, "near offset", "the decoder's reason is kept")
+			all, _ := json.Marshal(struct {
+				T session.Turn
+				E []session.Event
+				M []session.Message
+			}{turn, events, s.Messages()})
+			assert.NotContains(t, string(all), key[:8], "no part of the key leaves the request")
+		})
+	}
+}
