@@ -9,6 +9,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -370,6 +371,31 @@ func TestOpenAIDirectUnauthorizedSaysWhichKey(t *testing.T) {
 			turn := chatWith(t, context.Background(), directSession(t, e, tt.key, nil, &events), "hi", session.ChatOptions{})
 			assert.Equal(t, session.ErrorCodeUpstreamUnauthorized, turn.ErrorCode)
 			assert.Contains(t, turn.ErrorMessage, tt.want)
+		})
+	}
+}
+
+// TestOpenAIDirectKeySourceFails: a key source that fails or panics ends the
+// turn with an error naming the endpoint's key, and nothing is sent.
+func TestOpenAIDirectKeySourceFails(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  session.TokenFunc
+		want string
+	}{
+		{"an error", func(context.Context, bool) (string, error) { return "", errors.New("the keychain is locked") },
+			"Could not get the model endpoint's API key: the keychain is locked"},
+		{"a panic", func(context.Context, bool) (string, error) { panic("no keychain") },
+			"Could not get the model endpoint's API key: the token source panicked: no keychain"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &oaEndpoint{answers: []func(http.ResponseWriter){stream(oaChunk(`{"content":"ok"}`, "stop"))}}
+			var events []session.Event
+			s := directSession(t, e, tc.key, nil, &events)
+			turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+			assert.Equal(t, session.StatusError, turn.Status)
+			assert.Equal(t, tc.want, turn.ErrorMessage)
+			assert.Empty(t, e.bodies, "nothing was sent")
 		})
 	}
 }

@@ -116,7 +116,7 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 			hdr["content-type"] = "application/json"
 		}
 		if auth != nil {
-			tok, err := token(ctx, auth, attempt > 0)
+			tok, err := token(ctx, auth, attempt > 0, who)
 			if err != nil {
 				return nil, err
 			}
@@ -147,11 +147,16 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 	}
 }
 
-// token asks auth, guarding against a panic in it.
-func token(ctx context.Context, auth TokenSource, forceRefresh bool) (tok string, err error) {
+// token asks auth, guarding against a panic in it; who names the server
+// the token is for (endpointName: it is the endpoint's key).
+func token(ctx context.Context, auth TokenSource, forceRefresh bool, who string) (tok string, err error) {
+	what := "Could not get an access token: "
+	if who == endpointName {
+		what = "Could not get the model endpoint's API key: "
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = &errTransport{msg: "Could not get an access token: the token source panicked: " + errs.Text(p)}
+			err = &errTransport{msg: what + "the token source panicked: " + errs.Text(p)}
 		}
 	}()
 	tok, err = auth.AccessToken(ctx, forceRefresh)
@@ -159,7 +164,7 @@ func token(ctx context.Context, auth TokenSource, forceRefresh bool) (tok string
 		if ctx.Err() != nil {
 			return "", errors.Join(context.Canceled, err)
 		}
-		return "", &errTransport{msg: "Could not get an access token: " + err.Error()}
+		return "", &errTransport{msg: what + err.Error()}
 	}
 	return tok, nil // learned by the scrubber on its way (learningTokens)
 }
