@@ -57,7 +57,8 @@ type PassthroughOptions struct {
 // read, must be allowed by PassthroughOptions.Model and Models; a body
 // naming no model gets "model" set to Model when Model is set (the body is
 // then re-encoded, its members' order not kept). An answer outside 2xx is
-// read whole (at most openai.MaxErrorBodyBytes), the key redacted from it,
+// read whole (at most openai.MaxErrorBodyBytes), the key redacted from it
+// (and, when the bound cut it, any end that could begin the key left out),
 // then sent. An answer in 2xx is not searched for the key: it is passed as
 // it came.
 //
@@ -209,9 +210,20 @@ func (p *Passthrough) forward(w http.ResponseWriter, r *http.Request, body []byt
 		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, openai.MaxErrorBodyBytes))
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, openai.MaxErrorBodyBytes+1))
+		out := string(raw)
+		if len(raw) > openai.MaxErrorBodyBytes {
+			// Cut at the bound, the end that could begin the key (which
+			// the bound may have cut) is left out too.
+			out = out[:openai.MaxErrorBodyBytes]
+			if p.red != nil {
+				out, _ = p.red.cut(out, false)
+			}
+		} else {
+			out = p.red.String(out)
+		}
 		w.WriteHeader(resp.StatusCode)
-		_, _ = io.WriteString(w, p.red.String(string(raw)))
+		_, _ = io.WriteString(w, out)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-cache")

@@ -7,6 +7,7 @@ package studioproxy
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/agentwasm/agentwasm/internal/openai"
 	"io"
 	"net"
 	"net/http"
@@ -317,6 +318,21 @@ func TestPassthroughUpstreamErrors(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 		assert.Len(t, got, 64<<10)
+	})
+
+	t.Run("a key cut by the bound leaves no part of it", func(t *testing.T) {
+		// The key begins 8 bytes before the bound: a redaction of whole
+		// keys in the cut body would pass its first 8 bytes on.
+		pad := strings.Repeat("e", openai.MaxErrorBodyBytes-8)
+		srv, _ := ptServe(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, pad+ptKey+" and more")
+		})
+		resp := ptPost(t, PassthroughOptions{URL: srv.URL, APIKey: ptKey}, "/v1/chat/completions", `{}`, nil)
+		got, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		assert.Equal(t, pad, string(got), "the body up to where the key begins")
 	})
 }
 
