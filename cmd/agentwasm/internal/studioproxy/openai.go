@@ -124,26 +124,37 @@ type OpenAIOptions struct {
 //
 // An OpenAI is safe for concurrent use.
 type OpenAI struct {
-	opts     OpenAIOptions
-	client   *http.Client
-	endpoint string    // the chat completions URL requests go to
-	shown    string    // endpoint without user info or query, for messages
-	urlErr   string    // why URL cannot be used, "" when it can
-	red      *redactor // APIKey's, nil when there is none
+	upstream
+	opts OpenAIOptions
+}
+
+// upstream is what the OpenAI model and the Passthrough know of the
+// upstream: where to send, how it is shown, and its key's redactor.
+type upstream struct {
+	client   *http.Client // the caller's, copied to follow redirects within the upstream's origin only
+	endpoint string       // the chat completions URL requests go to
+	shown    string       // endpoint without user info or query, for messages
+	urlErr   string       // why the URL cannot be used, "" when it can
+	red      *redactor    // the key's, nil when there is none
+}
+
+// newUpstream resolves url's chat completions endpoint for the key.
+func newUpstream(url, key string, client *http.Client) upstream {
+	u := upstream{client: sameorigin.Client(client, nil), red: newRedactor(key)}
+	u.endpoint, u.shown, u.urlErr = oaEndpoint(url)
+	return u
 }
 
 // NewOpenAI returns an OpenAI model for opts. It does not contact the
 // upstream; a URL that cannot be used is reported by every Stream.
 func NewOpenAI(opts OpenAIOptions) *OpenAI {
-	m := &OpenAI{opts: opts, client: sameorigin.Client(opts.Client, nil)}
+	m := &OpenAI{upstream: newUpstream(opts.URL, opts.APIKey, opts.Client), opts: opts}
 	if m.opts.HeaderTimeout == 0 {
 		m.opts.HeaderTimeout = DefaultOpenAIHeaderTimeout
 	}
 	if m.opts.StallTimeout == 0 {
 		m.opts.StallTimeout = DefaultOpenAIStallTimeout
 	}
-	m.endpoint, m.shown, m.urlErr = oaEndpoint(opts.URL)
-	m.red = newRedactor(opts.APIKey)
 	return m
 }
 

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/openai"
-	"github.com/agentwasm/agentwasm/internal/sameorigin"
 )
 
 // PassthroughOptions configures a Passthrough.
@@ -69,23 +68,17 @@ type PassthroughOptions struct {
 // upstream 502 (upstream_unreachable, upstream_redirected) or 504
 // (upstream_stalled). A Passthrough is safe for concurrent use.
 type Passthrough struct {
-	opts     PassthroughOptions
-	client   *http.Client
-	endpoint string    // the chat completions URL requests go to
-	shown    string    // endpoint without user info or query, for messages
-	urlErr   string    // why URL cannot be used, "" when it can
-	red      *redactor // APIKey's, nil when there is none
+	upstream
+	opts PassthroughOptions
 }
 
 // NewPassthrough returns a Passthrough for opts. It does not contact the
 // upstream; a URL that cannot be used is reported to every request (502).
 func NewPassthrough(opts PassthroughOptions) *Passthrough {
-	p := &Passthrough{opts: opts, client: sameorigin.Client(opts.Client, nil)}
+	p := &Passthrough{upstream: newUpstream(opts.URL, opts.APIKey, opts.Client), opts: opts}
 	if p.opts.HeaderTimeout == 0 {
 		p.opts.HeaderTimeout = DefaultOpenAIHeaderTimeout
 	}
-	p.endpoint, p.shown, p.urlErr = oaEndpoint(opts.URL)
-	p.red = newRedactor(opts.APIKey)
 	return p
 }
 
