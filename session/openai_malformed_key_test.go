@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/openai"
 	"github.com/agentwasm/agentwasm/session"
 	"github.com/stretchr/testify/assert"
 )
@@ -41,4 +43,21 @@ func TestOpenAIDirectMalformedEchoesKey(t *testing.T) {
 			assert.NotContains(t, string(all), key[:8], "no part of the key leaves the request")
 		})
 	}
+}
+
+// TestOpenAIDirectErrorBodyCutAtKey: an error body is read up to
+// openai.MaxErrorBodyBytes; one that the bound cuts inside the key, after
+// white space the message collapses, leaves no part of the key in the turn.
+func TestOpenAIDirectErrorBodyCutAtKey(t *testing.T) {
+	const key = "sk-secret-0123456789abcdef"
+	body := strings.Repeat(" ", openai.MaxErrorBodyBytes-12) + key
+	var events []session.Event
+	s := directSession(t, &oaEndpoint{answers: []func(http.ResponseWriter){status(500, body)}}, session.StaticToken(key), nil, &events)
+	turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+	assert.Equal(t, session.ErrorCodeUpstreamUnavailable, turn.ErrorCode, turn.ErrorMessage)
+	all, _ := json.Marshal(struct {
+		T session.Turn
+		E []session.Event
+	}{turn, events})
+	assert.NotContains(t, string(all), key[:8], "no part of the key leaves the request")
 }

@@ -72,7 +72,14 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 	b := g.watch(resp.Body, true)
 	if resp.Status < 200 || resp.Status > 299 {
 		defer b.Close()
-		detail, _ := io.ReadAll(io.LimitReader(b, openai.MaxErrorBodyBytes))
+		detail, _ := io.ReadAll(io.LimitReader(b, openai.MaxErrorBodyBytes+1))
+		if len(detail) > openai.MaxErrorBodyBytes {
+			// Cut at the bound, the end that could begin a secret (which
+			// the bound may have cut, out of the scrubber's sight) is left
+			// out too.
+			h := heldBack{s: t.s.secrets}
+			detail = []byte(h.Write(string(detail[:openai.MaxErrorBodyBytes])))
+		}
 		if ctx.Err() != nil {
 			return nil, errors.Join(context.Canceled, ctx.Err())
 		}
