@@ -464,7 +464,16 @@ func sendFailure(reqCtx context.Context, err error, shown string, headerTimeout 
 // statusError reads a failed response's body and returns the *openai.Error
 // for its status.
 func (m *OpenAI) statusError(ctx context.Context, resp *http.Response, body io.Reader) error {
-	raw, _ := io.ReadAll(io.LimitReader(body, openai.MaxErrorBodyBytes))
+	raw, _ := io.ReadAll(io.LimitReader(body, openai.MaxErrorBodyBytes+1))
+	if len(raw) > openai.MaxErrorBodyBytes {
+		// Cut at the bound, the end that could begin the key (which the
+		// bound may have cut, out of the redactor's sight) is left out too.
+		raw = raw[:openai.MaxErrorBodyBytes]
+		if m.red != nil {
+			out, _ := m.red.cut(string(raw), false)
+			raw = []byte(out)
+		}
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -6,6 +6,7 @@ package studioproxy
 import (
 	"context"
 	"encoding/json"
+	"github.com/agentwasm/agentwasm/internal/openai"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -238,6 +239,19 @@ func TestOpenAIRedactsTheKey(t *testing.T) {
 			},
 			want: []oaRec{
 				{EventError, Event{ErrorCode: "upstream_rejected", ErrorMessage: "the endpoint at @E rejected the request (HTTP 400): see https://x.example/?key=[redacted]; check --upstream and the model name"}},
+			},
+		},
+		{
+			// The message collapses the white space, so the end of the
+			// bound would be its start.
+			name:        "an error body cut by its bound inside the key",
+			contentType: "text/plain",
+			status:      http.StatusInternalServerError,
+			body: func(t *testing.T) string {
+				return strings.Repeat(" ", openai.MaxErrorBodyBytes-8) + k
+			},
+			want: []oaRec{
+				{EventError, Event{ErrorCode: "upstream_unavailable", ErrorMessage: "the endpoint at @E failed (HTTP 500); retry later, or check the server's logs"}},
 			},
 		},
 	}
