@@ -23,10 +23,12 @@ func TestOpenAIDirectMalformedEchoesKey(t *testing.T) {
 		name     string
 		answers  []func(http.ResponseWriter)
 		wantCode string
+		wantMsg  string
 	}{
-		{"the first chunk", []func(http.ResponseWriter){stream("data: {\"model\":" + key + "}\n\n")}, session.ErrorCodeUpstreamNotOpenAI},
-		{"a later chunk", []func(http.ResponseWriter){stream(oaChunk(`{"content":"Par"}`, ""), "data: {\"choices\":"+key+"}\n\n")}, session.ErrorCodeUpstreamMalformed},
-		{"a whole answer", []func(http.ResponseWriter){status(200, `{"choices":`+key+`}`, "Content-Type", "application/json")}, session.ErrorCodeUpstreamNotOpenAI},
+		{"the first chunk", []func(http.ResponseWriter){stream("data: {\"model\":" + key + "}\n\n")}, session.ErrorCodeUpstreamNotOpenAI, "near offset"},
+		{"a later chunk", []func(http.ResponseWriter){stream(oaChunk(`{"content":"Par"}`, ""), "data: {\"choices\":"+key+"}\n\n")}, session.ErrorCodeUpstreamMalformed, "near offset"},
+		{"an event's name", []func(http.ResponseWriter){stream("event: " + key + key + "\ndata: {}\n\n")}, session.ErrorCodeUpstreamNotOpenAI, `a stream of "[redacted][redacted]" events`},
+		{"a whole answer", []func(http.ResponseWriter){status(200, `{"choices":`+key+`}`, "Content-Type", "application/json")}, session.ErrorCodeUpstreamNotOpenAI, "near offset"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var events []session.Event
@@ -34,7 +36,7 @@ func TestOpenAIDirectMalformedEchoesKey(t *testing.T) {
 			turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
 			assert.Equal(t, session.StatusError, turn.Status)
 			assert.Equal(t, tt.wantCode, turn.ErrorCode, turn.ErrorMessage)
-			assert.Contains(t, turn.ErrorMessage, "near offset", "the decoder's reason is kept")
+			assert.Contains(t, turn.ErrorMessage, tt.wantMsg, "the reason is kept")
 			all, _ := json.Marshal(struct {
 				T session.Turn
 				E []session.Event

@@ -165,7 +165,7 @@ func (t *Translator) Event(name, data string) (done bool, err error) {
 		}
 		return false, t.upstreamError(rawjson.Message(d))
 	case name != "" && name != "message" && !t.begun:
-		return false, &Error{Code: CodeNotOpenAI, Message: "the answer is a stream of " + strconv.Quote(clean(name, 40)) +
+		return false, &Error{Code: CodeNotOpenAI, Message: "the answer is a stream of " + strconv.Quote(clean(t.redact(name), 40)) +
 			" events, not of chat completion chunks; check that " + t.o.Advice.Endpoint + " names an OpenAI-compatible endpoint (its base, such as http://127.0.0.1:11434/v1)"}
 	}
 	var c wire.OpenAIChunk
