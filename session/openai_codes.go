@@ -35,3 +35,6 @@ const (
 // ErrorCodeDirectUnavailable: the module was built without the direct
 // transport (-tags agentwasm_nodirect), so Options.OpenAI cannot be used.
 const ErrorCodeDirectUnavailable = "direct_unavailable"
+
+// endpointName names an OpenAI-compatible endpoint in messages.
+const endpointName = "the model endpoint"

@@ -19,9 +19,6 @@ import (
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
-// endpointName names an OpenAI-compatible endpoint in messages.
-const endpointName = "the model endpoint"
-
 // endpointAdvice names the endpoint's settings in the translation's error
 // messages: the same words for Options.OpenAI and the js option model.
 var endpointAdvice = openai.Advice{Endpoint: "the model's baseUrl", Key: "the model's apiKey"}

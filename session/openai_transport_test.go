@@ -226,7 +226,9 @@ func TestOpenAIDirectOptions(t *testing.T) {
 		{"https://api.example/v1?key=sk", "query, a fragment or credentials (?, # or @); give the URL without them and pass the key through OpenAI.APIKey"},
 		{"https://user:sk@api.example/v1", "query, a fragment or credentials (?, # or @); give the URL without them and pass the key through OpenAI.APIKey"},
 		{"ftp://api.example", "give the API's base"},
+		{"ftp://user:sk-hidden@api.example/v1", "give the API's base"},
 		{"//api.example/v1", "give the API's base"},
+		{`/\api.example/v1`, "give the API's base"},
 		{"", "give the API's base"},
 	}
 	for _, tt := range tests {

@@ -424,8 +424,9 @@ func validMCPURL(u string) error {
 // validEndpointURL accepts an OpenAI endpoint's base: an absolute http or
 // https URL, or a path starting with a single "/", without secrets.
 func validEndpointURL(u string) error {
-	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && (!strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//")) {
-		return errs.New("session: OpenAI.BaseURL is ", strconv.Quote(u), "; give the API's base as an http:// or https:// URL (such as http://127.0.0.1:11434/v1) or a path starting with /")
+	// A "\" is refused as well: a browser reads /\host as //host, another origin.
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && (!strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//")) || strings.IndexByte(u, '\\') >= 0 {
+		return errors.New("session: OpenAI.BaseURL is not an http:// or https:// URL nor a path starting with a single / (the URL is not repeated here: it may hold a secret); give the API's base, such as http://127.0.0.1:11434/v1")
 	}
 	return secretFreeURL("OpenAI.BaseURL", u, "pass the key through OpenAI.APIKey (the apiKey hook)")
 }

@@ -1192,7 +1192,8 @@ function directModel(model) {
     throw badOption('model.baseUrl must be the endpoint\'s base URL, a non-empty string such as \'http://127.0.0.1:11434/v1\' '
       + 'or a path of this page\'s origin such as \'/openai/v1\'');
   }
-  if (!(originOf(baseUrl) || (baseUrl.startsWith('/') && !baseUrl.startsWith('//')))) {
+  // A backslash is refused: a browser reads /\\host as //host, another origin.
+  if (baseUrl.includes('\\') || !(originOf(baseUrl) || (baseUrl.startsWith('/') && !baseUrl.startsWith('//')))) {
     throw badOption('model.baseUrl must be an absolute http:// or https:// URL (such as \'http://127.0.0.1:11434/v1\') '
       + 'or a path starting with / (such as \'/openai/v1\')');
   }

@@ -243,7 +243,7 @@ func newDevHandler(o devOptions) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", policy.wrap(api))
-	mux.Handle(openAIPrefix, policy.wrap(newOpenAIHandler(o, models)))
+	mux.Handle(openAIPrefix, policy.wrap(newOpenAIHandler(o, models, proxy.Limit)))
 	mux.Handle("/dist/", http.StripPrefix("/dist", assets(o.DistDir)))
 	mux.Handle("/", assets(o.WebDir))
 	return recoverer(mux)

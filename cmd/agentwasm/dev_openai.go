@@ -32,11 +32,12 @@ const openAIKeyEnv = "AGENTWASM_FAKE_OPENAI_KEY"
 // newOpenAIHandler answers under openAIPrefix: the scripted model in
 // OpenAI's chat completions stream, requiring o.OpenAIKey when it is set;
 // with an upstream, the pass-through to it with the server's key and the
-// models --model and --allow-model allow. Any other path is answered 404
-// with an OpenAI-style error.
-func newOpenAIHandler(o devOptions, models []string) http.Handler {
+// models --model and --allow-model allow, bounded by limit (the proxy's
+// --max-concurrent slots, which it shares: both spend the same key). Any
+// other path is answered 404 with an OpenAI-style error.
+func newOpenAIHandler(o devOptions, models []string, limit func(http.Handler) http.Handler) http.Handler {
 	if o.Upstream != "" {
-		pass := studioproxy.NewPassthrough(studioproxy.PassthroughOptions{URL: o.Upstream, APIKey: o.APIKey, Model: o.Model, Models: models})
+		pass := limit(studioproxy.NewPassthrough(studioproxy.PassthroughOptions{URL: o.Upstream, APIKey: o.APIKey, Model: o.Model, Models: models}))
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != openAIChatPath {
 				openAIError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path+"; the upstream is passed through at POST "+openAIChatPath+" (base URL /openai/v1)")

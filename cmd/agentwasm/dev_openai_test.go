@@ -307,3 +307,30 @@ func scriptedAnswer() fakeopenai.Answer {
 		return studioproxy.Scripted{}.Stream(ctx, req, studioproxy.SinkFunc(emit))
 	}
 }
+
+// TestDevOpenAIPassthroughSharesTheBound: the pass-through spends the same
+// key as the proxy, so it takes the same --max-concurrent slots: with one
+// slot held by a pass-through request, a chat and a second pass-through
+// request are answered 429, and nothing more reaches the upstream.
+func TestDevOpenAIPassthroughSharesTheBound(t *testing.T) {
+	up := newCountingUpstream(t, true)
+	srv := devServer(t, devOptions{WebDir: t.TempDir(), DistDir: t.TempDir(), Upstream: up.URL, Model: "m", APIKey: "sk-bound-0000000000", MaxConcurrent: 1})
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		resp, err := http.Post(srv.URL+openAIChatPath, "application/json", strings.NewReader(`{"model":"m","stream":true,"messages":[]}`))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	<-up.entered // the first request holds the one slot
+	resp, body := jsonPost(t, srv.URL+openAIChatPath, `{"model":"m","stream":true,"messages":[]}`)
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode, body)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	resp, body = jsonPost(t, srv.URL+"/api/v1/studio/ai/chat", `{"messages":[{"role":"user","content":"hi"}]}`)
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode, body)
+	assert.Equal(t, int64(1), up.n.Load(), "only the first request reached the upstream")
+	close(up.block)
+	<-held
+}

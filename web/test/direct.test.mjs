@@ -282,6 +282,7 @@ test('model as an endpoint: each wrong shape is refused with bad_options, saying
     [{ baseUrl: 42, name: 'm' }, /model\.baseUrl must be/],
     [{ baseUrl: 'ftp://host/v1', name: 'm' }, /absolute http:\/\/ or https:\/\/ URL .* or a path starting with \//],
     [{ baseUrl: '//host/v1', name: 'm' }, /absolute http:\/\/ or https:\/\/ URL/],
+    [{ baseUrl: '/\\host/v1', name: 'm' }, /absolute http:\/\/ or https:\/\/ URL/],
     [{ baseUrl: 'v1', name: 'm' }, /absolute http:\/\/ or https:\/\/ URL/],
     [{ baseUrl: 'http://user:pw@host/v1', name: 'm' }, /query, a fragment or credentials/],
     [{ baseUrl: `${url}#x`, name: 'm' }, /query, a fragment or credentials/],

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/openai"
 )
 
@@ -132,6 +133,11 @@ func (p *Passthrough) checkBody(body []byte) ([]byte, error) {
 	}
 	if err := json.Unmarshal(body, &head); err != nil || bytes.TrimSpace(body)[0] != '{' {
 		return nil, &Error{Code: "bad_request", Message: "the request is not a JSON object"}
+	}
+	// A member given twice is refused: this reads the last "model", and an
+	// upstream that reads the first would run a model the policy never saw.
+	if key, dup, _ := jsonr.DuplicateKey(body); dup {
+		return nil, &Error{Code: "bad_request", Message: "the request has the member " + strconv.Quote(key) + " more than once; send each member once"}
 	}
 	model := ""
 	if m := bytes.TrimSpace(head.Model); len(m) > 0 && string(m) != "null" {

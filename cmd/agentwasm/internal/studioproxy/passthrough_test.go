@@ -196,6 +196,8 @@ func TestPassthroughModelPolicy(t *testing.T) {
 		{name: "not JSON", opts: PassthroughOptions{}, body: `model=x`, wantSent: "-", wantCode: "bad_request", wantMsg: []string{"not a JSON object"}},
 		{name: "not an object", opts: PassthroughOptions{}, body: `null`, wantSent: "-", wantCode: "bad_request", wantMsg: []string{"not a JSON object"}},
 		{name: "empty", opts: PassthroughOptions{}, body: ``, wantSent: "-", wantCode: "bad_request", wantMsg: []string{"not a JSON object"}},
+		{name: "model twice", opts: PassthroughOptions{Model: "m-default"}, body: `{"model":"gpt-expensive","messages":[],"model":"m-default"}`, wantSent: "-",
+			wantCode: "bad_request", wantMsg: []string{`"model" more than once`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

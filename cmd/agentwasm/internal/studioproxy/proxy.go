@@ -80,6 +80,40 @@ func New(opts Options) *Proxy {
 	return p
 }
 
+// slot takes one of the MaxConcurrent slots for a chat, or answers 429 with
+// Retry-After and reports false when all are taken.
+func (p *Proxy) slot(w http.ResponseWriter) (release func(), ok bool) {
+	if p.slots == nil {
+		return func() {}, true
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return func() { <-p.slots }, true
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeJSONError(w, http.StatusTooManyRequests, "too_many_requests",
+			"the proxy is answering "+strconv.Itoa(cap(p.slots))+" chat requests already, its bound; retry when one has ended (agentwasm dev --max-concurrent raises the bound)")
+		if p.opts.Log != nil {
+			p.opts.Log("chat: refused 429, " + strconv.Itoa(cap(p.slots)) + " already being answered")
+		}
+		return nil, false
+	}
+}
+
+// Limit returns h bounded by the same MaxConcurrent slots as the proxy's
+// chats (a pass-through to the same upstream spends the same key): a
+// request past the bound is answered 429 with Retry-After, as a chat is.
+func (p *Proxy) Limit(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release, ok := p.slot(w)
+		if !ok {
+			return
+		}
+		defer release()
+		h.ServeHTTP(w, r)
+	})
+}
+
 // ServeHTTP answers GET CapabilitiesPath and POST ChatPath; anything else
 // is 404 (another path) or 405 (another method); a chat past
 // Options.MaxConcurrent is 429. A panic in the model ends that answer with
@@ -125,20 +159,11 @@ func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
 	}
-	if p.slots != nil {
-		select {
-		case p.slots <- struct{}{}:
-			defer func() { <-p.slots }()
-		default:
-			w.Header().Set("Retry-After", "1")
-			writeJSONError(w, http.StatusTooManyRequests, "too_many_requests",
-				"the proxy is answering "+strconv.Itoa(cap(p.slots))+" chat requests already, its bound; retry when one has ended (agentwasm dev --max-concurrent raises the bound)")
-			if p.opts.Log != nil {
-				p.opts.Log("chat: refused 429, " + strconv.Itoa(cap(p.slots)) + " already being answered")
-			}
-			return
-		}
+	release, ok := p.slot(w)
+	if !ok {
+		return
 	}
+	defer release()
 	w.Header().Set("Content-Type", "text/event-stream")
 	// no-cache, not no-store: Chromium reports a no-store answer that a page
 	// reads through a stream reader as aborted (net::ERR_ABORTED) even when
