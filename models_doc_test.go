@@ -53,7 +53,7 @@ func TestModelErrorCodesAgree(t *testing.T) {
 	doc := string(dts)
 	k := strings.Index(doc, "With a {@link DirectModel}, a failure at the endpoint")
 	require.GreaterOrEqual(t, k, 0, "Turn.errorCode's doc lists the direct codes")
-	doc = doc[k:strings.Index(doc[k:], "errorCode?: string;")+k]
+	doc = doc[k : strings.Index(doc[k:], "errorCode?: string;")+k]
 	for _, c := range direct {
 		assert.Contains(t, doc, "`"+c+"`", "Turn.errorCode's doc names %s", c)
 	}
