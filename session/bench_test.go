@@ -42,22 +42,7 @@ func BenchmarkChatTurnDirect(b *testing.B) {
 		sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"token "},"finish_reason":null}]}` + "\n\n")
 	}
 	sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
-	stream := sb.String()
-	fetcher := bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
-		return &bridge.Response{Status: 200, Header: bridge.Header{"content-type": "text/event-stream"}, Body: io.NopCloser(strings.NewReader(stream))}, nil
-	})
-	s, err := session.New(session.Options{Fetcher: fetcher, OpenAI: &session.OpenAIEndpoint{BaseURL: "/v1"}, Model: "m", DisableToolDiscovery: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(stream)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s.Reset()
-		if turn := s.Chat(context.Background(), "hi"); turn.Status != session.StatusCompleted || len(turn.Text) != 300 {
-			b.Fatal(turn.Status, turn.ErrorMessage, len(turn.Text))
-		}
-	}
+	benchStream(b, sb.String(), "text/event-stream", session.Options{OpenAI: &session.OpenAIEndpoint{BaseURL: "/v1"}, Model: "m", DisableToolDiscovery: true})
 }
 
 // benchTurns runs text-only turns of 50 deltas, served from memory, on one
@@ -67,11 +52,21 @@ func benchTurns(b *testing.B, onEvent func(session.Event)) {
 	for i := range parts {
 		parts[i] = "token "
 	}
-	stream := fakeproxy.TextStream(parts...)
-	fetcher := bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
-		return &bridge.Response{Status: 200, Header: bridge.Header{}, Body: io.NopCloser(strings.NewReader(stream))}, nil
+	benchStream(b, fakeproxy.TextStream(parts...), "", session.Options{OnEvent: onEvent})
+}
+
+// benchStream runs turns on one session made with opts, every request
+// answered with stream (of the content type given, "" for none); each turn
+// must complete with the 300 bytes of text of 50 "token " deltas.
+func benchStream(b *testing.B, stream, contentType string, opts session.Options) {
+	header := bridge.Header{}
+	if contentType != "" {
+		header["content-type"] = contentType
+	}
+	opts.Fetcher = bridge.FetcherFunc(func(ctx context.Context, req *bridge.Request) (*bridge.Response, error) {
+		return &bridge.Response{Status: 200, Header: header, Body: io.NopCloser(strings.NewReader(stream))}, nil
 	})
-	s, err := session.New(session.Options{Fetcher: fetcher, OnEvent: onEvent})
+	s, err := session.New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,8 +74,8 @@ func benchTurns(b *testing.B, onEvent func(session.Event)) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Reset()
-		if turn := s.Chat(context.Background(), "hi"); turn.Status != session.StatusCompleted {
-			b.Fatal(turn.ErrorMessage)
+		if turn := s.Chat(context.Background(), "hi"); turn.Status != session.StatusCompleted || len(turn.Text) != 300 {
+			b.Fatal(turn.Status, turn.ErrorMessage, len(turn.Text))
 		}
 	}
 }
