@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentwasm/agentwasm/internal/openai"
 	"github.com/agentwasm/agentwasm/session"
@@ -398,6 +399,55 @@ func TestOpenAIDirectKeySourceFails(t *testing.T) {
 			assert.Equal(t, session.StatusError, turn.Status)
 			assert.Equal(t, tc.want, turn.ErrorMessage)
 			assert.Empty(t, e.bodies, "nothing was sent")
+		})
+	}
+}
+
+// TestOpenAIDirectBounds: the Studio stream's bounds hold for an endpoint's
+// answer — no answer within the first-byte bound, a silence past the idle
+// bound and a frame past MaxFrameBytes each end the turn with a clear error;
+// a silence after the finish_reason (no [DONE]) ends it as complete.
+func TestOpenAIDirectBounds(t *testing.T) {
+	// The body read first: only then does the server notice the client went away.
+	hang := func(r *http.Request) { _, _ = io.Copy(io.Discard, r.Body); <-r.Context().Done() }
+	tests := []struct {
+		name       string
+		handler    http.HandlerFunc
+		wantStatus session.Status
+		wantCode   string
+		wantMsg    string
+	}{
+		{"no answer within the first-byte bound", func(w http.ResponseWriter, r *http.Request) { hang(r) },
+			session.StatusError, session.ErrorCodeStreamTimeout, "The model endpoint sent no answer within 100ms"},
+		{"silent mid-answer", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, oaChunk(`{"content":"Par"}`, ""))
+			w.(http.Flusher).Flush()
+			hang(r)
+		}, session.StatusError, session.ErrorCodeStreamTimeout, "The model endpoint's answer went silent: no byte for 100ms"},
+		{"silent after the finish", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, oaChunk(`{"content":"Done."}`, "stop"))
+			w.(http.Flusher).Flush()
+			hang(r)
+		}, session.StatusCompleted, "", ""},
+		{"a frame past MaxFrameBytes", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, oaChunk(`{"content":"`+strings.Repeat("x", 2048)+`"}`, ""))
+		}, session.StatusError, "", "larger than the frame bound"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := strings.TrimSuffix(startHandler(t, tt.handler), "/api")
+			s, err := session.New(session.Options{
+				OpenAI: &session.OpenAIEndpoint{BaseURL: base + "/v1"}, Model: "m", DisableToolDiscovery: true,
+				StreamFirstByteTimeout: 100 * time.Millisecond, StreamIdleTimeout: 100 * time.Millisecond, MaxFrameBytes: 1024,
+			})
+			require.NoError(t, err)
+			turn := chatWith(t, context.Background(), s, "hi", session.ChatOptions{})
+			assert.Equal(t, tt.wantStatus, turn.Status, turn.ErrorMessage)
+			assert.Equal(t, tt.wantCode, turn.ErrorCode)
+			assert.Contains(t, turn.ErrorMessage, tt.wantMsg)
 		})
 	}
 }
