@@ -81,7 +81,10 @@ type Reply struct {
 	Port int `json:"port,omitempty"`
 	// Value is a port command's answer, as JSON.
 	Value rawjson.Message `json:"value,omitempty"`
-	Error *ErrorBody      `json:"error,omitempty"`
+	// Snapshot is a snapshot document (port.snapshot, session.snapshot),
+	// as JSON.
+	Snapshot rawjson.Message `json:"snapshot,omitempty"`
+	Error    *ErrorBody      `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine

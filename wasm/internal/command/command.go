@@ -47,6 +47,11 @@ const (
 	// CodePortUnavailable answers every port command, and a session asking
 	// for a port, in the session-only build (agentwasm-session.wasm).
 	CodePortUnavailable = "port_unavailable"
+	// CodeBadSnapshot answers a snapshot a create's restore option refuses
+	// (port.create: another format, an unknown version, not JSON, another
+	// graph, an ask whose action the graph lacks, oversize); nothing is
+	// made.
+	CodeBadSnapshot = "bad_snapshot"
 )
 
 // Hooks are what a host supplies for a new session or port.
