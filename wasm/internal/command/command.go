@@ -48,10 +48,10 @@ const (
 	// CodePortUnavailable answers every port command, and a session asking
 	// for a port, in the session-only build (agentwasm-session.wasm).
 	CodePortUnavailable = "port_unavailable"
-	// CodeBadSnapshot answers session.create whose restore option the
-	// session refuses (another format, an unknown version, not a
-	// snapshot, past the bounds): no session is made
-	// (session.ErrorCodeBadSnapshot).
+	// CodeBadSnapshot answers a create whose restore option is refused
+	// (session.create: another format, an unknown version, not a snapshot,
+	// past the bounds; port.create: also another graph or an ask whose
+	// action the graph lacks): nothing is made.
 	CodeBadSnapshot = "bad_snapshot"
 )
 
