@@ -49,48 +49,55 @@ function scripted(rounds) {
   };
 }
 
-test('a port kit session stops on an ask; after the reload the restored port holds it pending, for the same caller only', async () => {
+/** A kit session that stopped on the pay ask, and the two snapshots taken then (the page going away). */
+async function stoppedOnAsk() {
   const old = checkout(before);
   const agent = before.createSession({ kit: old.port, transport: scripted([[pay]]), disableToolDiscovery: true });
   const turn = await agent.chat('Pay for my order.');
   assert.equal(turn.pendingApprovals?.length, 1, JSON.stringify(turn));
   const { askId } = turn.pendingApprovals[0];
-
   const snapshot = old.port.snapshot();
+  const sessionSnapshot = agent.snapshot();
+  agent.close();
+  old.port.close();
+  return { askId, snapshot, sessionSnapshot };
+}
+
+test('a port kit session stops on an ask; after the reload the restored session resumes on the restored port, and the step performs once', async () => {
+  const { askId, snapshot, sessionSnapshot } = await stoppedOnAsk();
   assert.equal(Object.getPrototypeOf(snapshot), Object.prototype, 'a plain object');
   assert.equal(snapshot.format, 'agentwasm.port');
   assert.equal(snapshot.version, 1);
   assert.match(snapshot.graph, /^fnv1a128:[0-9a-f]{32}$/);
   assert.deepEqual(snapshot.asks.map((k) => [k.id, k.action, k.does, k.state]), [[askId, 'checkout.pay', 'Pay for the order', 'pending']]);
   assert.match(snapshot.asks[0].caller, /^caller:kit:/, 'the ask is the session\'s');
-  const sessionSnapshot = typeof agent.snapshot === 'function' ? agent.snapshot() : undefined;
-  agent.close();
-  old.port.close();
 
   const now = checkout(after, { restore: JSON.parse(JSON.stringify(snapshot)) });
   assert.deepEqual(now.port.asks().map((k) => [k.askId, k.state]), [[askId, 'pending']], 'the card is still pending');
-  if (sessionSnapshot !== undefined) {
-    // The session restored on the restored port resumes: the person's yes backs its confirm, once.
-    const resumed = after.createSession({
-      kit: now.port, restore: sessionSnapshot, transport: scripted([[confirm], 'Paid.']), disableToolDiscovery: true,
-    });
-    const done = await resumed.resume({ approve: [askId] });
-    assert.equal(done.status, 'completed', done.errorMessage);
-    assert.deepEqual(now.calls, ['checkout.pay'], 'performed once');
-    assert.equal(now.port.asks()[0].state, 'used');
-    resumed.close();
-  } else {
-    // Another conversation (a new session, the port's own calls) cannot use it.
-    now.port.approveAsk(askId, { by: 'ana' });
-    const other = after.createSession({ kit: now.port, transport: scripted([[confirm], 'Not paid.']), disableToolDiscovery: true });
-    const refused = await other.chat('Pay.');
-    assert.equal(JSON.parse(refused.toolCalls[0].content).data.reason, 'APPROVAL_NOT_YOURS');
-    const own = await now.port.call('shop.do_action', { action: 'checkout.pay', confirm: true, askId });
-    assert.equal(own.reason, 'APPROVAL_NOT_YOURS', JSON.stringify(own));
-    assert.deepEqual(now.calls, [], 'nothing ran');
-    assert.equal(now.port.asks()[0].state, 'approved', 'and nothing used the approval');
-    other.close();
-  }
+  const resumed = after.createSession({
+    kit: now.port, restore: sessionSnapshot, transport: scripted([[confirm], 'Paid.']), disableToolDiscovery: true,
+  });
+  assert.deepEqual(sessionSnapshot.pending.map((p) => p.askId), [askId], 'the session\'s snapshot holds the ask it stopped on');
+  const done = await resumed.resume({ approve: [askId] });
+  assert.equal(done.status, 'completed', done.errorMessage);
+  assert.deepEqual(now.calls, ['checkout.pay'], 'performed once');
+  assert.equal(now.port.asks()[0].state, 'used');
+  resumed.close();
+  now.port.close();
+});
+
+test('after the reload, another conversation (a new session, the port\'s own calls) cannot use the restored ask', async () => {
+  const { askId, snapshot } = await stoppedOnAsk();
+  const now = checkout(after, { restore: snapshot });
+  now.port.approveAsk(askId, { by: 'ana' });
+  const other = after.createSession({ kit: now.port, transport: scripted([[confirm], 'Not paid.']), disableToolDiscovery: true });
+  const refused = await other.chat('Pay.');
+  assert.equal(JSON.parse(refused.toolCalls[0].content).data.reason, 'APPROVAL_NOT_YOURS');
+  const own = await now.port.call('shop.do_action', { action: 'checkout.pay', confirm: true, askId });
+  assert.equal(own.reason, 'APPROVAL_NOT_YOURS', JSON.stringify(own));
+  assert.deepEqual(now.calls, [], 'nothing ran');
+  assert.equal(now.port.asks()[0].state, 'approved', 'and nothing used the approval');
+  other.close();
   now.port.close();
 });
 
