@@ -109,6 +109,11 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 		if s.caller != "" {
 			p.caller = s.caller
 		}
+		if s.journey != "" {
+			app.mu.Lock()
+			p.frame = &frame{journey: s.journey, trans: make([]string, len(s.done)), start: len(app.order), done: s.done}
+			app.mu.Unlock()
+		}
 	}
 	if opts.OfferLedger < 0 {
 		return nil, errs.New("serve: NewPort: offerLedger ", strconv.Itoa(opts.OfferLedger), " is negative; pass 0 for the default of ", strconv.Itoa(DefaultOfferLedger))

@@ -89,15 +89,36 @@ func graphDigest(doc any) string {
 // and Page. Standing grants (AlwaysApprove) are not in it either: the
 // person grants again. A handler still running when it is taken is not in
 // it; the ask that backed it is recorded used.
-func (a *App) Snapshot() ([]byte, error) { return a.snapshot("") }
+func (a *App) Snapshot() ([]byte, error) { return a.snapshot("", nil) }
 
 // Snapshot is the app session's Snapshot plus the port's own caller
 // identity ("caller" at the top), so that a port restored with
 // PortOptions.Restore is the same caller as this one: the asks this port's
 // own calls raised stay its own.
-func (p *Port) Snapshot() ([]byte, error) { return p.app.snapshot(p.caller) }
+//
+// It also holds the port's open journey, if one is open: its id and which
+// of its steps are done ("journey": {"id", "done": [bool per step]}), so
+// that after a restore the journey's later steps are ready as they were (a
+// step the person approved is not refused as "not ready" because the
+// first step ran before the reload).
+func (p *Port) Snapshot() ([]byte, error) {
+	var open Obj
+	p.app.mu.Lock()
+	if fr := p.frame; fr != nil {
+		if j := p.app.g.Journey(fr.journey); j != nil {
+			done := make([]any, len(j.Steps))
+			for i := range j.Steps {
+				st, _ := p.stepStatus(fr, j, i)
+				done[i] = st == stepDone
+			}
+			open = Obj{{"id", j.ID}, {"done", done}}
+		}
+	}
+	p.app.mu.Unlock()
+	return p.app.snapshot(p.caller, open)
+}
 
-func (a *App) snapshot(self string) ([]byte, error) {
+func (a *App) snapshot(self string, journey Obj) ([]byte, error) {
 	a.mu.Lock()
 	asks := make([]Obj, 0, len(a.askOrder))
 	for _, id := range a.askOrder {
@@ -137,14 +158,19 @@ func (a *App) snapshot(self string) ([]byte, error) {
 	if self != "" {
 		doc = append(doc, Field{"caller", self})
 	}
+	if journey != nil {
+		doc = append(doc, Field{"journey", journey})
+	}
 	doc = append(doc, Field{"asks", asks})
 	return AppendValue(nil, doc), nil
 }
 
 // portSnapshot is a snapshot read and checked against a graph.
 type portSnapshot struct {
-	caller string
-	asks   []*ask
+	caller  string
+	asks    []*ask
+	journey string // the open journey, "" for none
+	done    []bool // per step of journey: done before the snapshot
 }
 
 // snapshotStates are the ask states a snapshot may hold.
@@ -181,6 +207,11 @@ func readSnapshot(data []byte, g *Graph, ttl time.Duration) (s *portSnapshot, er
 			return nil, badSnapshot("caller must be a string, got ", jsonKind(c))
 		}
 	}
+	if jv, present := top["journey"]; present {
+		if err := s.readJourney(jv, g); err != nil {
+			return nil, err
+		}
+	}
 	list, ok := top["asks"].([]any)
 	if !ok {
 		return nil, badSnapshot("asks must be an array, got ", jsonKind(top["asks"]))
@@ -201,6 +232,31 @@ func readSnapshot(data []byte, g *Graph, ttl time.Duration) (s *portSnapshot, er
 		s.asks = append(s.asks, k)
 	}
 	return s, nil
+}
+
+// readJourney reads a snapshot's open journey: an id the graph has, and a
+// done flag for each of its steps.
+func (s *portSnapshot) readJourney(v any, g *Graph) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return badSnapshot("journey must be an object, got ", jsonKind(v))
+	}
+	id, _ := m["id"].(string)
+	j := g.Journey(id)
+	if j == nil {
+		return badSnapshot("journey ", quoteAny(m["id"]), " is not one of the graph's journeys")
+	}
+	done, ok := m["done"].([]any)
+	if !ok || len(done) != len(j.Steps) {
+		return badSnapshot("journey ", strconv.Quote(id), "'s done must be an array of one boolean per step (", strconv.Itoa(len(j.Steps)), ")")
+	}
+	s.journey, s.done = id, make([]bool, len(done))
+	for i, d := range done {
+		if s.done[i], ok = d.(bool); !ok {
+			return badSnapshot("journey ", strconv.Quote(id), "'s done[", strconv.Itoa(i), "] must be a boolean, got ", jsonKind(d))
+		}
+	}
+	return nil
 }
 
 // readSnapshotAsk reads one ask of a snapshot.

@@ -247,3 +247,51 @@ func askOf(snap string) string {
 	i := strings.Index(snap, `"asks":[`) + len(`"asks":[`)
 	return snap[i:strings.LastIndex(snap, "]")]
 }
+
+// journeyGraph is a journey whose second step needs confirming.
+const journeyGraph = `{"id":"pub","pages":[{"id":"edit"}],
+ "actions":[{"id":"edit.open","does":"Open the review.","on":"edit"},{"id":"edit.publish","does":"Publish.","on":"edit","confirm":true}],
+ "journeys":[{"id":"go","does":"Open the review, then publish.","steps":["edit.open","edit.publish"]}]}`
+
+// TestSnapshotKeepsTheOpenJourney: a port restored from a snapshot taken
+// after a journey's first step has that journey open with the step done, so
+// its second step is ready (here: it asks to be confirmed) where a port
+// without the snapshot answers STEP_NOT_READY.
+func TestSnapshotKeepsTheOpenJourney(t *testing.T) {
+	noApproval := AppOptions{RequireHumanApproval: ptrBool(false)}
+	v := newV2(t, journeyGraph, noApproval, nil)
+	p, err := NewPort(v.app, PortOptions{})
+	require.NoError(t, err)
+	r, m := pcall(t, p, "pub.journey.go", `{"step":"open"}`)
+	require.Equal(t, true, m["ok"], "%s", r.JSON())
+	waitSettled(t, v.app, r.TransitionID())
+	snap, err := p.Snapshot()
+	require.NoError(t, err)
+	assert.Contains(t, string(snap), `"journey":{"id":"go","done":[true,false]}`)
+
+	restoredOpts := noApproval
+	restoredOpts.Restore = snap
+	w := newV2(t, journeyGraph, restoredOpts, nil)
+	own, err := NewPort(w.app, PortOptions{Restore: snap})
+	require.NoError(t, err)
+	_, m = pcall(t, own, "pub.journey.go", `{"step":"publish"}`)
+	assert.Equal(t, JudgmentNeedsConfirm, m["judgment"], "the step is ready: it asks to be confirmed")
+	_, m = pcall(t, own, "pub.journey.go", `{"step":"open"}`)
+	assert.Equal(t, ReasonStepDone, m["reason"], "the first step stays done")
+
+	fresh, err := NewPort(w.app, PortOptions{})
+	require.NoError(t, err)
+	_, m = pcall(t, fresh, "pub.journey.go", `{"step":"publish"}`)
+	assert.Equal(t, ReasonStepNotReady, m["reason"], "without the snapshot the journey starts over")
+
+	for _, bad := range []string{
+		`"journey":{"id":"nope","done":[true]}`,
+		`"journey":{"id":"go","done":[true]}`,
+		`"journey":{"id":"go","done":[true,"no"]}`,
+		`"journey":[1]`,
+	} {
+		doc := strings.Replace(string(snap), `"journey":{"id":"go","done":[true,false]}`, bad, 1)
+		_, err := NewPort(w.app, PortOptions{Restore: []byte(doc)})
+		assert.ErrorIs(t, err, ErrBadSnapshot, bad)
+	}
+}
