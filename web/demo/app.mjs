@@ -1080,7 +1080,10 @@ function renderHistory(snap) {
         const content = safeJSON(m.content);
         const ok = !(content?.status === 'error' || content?.ok === false || content?.isError === true);
         const askId = content?.data?.askId;
-        showResult(call.card, { toolName: m.toolName ?? call.card.name, toolCallId: m.toolCallId, ok, content: m.content },
+        const toolName = m.toolName || call.card.name;
+        // The history keeps no plane: the page's and the port's tools are the runtime's, the rest came from MCP.
+        const plane = portNames.has(toolName) || toolName === basemapTool.name ? 'runtime' : 'composition';
+        showResult(call.card, { toolName, toolCallId: m.toolCallId, plane, ok, content: m.content },
           call.args, '', !(typeof askId === 'string' && pendingIds.has(askId)));
       }
     }
@@ -1093,7 +1096,7 @@ function renderHistory(snap) {
     bubble.append(el('div', 'who', 'You'), el('div', 'body', snap.interrupted.text));
     const stopped = el('div', 'msg assistant interrupted');
     stopped.append(el('div', 'who', 'Assistant'), el('div', 'body muted',
-      'Interrupted: the page went away while this turn ran, and nothing of it was kept. Your request is back in the box below: send it again?'));
+      'Interrupted: the page went away while this turn ran, and its answer was not kept. Your request is back in the box below: send it again?'));
     $('log').append(bubble, stopped);
     $('input').value = snap.interrupted.text;
   }
