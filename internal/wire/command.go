@@ -77,6 +77,10 @@ type Reply struct {
 	Report   rawjson.Message `json:"report,omitempty"`
 	Draft    rawjson.Message `json:"draft,omitempty"`
 	Tools    []ToolSpec      `json:"tools,omitempty"`
+	// Snapshot is session.snapshot's answer: the session's snapshot
+	// (session.Session.Snapshot's JSON object, wire.SessionSnapshot), as
+	// the session wrote it.
+	Snapshot rawjson.Message `json:"snapshot,omitempty"`
 	// Port is a new port's id (port.create).
 	Port int `json:"port,omitempty"`
 	// Value is a port command's answer, as JSON.
@@ -116,8 +120,12 @@ type SessionOptions struct {
 	Model         string `json:"model,omitempty"`
 	// OpenAI sends chat requests straight to an OpenAI-compatible
 	// endpoint (session.Options.OpenAI).
-	OpenAI                 *OpenAIEndpoint `json:"openai,omitempty"`
-	Provider               string          `json:"provider,omitempty"`
+	OpenAI   *OpenAIEndpoint `json:"openai,omitempty"`
+	Provider string          `json:"provider,omitempty"`
+	// Restore is a snapshot (session.snapshot's object) the new session
+	// starts from (session.Options.Restore); a refused one fails
+	// session.create with bad_snapshot.
+	Restore                rawjson.Message `json:"restore,omitempty"`
 	StudioTools            *ToolPolicy     `json:"studioTools,omitempty"`
 	System                 string          `json:"system,omitempty"`
 	SystemFunction         bool            `json:"systemFunction,omitempty"`
