@@ -10,6 +10,8 @@ export interface AgentwasmError extends Error {
    * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
    * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal),
    * `busy` ({@link Session.reset} while a chat, stream or resume runs: nothing changed),
+   * `bad_snapshot` (a snapshot {@link Runtime.createSession}'s restore option refused: another format, an unknown
+   * version, not a snapshot, past the bounds; the message says which, and no session was made),
    * `webmcp_failed` ({@link Port.registerWebMCP}: the WebMCP API refused a tool), `internal`.
    */
   code: string;
@@ -378,6 +380,52 @@ export interface SessionOptions {
   streamIdleTimeoutMs?: number;
   /** Bound on the capabilities request; past it the turn goes on without the refusal check. 0 disables. Default 30000. */
   capabilitiesTimeoutMs?: number;
+  /**
+   * A snapshot from {@link Session.snapshot} (the object, or its JSON text): the new session starts
+   * from its history, pending approvals, usage, draft binding and call counter, and — given the same
+   * options — its next chat sends the very request the snapshotted session would have sent. The
+   * options, functions and credentials are this call's own: a snapshot holds none. A refused one
+   * (another format, an unknown version, not a snapshot, past twice `maxRequestBytes` and 1 MiB)
+   * throws with code `bad_snapshot` and makes no session; one that is neither an object nor a string
+   * throws `bad_options`.
+   */
+  restore?: SessionSnapshot | string;
+}
+
+/**
+ * A session's state as a plain JSON object, from {@link Session.snapshot}, for
+ * {@link SessionOptions.restore}: store it (JSON.stringify) where a reload finds it.
+ *
+ * It holds the conversation history, the approvals the last turn stopped on, the tokens of every turn
+ * so far, the bound draft and the counter of ids given to unnamed tool calls. It never holds an
+ * option, a function or a credential: every token the session learned (from `auth`, an endpoint's
+ * key) reads `[redacted]`.
+ *
+ * Versioning: a released `version` stays readable — a later agentwasm restores it — while an agentwasm
+ * refuses a version newer than its own (`bad_snapshot`). Treat the object as opaque beyond
+ * `interrupted`: its members are described for reading, not for editing.
+ */
+export interface SessionSnapshot {
+  /** Always `agentwasm.session`. */
+  format: 'agentwasm.session';
+  /** The snapshot format's version (1). */
+  version: number;
+  /** The conversation history, well-formed: every tool call answered. */
+  history: Message[];
+  /** The asks the last turn stopped on, as its `pendingApprovals` gave them. */
+  pending?: PendingApproval[];
+  /** The tokens of every turn so far. */
+  usage?: Usage;
+  /** The bound composition draft. */
+  draft?: DraftBinding;
+  /** The counter of ids given to tool calls the model named none for. */
+  callSeq?: number;
+  /**
+   * Set when the snapshot was taken while a turn ran: the snapshot holds the state at that turn's start
+   * (the turn is not in it), and `text` is the person's message that began it — offer it again after a
+   * restore.
+   */
+  interrupted?: { text: string };
 }
 
 /** One entry of the conversation history. */
@@ -1342,6 +1390,12 @@ export declare class Session {
   reconnect(): Promise<void>;
   /** The bound composition draft, or null. */
   draft(): DraftBinding | null;
+  /**
+   * The session's state as a plain object, at once (it never waits), for {@link SessionOptions.restore}
+   * in this or another runtime, after a reload. Taken while a turn runs, it holds the state at that
+   * turn's start and sets `interrupted`. It holds no option, function or credential.
+   */
+  snapshot(): SessionSnapshot;
   /** Binds the composition draft that composition tools mutate; null unbinds. */
   attachDraft(draft: DraftBinding | null): void;
   /**

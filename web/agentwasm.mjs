@@ -60,7 +60,7 @@ const JSON_OPTIONS = new Set([
  */
 const JS_OPTIONS = new Set([
   'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'model', 'onEvent', 'onStepFinish', 'studioTools', 'system',
-  'toolListChangedWatch', 'tools', 'transport',
+  'toolListChangedWatch', 'tools', 'transport', 'restore',
 ]);
 
 /** The options of load(). */
@@ -1220,6 +1220,25 @@ function directModel(model) {
   return { name, openai };
 }
 
+/**
+ * The restore option as the module takes it: a snapshot object as given, or
+ * the object a snapshot's JSON text holds. The module checks the snapshot
+ * itself (bad_snapshot); text that is no JSON is refused here alike.
+ */
+function restoreJSON(restore) {
+  if (typeof restore === 'string') {
+    try {
+      return JSON.parse(restore);
+    } catch (err) {
+      throw agentError('bad_snapshot', `agentwasm: restore is not a snapshot's JSON (${err && err.message}); give what session.snapshot() returned, or its JSON text`);
+    }
+  }
+  if (!isObject(restore) || Array.isArray(restore)) {
+    throw badOption('restore must be a snapshot from session.snapshot() (a plain object) or its JSON text');
+  }
+  return restore;
+}
+
 /** Checks the options and returns their JSON part (wasm/README.md). */
 function sessionOptionsJSON(options, runtime) {
   const json = {};
@@ -1230,8 +1249,9 @@ function sessionOptionsJSON(options, runtime) {
   }
   const {
     auth, execute, fetchImpl, kit, mcpClient, mcpUrl, model, onEvent, onStepFinish, studioTools, system, toolListChangedWatch,
-    tools, transport,
+    tools, transport, restore,
   } = options;
+  if (restore !== undefined) json.restore = restoreJSON(restore);
   if (typeof model === 'string') {
     json.model = model;
   } else if (model !== undefined) {
@@ -1792,6 +1812,15 @@ export class Session {
   /** The bound composition draft, or null. */
   draft() {
     return this.#sync('session.draft').draft ?? null;
+  }
+
+  /**
+   * The session's state as a plain object (wasm/README.md, session.snapshot),
+   * for createSession's restore option; it never waits.
+   * @returns {import('./agentwasm.d.ts').SessionSnapshot}
+   */
+  snapshot() {
+    return this.#sync('session.snapshot').snapshot;
   }
 
   /**

@@ -8,7 +8,7 @@ import {
   type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage, type StreamEvent,
   type AgentwasmError, type LoadOptions, type Runtime, type Variant,
   type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk,
-  type PortActionRow, type DirectModel, type ApiKeySource,
+  type PortActionRow, type DirectModel, type ApiKeySource, type SessionSnapshot,
 } from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
@@ -155,6 +155,19 @@ export async function usage(signal: AbortSignal): Promise<string> {
   runtime.createSession({ mcpUrl: new URL('https://studio.example/mcp') });
   // @ts-expect-error onStepFinish is a function
   runtime.createSession({ onStepFinish: true });
+
+  // A snapshot survives a reload: stored as JSON text, restored as text or as the object.
+  const snapshot: SessionSnapshot = agentTools.snapshot();
+  const stored: string = JSON.stringify(snapshot);
+  const again = runtime.createSession({ tools: [{ name: 'x' }], restore: stored });
+  runtime.createSession({ restore: JSON.parse(stored) as SessionSnapshot });
+  const retry: string | undefined = again.snapshot().interrupted?.text;
+  const asks: PendingApproval[] = snapshot.pending ?? [];
+  const spent: number = (snapshot.usage?.inputTokens ?? 0) + snapshot.history.length + asks.length + (retry?.length ?? 0);
+  // @ts-expect-error restore takes a snapshot or its JSON text
+  runtime.createSession({ restore: 42 });
+  // @ts-expect-error a snapshot is agentwasm.session's
+  runtime.createSession({ restore: { format: 'agentwasm.port', version: 1, history: [] } });
 
   // Streaming a turn: the events, then the turn.
   const stream: TurnStream = agentTools.stream('hello', { signal, toolChoice: { mode: 'auto' } });
@@ -329,5 +342,5 @@ export async function usage(signal: AbortSignal): Promise<string> {
   registration.registered = false;
   void badConcurrency;
 
-  return `${status} ${String(badGt)} ${String(badIn)} ${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
+  return `${status} ${String(badGt)} ${String(badIn)} ${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${spent} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
 }
