@@ -7,8 +7,8 @@
 package serve
 
 import (
-	"crypto/sha256"
 	"errors"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -46,18 +46,23 @@ func badSnapshot(parts ...string) error {
 	return &snapshotError{why: strings.Join(parts, "")}
 }
 
-// Digest returns the digest of the graph's canonical JSON: "sha256:" and
-// the hex SHA-256 of the graph document as parsed and written back compact
-// with sorted keys, so whitespace and key order do not change it. A port
-// snapshot records it, and a restore into another graph is refused.
+// Digest returns the digest of the graph's canonical JSON: "fnv1a128:" and
+// the hex 128-bit FNV-1a hash of the graph document as parsed and written
+// back compact with sorted keys, so whitespace and key order do not change
+// it. A port snapshot records it, and a restore into another graph is
+// refused. It tells graphs apart; it is not a seal (a snapshot is the
+// host's own data, trusted as its state is), which is why a hash that
+// links no cryptography into the module is enough.
 func (g *Graph) Digest() string { return g.digest }
 
 // graphDigest computes Digest from the parsed graph document.
 func graphDigest(doc any) string {
-	sum := sha256.Sum256(AppendValue(nil, doc))
+	h := fnv.New128a()
+	h.Write(AppendValue(nil, doc))
+	sum := h.Sum(nil)
 	const hexDigits = "0123456789abcdef"
-	out := make([]byte, 0, len("sha256:")+2*len(sum))
-	out = append(out, "sha256:"...)
+	out := make([]byte, 0, len("fnv1a128:")+2*len(sum))
+	out = append(out, "fnv1a128:"...)
 	for _, c := range sum {
 		out = append(out, hexDigits[c>>4], hexDigits[c&15])
 	}
@@ -66,7 +71,7 @@ func graphDigest(doc any) string {
 
 // Snapshot returns the app session's ask journal as one JSON object:
 //
-//	{"format":"agentwasm.port","version":1,"graph":"sha256:…",
+//	{"format":"agentwasm.port","version":1,"graph":"fnv1a128:…",
 //	 "asks":[{"id":"ask_…","action":"cart.pay","does":"…","input":{…},
 //	          "instance"?:"o-1","state":"pending","caller"?:"…",
 //	          "askedBy":"agent","answeredBy"?:"person","createdAt":<ms>,

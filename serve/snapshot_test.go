@@ -70,9 +70,11 @@ func TestSnapshotTrustAcrossRestore(t *testing.T) {
 			},
 		},
 		{
-			name:   "the port's own ask is the restored port's",
-			before: func(t *testing.T, g gatedCheckout) string { return portAs(g.p1, context.Background())(t, pay12)["askId"].(string) },
-			state:  "pending",
+			name: "the port's own ask is the restored port's",
+			before: func(t *testing.T, g gatedCheckout) string {
+				return portAs(g.p1, context.Background())(t, pay12)["askId"].(string)
+			},
+			state: "pending",
 			after: func(t *testing.T, r restored, askID string) {
 				require.NoError(t, r.s.app.ApproveAsk(askID, "pat"))
 				m := portAs(r.fresh, context.Background())(t, cite(confirm12, askID))
@@ -175,7 +177,7 @@ func TestSnapshotDocument(t *testing.T) {
 	assert.Equal(t, PortSnapshotFormat, m["format"])
 	assert.Equal(t, float64(1), m["version"])
 	assert.Equal(t, g.s.app.Graph().Digest(), m["graph"])
-	assert.True(t, strings.HasPrefix(m["graph"].(string), "sha256:"))
+	assert.True(t, strings.HasPrefix(m["graph"].(string), "fnv1a128:"))
 	assert.Equal(t, map[string]any{
 		"id": id, "action": "checkout.pay", "does": "Pay for the order.", "input": map[string]any{"amount": float64(12)},
 		"state": "pending", "caller": "caller:A", "askedBy": "agent", "createdAt": float64(g.s.now().UnixMilli()),
@@ -192,7 +194,7 @@ func TestGraphDigest(t *testing.T) {
 	c := mustGraph(t, `{"id":"g","pages":[{"id":"p"}],"actions":[{"id":"p.a","does":"B.","on":"p"}]}`)
 	assert.Equal(t, a.Digest(), b.Digest(), "whitespace and key order do not change it")
 	assert.NotEqual(t, a.Digest(), c.Digest())
-	assert.Len(t, a.Digest(), len("sha256:")+64)
+	assert.Len(t, a.Digest(), len("fnv1a128:")+32)
 }
 
 func TestSnapshotRefused(t *testing.T) {

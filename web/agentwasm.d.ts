@@ -10,9 +10,8 @@ export interface AgentwasmError extends Error {
    * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
    * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal),
    * `busy` ({@link Session.reset} while a chat, stream or resume runs: nothing changed),
-   * `bad_snapshot` (a snapshot {@link Runtime.createSession}'s restore option refused: another format, an unknown
-   * version, not a snapshot, past the bounds; the message says which, and no session was made),
-   * `webmcp_failed` ({@link Port.registerWebMCP}: the WebMCP API refused a tool), `internal`.
+   * `webmcp_failed` ({@link Port.registerWebMCP}: the WebMCP API refused a tool),
+   * `bad_snapshot` (a snapshot to restore was refused: nothing was made), `internal`.
    */
   code: string;
 }
@@ -824,6 +823,47 @@ export interface PortOptions {
    * `freshness: 'cite'`; the oldest are forgotten first. A whole number above 0. Default 500.
    */
   offerLedgerSize?: number;
+  /**
+   * A port snapshot ({@link Port.snapshot}'s object, or its JSON text) taken over the same graph:
+   * the port starts with its ask journal, so a card pending at the reload can still be approved or
+   * declined, by the same caller's fire only; an approval used before stays used, a declined ask
+   * stays declined, an approval past its expiry is expired. A refused one (another format, an
+   * unknown version, not JSON, another graph, an ask whose action the graph lacks, oversize)
+   * throws an Error with code `bad_snapshot`, and no port is made. The app's own data is not in
+   * it: pass `state` and `page`.
+   */
+  restore?: PortSnapshot | string;
+}
+
+/** A port's ask journal as a document ({@link Port.snapshot}; `createPort`'s `restore`). */
+export interface PortSnapshot {
+  format: 'agentwasm.port';
+  version: number;
+  /** The digest of the graph's canonical JSON; a restore over another graph is refused. */
+  graph: string;
+  /** The port's own caller identity: the restored port's own calls may use the asks it raised. */
+  caller?: string;
+  asks: PortSnapshotAsk[];
+}
+
+/** One ask of a {@link PortSnapshot}. Times are Unix milliseconds. */
+export interface PortSnapshotAsk {
+  id: string;
+  action: string;
+  /** What the action's card shows. */
+  does?: string;
+  input?: unknown;
+  instance?: string;
+  state: 'pending' | 'approved' | 'declined' | 'revoked' | 'used';
+  /** The conversation whose fire raised it; only its fires may use the approval. */
+  caller?: string;
+  askedBy: Principal;
+  answeredBy?: string;
+  createdAt: number;
+  /** When an approved ask's approval lapses. */
+  expiresAt?: number;
+  declinedByPerson?: boolean;
+  transition?: string;
 }
 
 /** One of the port's tools, as offered to a model. */
@@ -1272,6 +1312,11 @@ export declare class Port {
   patch(state: Record<string, unknown>, options?: { by?: Principal }): void;
   /** The person did an action in the page; returns its transition id. `instance` names the card of a repeating action. */
   report(action: string, options?: { input?: unknown; data?: unknown; instance?: string }): string;
+  /**
+   * The port's ask journal as a plain object, to keep and pass as `createPort`'s `restore` after a
+   * reload (over the same graph). The app's own state is not in it.
+   */
+  snapshot(): PortSnapshot;
   /** The asks, for the page's approval cards. */
   asks(): PortAsk[];
   /** Human-side doors: the model cannot reach them. */

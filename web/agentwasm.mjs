@@ -895,13 +895,14 @@ export class Runtime {
       if (!isObject(graph)) throw agentError('bad_options', 'agentwasm: createPort needs a graph object', TypeError);
       graphJSON = jsonText(graph, 'bad_options', 'the graph');
     }
-    const { handlers: given = {}, onWarn, onChange, ...rest } = options;
+    const { handlers: given = {}, onWarn, onChange, restore, ...rest } = options;
     const json = {};
     for (const [key, value] of Object.entries(rest)) {
       if (value === undefined) continue;
       if (!PORT_OPTIONS.has(key)) throw badOption(`unknown port option ${key}`);
       json[key] = value;
     }
+    if (restore !== undefined) json.restore = portSnapshotOption(restore);
     if (json.settleWithinMs !== undefined && !(Number.isSafeInteger(json.settleWithinMs) && json.settleWithinMs >= 0)) {
       throw badOption('settleWithinMs must be a whole number of milliseconds, 0 or more');
     }
@@ -1055,6 +1056,27 @@ function settled(result, forget) {
   }
   forget();
   return result;
+}
+
+/**
+ * The restore option of createPort: a port snapshot (port.snapshot()'s
+ * object, or its JSON text) as the object the module reads. Not an object
+ * (or JSON text of one) throws code `bad_snapshot`, as the module does for
+ * one it refuses.
+ */
+function portSnapshotOption(restore) {
+  let snapshot = restore;
+  if (typeof restore === 'string') {
+    try {
+      snapshot = JSON.parse(restore);
+    } catch (err) {
+      throw agentError('bad_snapshot', `agentwasm: the port snapshot to restore is not JSON: ${err.message}; pass port.snapshot()'s object or its JSON text`, TypeError);
+    }
+  }
+  if (!isObject(snapshot)) {
+    throw agentError('bad_snapshot', 'agentwasm: restore must be a port snapshot: port.snapshot()\'s object or its JSON text', TypeError);
+  }
+  return snapshot;
 }
 
 /** Port options that travel to the module as JSON, as given. */
@@ -1995,6 +2017,18 @@ export class Port {
       throw agentError('bad_argument', 'agentwasm: report\'s instance must be a string, the card\'s key', TypeError);
     }
     return this.#sync('port.report', { action: String(action), input, data, instance }).value.transitionId;
+  }
+
+  /**
+   * The port's ask journal as a snapshot: a plain object
+   * `{format: 'agentwasm.port', version: 1, graph, caller?, asks: [...]}`
+   * to keep (JSON.stringify it) and hand to `createPort(graph, {restore})`
+   * after a reload, over the same graph. A card pending now can then still
+   * be approved or declined; each ask keeps its id, its caller and its
+   * expiry. The app's own state is not in it: pass it as `state`/`page`.
+   */
+  snapshot() {
+    return this.#sync('port.snapshot').snapshot;
   }
 
   /** The asks a person may answer (the approval cards). */

@@ -77,15 +77,14 @@ type Reply struct {
 	Report   rawjson.Message `json:"report,omitempty"`
 	Draft    rawjson.Message `json:"draft,omitempty"`
 	Tools    []ToolSpec      `json:"tools,omitempty"`
-	// Snapshot is session.snapshot's answer: the session's snapshot
-	// (session.Session.Snapshot's JSON object, wire.SessionSnapshot), as
-	// the session wrote it.
-	Snapshot rawjson.Message `json:"snapshot,omitempty"`
 	// Port is a new port's id (port.create).
 	Port int `json:"port,omitempty"`
 	// Value is a port command's answer, as JSON.
 	Value rawjson.Message `json:"value,omitempty"`
-	Error *ErrorBody      `json:"error,omitempty"`
+	// Snapshot is a snapshot document (port.snapshot, session.snapshot),
+	// as JSON.
+	Snapshot rawjson.Message `json:"snapshot,omitempty"`
+	Error    *ErrorBody      `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine

@@ -134,9 +134,9 @@ var encodeReply = []jsonw.Field{
 	{Prefix: ",\"report\":", Offset: unsafe.Offsetof(Reply{}.Report), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"draft\":", Offset: unsafe.Offsetof(Reply{}.Draft), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"tools\":", Offset: unsafe.Offsetof(Reply{}.Tools), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeToolSpec, Size: unsafe.Sizeof(ToolSpec{})},
-	{Prefix: ",\"snapshot\":", Offset: unsafe.Offsetof(Reply{}.Snapshot), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"port\":", Offset: unsafe.Offsetof(Reply{}.Port), Kind: jsonw.Int, OmitEmpty: true},
 	{Prefix: ",\"value\":", Offset: unsafe.Offsetof(Reply{}.Value), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"snapshot\":", Offset: unsafe.Offsetof(Reply{}.Snapshot), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"error\":", Offset: unsafe.Offsetof(Reply{}.Error), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeErrorBody},
 }
 

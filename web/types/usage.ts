@@ -7,7 +7,7 @@ import {
   type Graph, type Guard, type Judgment, type Port, type PortOptions, type PortResult, type PortWarning,
   type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage, type StreamEvent,
   type AgentwasmError, type LoadOptions, type Runtime, type Variant,
-  type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk,
+  type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk, type PortSnapshot,
   type PortActionRow, type DirectModel, type ApiKeySource, type SessionSnapshot,
 } from '../agentwasm.mjs';
 
@@ -252,6 +252,13 @@ export async function usage(signal: AbortSignal): Promise<string> {
   port.approveAsk('ask#1', { by: 'ana' });
   port.alwaysApprove('checkout.pay', { expiresInMs: 60_000 });
   const cards = port.asks().map((a) => a.askId);
+  const kept: PortSnapshot = port.snapshot();
+  const pendingCards: string[] = kept.asks.filter((a) => a.state === 'pending').map((a) => a.id);
+  runtime.createPort(graph, { requireHumanApproval: true, restore: kept }).close();
+  runtime.createPort(graph, { restore: JSON.stringify(kept) }).close();
+  // @ts-expect-error restore is a snapshot object or its JSON text
+  runtime.createPort(graph, { restore: 1 });
+  void pendingCards;
   const agent = runtime.createSession({ kit: port });
   agent.close();
   port.close();

@@ -48,10 +48,11 @@ const (
 	// CodePortUnavailable answers every port command, and a session asking
 	// for a port, in the session-only build (agentwasm-session.wasm).
 	CodePortUnavailable = "port_unavailable"
-	// CodeBadSnapshot answers session.create whose restore option the
-	// session refuses (another format, an unknown version, not a
-	// snapshot, past the bounds): no session is made
-	// (session.ErrorCodeBadSnapshot).
+	// CodeBadSnapshot answers a snapshot a create's restore option refuses
+	// (session.create: another format, an unknown version, not a snapshot,
+	// past the bounds — session.ErrorCodeBadSnapshot; port.create: another
+	// format, an unknown version, not JSON, another graph, an ask whose
+	// action the graph lacks, oversize); nothing is made.
 	CodeBadSnapshot = "bad_snapshot"
 )
 

@@ -265,6 +265,7 @@ var jsPortOptions = map[string][]string{
 	"handlers": {"handlers"}, // action id → function: the action ids travel, each fire calls the handler hook
 	"onWarn":   nil,          // observers of the port's event hook
 	"onChange": nil,
+	"restore":  {"restore"}, // a snapshot object or its JSON text: the object travels
 }
 
 func TestPortOptionNames(t *testing.T) {

@@ -68,6 +68,7 @@ var ops = []Op{
 	{Name: "port.setInstances", Sync: true, Summary: "which cards of a repeating area are mounted", run: (*Runtime).portSetInstances},
 	{Name: "port.setBusy", Sync: true, Summary: "marks an action, area or page busy with a label (empty clears)", run: (*Runtime).portSetBusy},
 	{Name: "port.transition", Sync: true, Summary: "one transition's record", run: (*Runtime).portTransition},
+	{Name: "port.snapshot", Sync: true, Summary: "the port's ask journal as a snapshot document, for port.create's restore", run: (*Runtime).portSnapshot},
 	{Name: "port.close", Sync: true, Summary: "ends a port", run: (*Runtime).closePort},
 }
 
