@@ -4,8 +4,10 @@
 // turn stops on the approval card; the page reloads. The conversation from
 // before is shown again, the card is still there, and Approve performs the
 // step once (the app's published version goes up by one, the publish handler
-// runs once in the reloaded page). Then New conversation, and a reload shows
-// an empty conversation: nothing of the old one was kept. Screenshots land in
+// runs once in the reloaded page). A turn running when the page reloads
+// shows as interrupted, its text back in the composer. Then New
+// conversation, and a reload shows an empty conversation: nothing of the old
+// one was kept. Screenshots land in
 // dist/demo-reload-card.png (the card after the reload).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -116,6 +118,33 @@ test('a card pending at a reload is still there after it, and Approve performs t
   assert.ok(users.at(-1).startsWith(`Approved: the person approved "${askId}"`), users.at(-1));
   assert.match(await page.locator('#log .msg.note').last().textContent(), /Approved: Publish the map to the public site/);
   assert.match(await page.locator('#log .tool.plane-port').first().textContent(), /publish|review/i);
+});
+
+test('a turn running at the reload shows as interrupted, its text offered again', { skip }, async () => {
+  // The model request is held, as a slow model would hold it, and the page reloads meanwhile.
+  let requested;
+  const sent = new Promise((resolve) => { requested = resolve; });
+  await page.route('**/api/v1/studio/ai/chat', () => requested()); // never answered: the reload ends it
+  await page.fill('#input', 'Make the map dark');
+  await page.press('#input', 'Enter');
+  await sent;
+  await page.unroute('**/api/v1/studio/ai/chat');
+  const before = await log();
+  await reload();
+  assert.equal(await page.evaluate(() => window.demo.restored), true);
+  const after = await log();
+  assert.deepEqual(after.users, before.users, 'the requests before it, and its own');
+  assert.equal(after.users.at(-1), 'Make the map dark');
+  assert.match(await page.locator('#log .msg.assistant.interrupted').textContent(), /Interrupted/);
+  assert.equal(await page.inputValue('#input'), 'Make the map dark', 'its text is back in the composer');
+  assert.equal(await page.evaluate(() => window.demo.session.messages().some((m) => m.content === 'Make the map dark')), false,
+    'the interrupted request is not in the restored history');
+  // Sent again, it is an ordinary turn.
+  const n = await countTurns(page);
+  await page.press('#input', 'Enter');
+  const again = await waitTurnAfter(page, n);
+  assert.equal(again.status, 'completed', again.errorMessage);
+  assert.equal(await page.evaluate(() => window.demo.app.view.basemap), 'dark');
 });
 
 test('after New conversation, a reload shows an empty conversation', { skip }, async () => {
