@@ -51,12 +51,15 @@ export const chainAfter = textStream('Zoomed in.');
 /**
  * A scripted proxy as a fetch function: chat requests take the next of
  * `replies` (then `chainAfter`); each chat request's body is kept as the
- * text sent, in `bodies`. Any other request fails the chain.
+ * text sent, in `bodies`. The capabilities are absent (404); any other
+ * request fails the chain.
  */
 export function chainFetch(replies = chainReplies) {
   const bodies = [];
   const others = [];
   const fetchImpl = async (url, init = {}) => {
+    // A turn that advertises tools reads the proxy's capabilities first; this proxy has none (404: absent).
+    if (String(url).endsWith('/v1/studio/ai/capabilities')) return new Response('not here', { status: 404 });
     if (!String(url).endsWith('/v1/studio/ai/chat')) {
       others.push(String(url));
       return new Response('not here', { status: 404 });
