@@ -36,7 +36,7 @@ func ExampleSession_Snapshot() {
 		fmt.Println(m.Role+":", m.Content)
 	}
 	// Output:
-	// {"format":"agentwasm.session","version":1,"history":[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello! Which map?"}]}
+	// {"format":"agentwasm.session","version":1,"history":[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello! Which map?"}],"options":{"baseUrl":"/api","maxToolRounds":8}}
 	// The city map it is.
 	// user: hi
 	// assistant: Hello! Which map?

@@ -157,7 +157,11 @@ type Options struct {
 	// from: its history, the asks its last turn stopped on (Resume answers
 	// them), its usage, draft binding and call counter. Given the same
 	// options, the restored session's next Chat sends the very request the
-	// original's would have. New refuses a snapshot of another format or
+	// original's would have. The snapshot's data options (BaseURL, MCPURL,
+	// Model, Provider, System, MaxTokens, Temperature, ToolChoice,
+	// MaxToolRounds, OpenAI's BaseURL — never a function or a credential)
+	// fill the ones these Options leave unset: the caller's win. New
+	// refuses a snapshot of another format or
 	// version, one that is not well-formed or past the bounds with an error
 	// matching ErrBadSnapshot, and makes no session.
 	Restore RawJSON

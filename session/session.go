@@ -47,15 +47,21 @@ type Session struct {
 // New returns a session configured by opts, or an error naming the option
 // that is out of range.
 func New(opts Options) (*Session, error) {
+	var r *restored
+	if opts.Restore != nil {
+		maxRequest := opts.MaxRequestBytes
+		if maxRequest <= 0 {
+			maxRequest = DefaultMaxRequestBytes
+		}
+		var err error
+		if r, err = readSnapshot(opts.Restore, maxRequest); err != nil {
+			return nil, err // before anything is made: nothing is half-restored
+		}
+		r.fill(&opts) // the snapshot's data options, where opts leaves them unset
+	}
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
-	}
-	var r *restored
-	if o.Restore != nil {
-		if r, err = readSnapshot(o.Restore, o.MaxRequestBytes); err != nil {
-			return nil, err // before anything is made: nothing is half-restored
-		}
 	}
 	sec := &secrets{}
 	if o.Auth != nil {

@@ -89,8 +89,68 @@ func (s *Session) Snapshot() ([]byte, error) {
 	if interrupted != "" {
 		snap.Interrupted = &wire.SnapshotInterrupted{Text: s.secrets.scrub(interrupted)}
 	}
+	snap.Options = s.dataOptions()
 	s.mu.Unlock()
 	return wire.Marshal(&snap)
+}
+
+// dataOptions returns the options a snapshot carries: the data ones, as
+// the session was given them (BaseURL as resolved), never a function and
+// never a credential (Auth and OpenAI.APIKey stay out; OpenAI only as its
+// base URL).
+func (s *Session) dataOptions() *wire.SnapshotOptions {
+	o := &s.opts
+	w := &wire.SnapshotOptions{BaseURL: o.BaseURL, MCPURL: o.MCPURL, Model: o.Model, Provider: o.Provider,
+		System: s.secrets.scrub(o.System), MaxTokens: o.MaxTokens, Temperature: o.Temperature, MaxToolRounds: o.MaxToolRounds}
+	if tc := o.ToolChoice; tc != nil {
+		w.ToolChoice = &wire.ToolChoice{Mode: tc.Mode, ToolName: tc.ToolName}
+	}
+	if o.OpenAI != nil {
+		w.OpenAIBaseURL = o.OpenAI.BaseURL
+	}
+	return w
+}
+
+// fill sets each data option o leaves at its zero value from the
+// snapshot's: the caller's own options win, and a host that restores a
+// conversation it knows nothing of gets the original's model, prompt and
+// endpoint. (OpenAI comes back without a key: give OpenAI.APIKey again.)
+func (r *restored) fill(o *Options) {
+	w := r.options
+	if w == nil {
+		return
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = w.BaseURL
+	}
+	if o.MCPURL == "" {
+		o.MCPURL = w.MCPURL
+	}
+	if o.Model == "" {
+		o.Model = w.Model
+	}
+	if o.Provider == "" {
+		o.Provider = w.Provider
+	}
+	if o.System == "" && o.SystemFunc == nil {
+		o.System = w.System
+	}
+	if o.MaxTokens == 0 {
+		o.MaxTokens = w.MaxTokens
+	}
+	if o.Temperature == nil && w.Temperature != nil {
+		t := *w.Temperature
+		o.Temperature = &t
+	}
+	if o.ToolChoice == nil && w.ToolChoice != nil {
+		o.ToolChoice = &ToolChoice{Mode: w.ToolChoice.Mode, ToolName: w.ToolChoice.ToolName}
+	}
+	if o.MaxToolRounds == 0 {
+		o.MaxToolRounds = w.MaxToolRounds
+	}
+	if o.OpenAI == nil && w.OpenAIBaseURL != "" && o.Transport == nil {
+		o.OpenAI = &OpenAIEndpoint{BaseURL: w.OpenAIBaseURL}
+	}
 }
 
 // maxSnapshotBytes is the largest snapshot Restore reads, for a session
@@ -101,6 +161,7 @@ func maxSnapshotBytes(maxRequest int) int { return 2*maxRequest + 1<<20 }
 // restored is a snapshot read and checked, ready to become a session's
 // state.
 type restored struct {
+	options *wire.SnapshotOptions
 	history []Message
 	pending []PendingApproval
 	usage   Usage
@@ -152,7 +213,7 @@ func readSnapshot(data []byte, maxRequest int) (*restored, error) {
 		}
 		pending = append(pending, PendingApproval{AskID: a.AskID, ToolCallID: a.ToolCallID, ToolName: a.ToolName, Action: a.Action, Detail: RawJSON(a.Detail)})
 	}
-	r := &restored{history: history, pending: pending, callSeq: snap.CallSeq}
+	r := &restored{history: history, pending: pending, callSeq: snap.CallSeq, options: snap.Options}
 	if u := snap.Usage; u != nil {
 		r.usage = Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 	}

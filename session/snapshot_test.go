@@ -37,9 +37,13 @@ func twoTurns() [][]session.StreamEvent {
 func TestSnapshotRestoreSendsTheSameNextRequest(t *testing.T) {
 	kit := &askKit{}
 	orig := session.NewScriptedTransport(twoTurns()...)
+	temp := 0.2
 	a := newScripted(t, orig, func(o *session.Options) {
 		o.Kit = kit
 		o.System = "Be brief."
+		o.Model = "m-1"
+		o.Temperature = &temp
+		o.ToolChoice = &session.ToolChoice{Mode: "auto"}
 		o.Draft = &session.DraftBinding{DraftID: "d-1", Generation: 3}
 	})
 	ctx := context.Background()
@@ -51,12 +55,16 @@ func TestSnapshotRestoreSendsTheSameNextRequest(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(snap, &doc))
 	assert.Equal(t, session.SnapshotFormat, doc["format"])
+	assert.Equal(t, map[string]any{"baseUrl": "/api", "model": "m-1", "system": "Be brief.", "temperature": 0.2,
+		"toolChoice": map[string]any{"mode": "auto"}, "maxToolRounds": float64(8)}, doc["options"], "the data options, no function, no credential")
 	assert.EqualValues(t, session.SnapshotVersion, doc["version"])
 
 	restoredTr := session.NewScriptedTransport(session.TextRound("Next."))
+	// Only what a snapshot cannot hold is given again (the kit, a function);
+	// the system prompt, the model, the temperature and the tool choice
+	// come from the snapshot.
 	b := newScripted(t, restoredTr, func(o *session.Options) {
 		o.Kit = kit
-		o.System = "Be brief."
 		o.Restore = snap
 	})
 	assert.Equal(t, a.Messages(), b.Messages())
@@ -70,6 +78,13 @@ func TestSnapshotRestoreSendsTheSameNextRequest(t *testing.T) {
 	gotBody, err := session.EncodeChatRequest(&rb[0])
 	require.NoError(t, err)
 	assert.Equal(t, string(wantBody), string(gotBody), "the restored session's next request is the original's, byte for byte")
+
+	// The caller's own options win over the snapshot's.
+	ownTr := session.NewScriptedTransport(session.TextRound("Next."))
+	c := newScripted(t, ownTr, func(o *session.Options) { o.Kit = kit; o.Restore = snap; o.System = "Be verbose." })
+	require.Equal(t, session.StatusCompleted, chatWith(t, ctx, c, "third", session.ChatOptions{}).Status)
+	assert.Equal(t, "Be verbose.", ownTr.Requests()[0].System)
+	assert.Equal(t, "m-1", ownTr.Requests()[0].Model)
 
 	again, err := b.Snapshot()
 	require.NoError(t, err)

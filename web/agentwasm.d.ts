@@ -427,6 +427,16 @@ export interface SessionSnapshot {
    * restore.
    */
   interrupted?: { text: string };
+  /**
+   * The session's data options, never a function or a credential: a restore fills each option its own
+   * options leave unset from these (the caller's win), so a host that knows nothing of the conversation
+   * gets the original's model, prompt and endpoint (an OpenAI-compatible one without its key: give
+   * `model.apiKey`/`getApiKey` again).
+   */
+  options?: {
+    baseUrl?: string; mcpUrl?: string; model?: string; provider?: string; system?: string; maxTokens?: number;
+    temperature?: number; toolChoice?: ToolChoice; maxToolRounds?: number; openaiBaseUrl?: string;
+  };
 }
 
 /** One entry of the conversation history. */

@@ -18,6 +18,24 @@ type SessionSnapshot struct {
 	Draft       *Draft               `json:"draft,omitempty"`
 	CallSeq     int                  `json:"callSeq,omitempty"`
 	Interrupted *SnapshotInterrupted `json:"interrupted,omitempty"`
+	Options     *SnapshotOptions     `json:"options,omitempty"`
+}
+
+// SnapshotOptions are the session's data options a snapshot carries: never
+// a function, never a credential.
+//
+//easyjson:json
+type SnapshotOptions struct {
+	BaseURL       string      `json:"baseUrl,omitempty"`
+	MCPURL        string      `json:"mcpUrl,omitempty"`
+	Model         string      `json:"model,omitempty"`
+	Provider      string      `json:"provider,omitempty"`
+	System        string      `json:"system,omitempty"`
+	MaxTokens     int         `json:"maxTokens,omitempty"`
+	Temperature   *float64    `json:"temperature,omitempty"`
+	ToolChoice    *ToolChoice `json:"toolChoice,omitempty"`
+	MaxToolRounds int         `json:"maxToolRounds,omitempty"`
+	OpenAIBaseURL string      `json:"openaiBaseUrl,omitempty"`
 }
 
 // SnapshotMessage is one message of the history.

@@ -35,6 +35,16 @@ func (v *SnapshotToolCall) ReadJSON(l *jsonr.Lexer) {
 }
 
 // WriteJSON writes v as JSON through w (wire.Marshaler).
+func (v SnapshotOptions) WriteJSON(w *jsonw.Writer) {
+	w.Struct(unsafe.Pointer(&v), encodeSnapshotOptions)
+}
+
+// ReadJSON reads one JSON value from l into v (wire.Unmarshaler).
+func (v *SnapshotOptions) ReadJSON(l *jsonr.Lexer) {
+	l.Object(unsafe.Pointer(v), decodeSnapshotOptions)
+}
+
+// WriteJSON writes v as JSON through w (wire.Marshaler).
 func (v SnapshotMessage) WriteJSON(w *jsonw.Writer) {
 	w.Struct(unsafe.Pointer(&v), encodeSnapshotMessage)
 }
@@ -100,6 +110,34 @@ var encodeSnapshotToolCall = []jsonw.Field{
 	{Prefix: ",\"arguments\":", Offset: unsafe.Offsetof(SnapshotToolCall{}.Arguments), Kind: jsonw.Raw},
 }
 
+// decodeSnapshotOptions is SnapshotOptions's fields, as ReadJSON reads them.
+var decodeSnapshotOptions = []jsonr.Field{
+	{Key: "baseUrl", Offset: unsafe.Offsetof(SnapshotOptions{}.BaseURL), Kind: jsonr.String},
+	{Key: "mcpUrl", Offset: unsafe.Offsetof(SnapshotOptions{}.MCPURL), Kind: jsonr.String},
+	{Key: "model", Offset: unsafe.Offsetof(SnapshotOptions{}.Model), Kind: jsonr.String},
+	{Key: "provider", Offset: unsafe.Offsetof(SnapshotOptions{}.Provider), Kind: jsonr.String},
+	{Key: "system", Offset: unsafe.Offsetof(SnapshotOptions{}.System), Kind: jsonr.String},
+	{Key: "maxTokens", Offset: unsafe.Offsetof(SnapshotOptions{}.MaxTokens), Kind: jsonr.Int},
+	{Key: "temperature", Offset: unsafe.Offsetof(SnapshotOptions{}.Temperature), Kind: jsonr.PtrFloat64},
+	{Key: "toolChoice", Offset: unsafe.Offsetof(SnapshotOptions{}.ToolChoice), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**ToolChoice)(p), (*ToolChoice).ReadJSON) }},
+	{Key: "maxToolRounds", Offset: unsafe.Offsetof(SnapshotOptions{}.MaxToolRounds), Kind: jsonr.Int},
+	{Key: "openaiBaseUrl", Offset: unsafe.Offsetof(SnapshotOptions{}.OpenAIBaseURL), Kind: jsonr.String},
+}
+
+// encodeSnapshotOptions is SnapshotOptions's fields, as WriteJSON writes them.
+var encodeSnapshotOptions = []jsonw.Field{
+	{Prefix: ",\"baseUrl\":", Offset: unsafe.Offsetof(SnapshotOptions{}.BaseURL), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"mcpUrl\":", Offset: unsafe.Offsetof(SnapshotOptions{}.MCPURL), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"model\":", Offset: unsafe.Offsetof(SnapshotOptions{}.Model), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"provider\":", Offset: unsafe.Offsetof(SnapshotOptions{}.Provider), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"system\":", Offset: unsafe.Offsetof(SnapshotOptions{}.System), Kind: jsonw.String, OmitEmpty: true},
+	{Prefix: ",\"maxTokens\":", Offset: unsafe.Offsetof(SnapshotOptions{}.MaxTokens), Kind: jsonw.Int, OmitEmpty: true},
+	{Prefix: ",\"temperature\":", Offset: unsafe.Offsetof(SnapshotOptions{}.Temperature), Kind: jsonw.PtrFloat64, OmitEmpty: true},
+	{Prefix: ",\"toolChoice\":", Offset: unsafe.Offsetof(SnapshotOptions{}.ToolChoice), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeToolChoice},
+	{Prefix: ",\"maxToolRounds\":", Offset: unsafe.Offsetof(SnapshotOptions{}.MaxToolRounds), Kind: jsonw.Int, OmitEmpty: true},
+	{Prefix: ",\"openaiBaseUrl\":", Offset: unsafe.Offsetof(SnapshotOptions{}.OpenAIBaseURL), Kind: jsonw.String, OmitEmpty: true},
+}
+
 // decodeSnapshotMessage is SnapshotMessage's fields, as ReadJSON reads them.
 var decodeSnapshotMessage = []jsonr.Field{
 	{Key: "role", Offset: unsafe.Offsetof(SnapshotMessage{}.Role), Kind: jsonr.String},
@@ -162,6 +200,9 @@ var decodeSessionSnapshot = []jsonr.Field{
 	{Key: "interrupted", Offset: unsafe.Offsetof(SessionSnapshot{}.Interrupted), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
 		jsonr.Ptr(l, (**SnapshotInterrupted)(p), (*SnapshotInterrupted).ReadJSON)
 	}},
+	{Key: "options", Offset: unsafe.Offsetof(SessionSnapshot{}.Options), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) {
+		jsonr.Ptr(l, (**SnapshotOptions)(p), (*SnapshotOptions).ReadJSON)
+	}},
 }
 
 // encodeSessionSnapshot is SessionSnapshot's fields, as WriteJSON writes them.
@@ -174,4 +215,5 @@ var encodeSessionSnapshot = []jsonw.Field{
 	{Prefix: ",\"draft\":", Offset: unsafe.Offsetof(SessionSnapshot{}.Draft), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeDraft},
 	{Prefix: ",\"callSeq\":", Offset: unsafe.Offsetof(SessionSnapshot{}.CallSeq), Kind: jsonw.Int, OmitEmpty: true},
 	{Prefix: ",\"interrupted\":", Offset: unsafe.Offsetof(SessionSnapshot{}.Interrupted), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeSnapshotInterrupted},
+	{Prefix: ",\"options\":", Offset: unsafe.Offsetof(SessionSnapshot{}.Options), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeSnapshotOptions},
 }
