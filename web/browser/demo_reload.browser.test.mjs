@@ -29,7 +29,11 @@ const problems = []; // console errors, page errors, HTTP errors
 
 /** Starts agentwasm dev on a free port and resolves with its URL. */
 function startDev() {
-  const started = startDevServer(binary, ['--pace', '4ms', '--web', 'web/demo', '--dist', 'dist'], { cwd: root });
+  // 50 ms between words: the long story streams for about five seconds, so it is still running when
+  // the page reloads even on a loaded machine. (A request held by a Playwright route would not do:
+  // Chromium fails a routed request as soon as the reload starts, before pagehide, which no real
+  // request sees.)
+  const started = startDevServer(binary, ['--pace', '50ms', '--web', 'web/demo', '--dist', 'dist'], { cwd: root });
   dev = started.child;
   return started.url;
 }
@@ -126,6 +130,7 @@ test('a turn running at the reload shows as interrupted, its text offered again'
   await page.press('#input', 'Enter');
   await page.waitForFunction(() => document.querySelector('#stop')?.disabled === false, null, { timeout: 30000 });
   const before = await log();
+  assert.equal(await page.evaluate(() => window.demo.state.busy), true, 'the story is still streaming at the reload');
   await reload();
   assert.equal(await page.evaluate(() => window.demo.restored), true);
   const after = await log();
