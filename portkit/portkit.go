@@ -20,9 +20,7 @@ package portkit
 
 import (
 	"context"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentwasm/agentwasm/serve"
@@ -41,6 +39,15 @@ type Options struct {
 	// SystemPrompt replaces the kit's system prompt; empty keeps the
 	// default, which tells the model how to use the port's tools.
 	SystemPrompt string
+	// Adopt lists asks a restored session is still waiting on (its
+	// snapshot's pending askIds) on a port restored from a snapshot
+	// (serve.AppOptions.Restore): the kit takes the caller identity the
+	// first of them that a kit raised records, so the person's approval of
+	// it backs this kit's fire as it would have the old kit's. Holding an
+	// ask's id (unguessable) is the proof, as for a caller citing it. Ids
+	// the port does not know, or asks no kit raised, are skipped; with
+	// none left the kit is a new caller.
+	Adopt []string
 }
 
 // Kit is a serve.Port as a session.Kit (and session.SystemPrompter). It is
@@ -57,8 +64,21 @@ type Kit struct {
 	caller string
 }
 
-// kitSeq numbers kits, each a caller of its own.
-var kitSeq atomic.Uint64
+// kitCaller begins the journal identity of every kit's calls: a kit calls
+// under serve.WithCaller(ctx, "kit:…"), which the journal records as
+// "caller:kit:…".
+const kitCaller = "caller:kit:"
+
+// adoptedCaller returns the WithCaller name of the first of askIDs that a
+// kit raised on p, or "".
+func adoptedCaller(p *serve.Port, askIDs []string) string {
+	for _, id := range askIDs {
+		if info, ok := p.App().Ask(id); ok && strings.HasPrefix(info.Caller, kitCaller) {
+			return strings.TrimPrefix(info.Caller, "caller:")
+		}
+	}
+	return ""
+}
 
 var (
 	_ session.Kit            = (*Kit)(nil)
@@ -71,7 +91,10 @@ func New(p *serve.Port, opts Options) *Kit {
 	if opts.SettleWithin == 0 {
 		opts.SettleWithin = DefaultSettleWithin
 	}
-	k := &Kit{port: p, opts: opts, caller: "kit:" + strconv.FormatUint(kitSeq.Add(1), 10)}
+	k := &Kit{port: p, opts: opts, caller: adoptedCaller(p, opts.Adopt)}
+	if k.caller == "" {
+		k.caller = serve.NewCallerName("kit")
+	}
 	for _, t := range p.Tools() {
 		def := session.ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		def.Annotations = annotationsJSON(t.Annotations)

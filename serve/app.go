@@ -72,6 +72,16 @@ type AppOptions struct {
 	// Past it the ask reads "expired" and a fire citing it is refused
 	// APPROVAL_STALE.
 	ApprovalTTL time.Duration
+	// Restore is a port snapshot (App.Snapshot or Port.Snapshot, taken
+	// over the same graph): the new session starts with its ask journal,
+	// so a card pending when it was taken can still be approved or
+	// declined. Each ask keeps its id, its caller and its expiry. A
+	// refused snapshot (another format, an unknown version, not JSON,
+	// another graph, an ask whose action the graph lacks, more than
+	// MaxSnapshotSize bytes) makes NewApp fail with an error matching
+	// ErrBadSnapshot, and nothing is made. The app's own data is not in a
+	// snapshot: pass it as State and Page.
+	Restore RawJSON
 }
 
 // DefaultApprovalTTL is how long an approved ask stays usable when
@@ -190,8 +200,16 @@ func NewApp(g *Graph, opts AppOptions) (*App, error) {
 	for k, v := range opts.State {
 		st[k] = CloneValue(v)
 	}
+	var restored *portSnapshot
+	if len(opts.Restore) > 0 {
+		var err error
+		if restored, err = readSnapshot(opts.Restore, g, opts.ApprovalTTL); err != nil {
+			return nil, err
+		}
+		opts.Restore = nil
+	}
 	life, closeFn := context.WithCancel(context.Background())
-	return &App{
+	a := &App{
 		life: life, close: closeFn,
 		g: g, opts: opts, now: now,
 		page: page, state: st,
@@ -203,7 +221,11 @@ func NewApp(g *Graph, opts AppOptions) (*App, error) {
 		warned:      map[string]bool{},
 		settledCh:   make(chan struct{}),
 		newAskID:    newAskID,
-	}, nil
+	}
+	if restored != nil {
+		a.restoreAsks(restored)
+	}
+	return a, nil
 }
 
 // safeClock wraps a host clock, which the session reads while holding its

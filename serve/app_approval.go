@@ -52,6 +52,11 @@ type AskInfo struct {
 	// Instance is the card the ask is for (a repeating action): the
 	// approval covers that card only.
 	Instance string
+	// Caller is the identity of the conversation whose fire raised it, as
+	// the journal records it ("" none): "caller:" and the name given with
+	// WithCaller, "port:…" for a port's own calls, "mcp-session:…" for an
+	// MCP session. Only that caller's fires can use its approval.
+	Caller string
 }
 
 func (a *App) askInfo(k *ask) AskInfo {
@@ -62,7 +67,7 @@ func (a *App) askInfo(k *ask) AskInfo {
 	return AskInfo{
 		ID: k.id, Action: k.action, Does: does, Input: CloneValue(k.input), State: a.askState(k),
 		AskedBy: k.askedBy, AnsweredBy: k.answeredBy, CreatedAt: k.createdAt, Transition: k.transition,
-		Instance: k.instance,
+		Instance: k.instance, Caller: k.caller,
 	}
 }
 

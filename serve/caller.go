@@ -9,8 +9,6 @@ package serve
 
 import (
 	"context"
-	"strconv"
-	"sync/atomic"
 )
 
 // callerKey is the context key of a call's caller.
@@ -51,12 +49,19 @@ func withMCPSession(ctx context.Context, sid string) context.Context {
 	return context.WithValue(ctx, callerKey{}, callerID{id})
 }
 
-// portSeq numbers ports, each a caller of its own.
-var portSeq atomic.Uint64
-
 // newPortCaller returns the identity of a new port.
-func newPortCaller() string {
-	return "port:" + strconv.FormatUint(portSeq.Add(1), 10)
+func newPortCaller() string { return NewCallerName("port") }
+
+// NewCallerName returns kind, a colon and 80 random bits: a caller
+// identity no other port, kit or runtime mints, so an ask restored from a
+// snapshot (which keeps its caller) can be used only by the caller that
+// raised it, or one its host gives the same identity on purpose
+// (PortOptions.Restore; portkit's Options.Caller), never by a newcomer
+// that happens to be numbered the same.
+func NewCallerName(kind string) string {
+	var b [10]byte
+	randomBytes(b[:])
+	return kind + ":" + base32Lower(b[:])
 }
 
 // callerOf returns the caller a call's context names, or the port itself.

@@ -26,6 +26,7 @@ type Graph struct {
 	RouteTo bool
 
 	pageIdx, actionIdx, journeyIdx map[string]int
+	digest                         string // Digest
 }
 
 // Page is a place the app can be on. Areas holds the full paths of its
@@ -135,6 +136,7 @@ func ParseGraph(data []byte) (g *Graph, err error) {
 		return nil, errs.New("serve: graph: must be a JSON object, got ", jsonKind(v))
 	}
 	g = &Graph{
+		digest:     graphDigest(top),
 		pageIdx:    map[string]int{},
 		actionIdx:  map[string]int{},
 		journeyIdx: map[string]int{},

@@ -29,6 +29,13 @@ type PortOptions struct {
 	// OfferLedger is how many freshness offers the port remembers
 	// [DefaultOfferLedger]; an older offer answers OFFER_UNKNOWN.
 	OfferLedger int
+	// Restore is the port snapshot the app session was restored from
+	// (Port.Snapshot; AppOptions.Restore): the port takes the snapshot's
+	// own caller identity, so the asks the old port's own calls raised
+	// are still this port's to use. A snapshot refused, or taken over
+	// another graph, makes NewPort fail with an error matching
+	// ErrBadSnapshot. Without it the port is a new caller.
+	Restore RawJSON
 }
 
 // The journeyTools modes.
@@ -94,6 +101,20 @@ func NewPort(app *App, opts PortOptions) (*Port, error) {
 	}
 	p := &Port{app: app, confirm: true, source: PrincipalAgent, sep: ".", born: app.Version(), offerCap: DefaultOfferLedger,
 		caller: newPortCaller()}
+	if len(opts.Restore) > 0 {
+		s, err := readSnapshot(opts.Restore, app.g, app.opts.ApprovalTTL)
+		if err != nil {
+			return nil, err
+		}
+		if s.caller != "" {
+			p.caller = s.caller
+		}
+		if s.journey != "" {
+			app.mu.Lock()
+			p.frame = &frame{journey: s.journey, trans: make([]string, len(s.done)), start: len(app.order), done: s.done}
+			app.mu.Unlock()
+		}
+	}
 	if opts.OfferLedger < 0 {
 		return nil, errs.New("serve: NewPort: offerLedger ", strconv.Itoa(opts.OfferLedger), " is negative; pass 0 for the default of ", strconv.Itoa(DefaultOfferLedger))
 	}

@@ -14,6 +14,9 @@ type frame struct {
 	journey string
 	trans   []string // per step: the transition fired through the frame
 	start   int      // len(app.order) when the frame opened
+	// done, for a frame restored from a snapshot, is each step done before
+	// it (Port.Snapshot); nil otherwise.
+	done []bool
 }
 
 // The statuses of a journey step.
@@ -31,6 +34,9 @@ const (
 func (p *Port) stepStatus(fr *frame, j *Journey, i int) (string, *Action) {
 	a := p.app
 	act := a.g.Action(j.Steps[i])
+	if i < len(fr.done) && fr.done[i] && fr.trans[i] == "" {
+		return stepDone, act // done before the snapshot the frame was restored from
+	}
 	st := ""
 	if id := fr.trans[i]; id != "" {
 		if t := a.transitions[id]; t != nil {

@@ -74,6 +74,12 @@ func (s *Session) runTurn(ctx context.Context, co ChatOptions, before *snapshot,
 	t.run(ctx, open, co)
 	t.turn.Text = t.textString()
 	t.turn.PendingApprovals = s.PendingApprovals()
+	if u := t.turn.Usage; u != nil {
+		s.mu.Lock()
+		s.usage.InputTokens += u.InputTokens
+		s.usage.OutputTokens += u.OutputTokens
+		s.mu.Unlock()
+	}
 	s.secrets.turn(&t.turn)
 	return t.turn
 }

@@ -25,6 +25,8 @@ func (s *Session) begin(cancel context.CancelFunc) bool {
 	}
 	s.busy.Store(true)
 	s.cancelTurn = cancel
+	// What a snapshot taken while the turn runs holds (snapshot.go).
+	s.turnStart, s.turnPending = len(s.history), clonePending(s.pending)
 	return true
 }
 

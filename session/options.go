@@ -152,6 +152,20 @@ type Options struct {
 	// Transport replaces the SSE transport to the Studio AI proxy.
 	Transport Transport
 
+	// Restore, when set, is a snapshot (Session.Snapshot's bytes, of this
+	// or an earlier SnapshotVersion, taken in any host) the session starts
+	// from: its history, the asks its last turn stopped on (Resume answers
+	// them), its usage, draft binding and call counter. Given the same
+	// options, the restored session's next Chat sends the very request the
+	// original's would have. The snapshot's data options (BaseURL, MCPURL,
+	// Model, Provider, System, MaxTokens, Temperature, ToolChoice,
+	// MaxToolRounds, OpenAI's BaseURL — never a function or a credential)
+	// fill the ones these Options leave unset: the caller's win. New
+	// refuses a snapshot of another format or
+	// version, one that is not well-formed or past the bounds with an error
+	// matching ErrBadSnapshot, and makes no session.
+	Restore RawJSON
+
 	// OpenAI, when set, sends each chat request straight to an
 	// OpenAI-compatible chat completions endpoint (a local server such as
 	// Ollama, llama.cpp's llama-server, vLLM or LM Studio, or a hosted API)

@@ -29,7 +29,13 @@ type Session struct {
 	disc    discovery
 	watch   watchState
 	pending []PendingApproval // the asks awaiting a person (approval.go)
-	closed  bool              // Close ran
+	usage   Usage             // every turn's tokens so far (a snapshot holds them)
+	// turnStart and turnPending are the history's length and the pending
+	// asks when the running turn began: what a snapshot taken during it
+	// holds (snapshot.go).
+	turnStart   int
+	turnPending []PendingApproval
+	closed      bool // Close ran
 	// cancelTurn ends the running turn's context (nil when none runs).
 	cancelTurn func()
 
@@ -41,6 +47,18 @@ type Session struct {
 // New returns a session configured by opts, or an error naming the option
 // that is out of range.
 func New(opts Options) (*Session, error) {
+	var r *restored
+	if opts.Restore != nil {
+		maxRequest := opts.MaxRequestBytes
+		if maxRequest <= 0 {
+			maxRequest = DefaultMaxRequestBytes
+		}
+		var err error
+		if r, err = readSnapshot(opts.Restore, maxRequest); err != nil {
+			return nil, err // before anything is made: nothing is half-restored
+		}
+		r.fill(&opts) // the snapshot's data options, where opts leaves them unset
+	}
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -76,6 +94,10 @@ func New(opts Options) (*Session, error) {
 		d := *o.Draft
 		s.draft = &d
 	}
+	if r != nil {
+		r.apply(s)
+		s.opts.Restore = nil // read once; the session keeps no copy
+	}
 	return s, nil
 }
 
@@ -106,6 +128,7 @@ func (s *Session) Reset() error {
 		return ErrBusy
 	}
 	s.history = nil
+	s.usage = Usage{}
 	s.pending = nil
 	return nil
 }

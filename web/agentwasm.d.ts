@@ -10,6 +10,9 @@ export interface AgentwasmError extends Error {
    * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
    * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal),
    * `busy` ({@link Session.reset} while a chat, stream or resume runs: nothing changed),
+   * `bad_snapshot` (a snapshot {@link Runtime.createSession}'s or {@link Runtime.createPort}'s restore option refused:
+   * another format, an unknown version, not a snapshot, past the bounds, for a port another graph; the message says
+   * which, and nothing was made),
    * `webmcp_failed` ({@link Port.registerWebMCP}: the WebMCP API refused a tool), `internal`.
    */
   code: string;
@@ -378,6 +381,62 @@ export interface SessionOptions {
   streamIdleTimeoutMs?: number;
   /** Bound on the capabilities request; past it the turn goes on without the refusal check. 0 disables. Default 30000. */
   capabilitiesTimeoutMs?: number;
+  /**
+   * A snapshot from {@link Session.snapshot} (the object, or its JSON text): the new session starts
+   * from its history, pending approvals, usage, draft binding and call counter, and — given the same
+   * options — its next chat sends the very request the snapshotted session would have sent. The
+   * options, functions and credentials are this call's own: a snapshot holds none. A refused one
+   * (another format, an unknown version, not a snapshot, past twice `maxRequestBytes` and 1 MiB)
+   * throws with code `bad_snapshot` and makes no session; one that is neither an object nor a string
+   * throws `bad_options`.
+   */
+  restore?: SessionSnapshot | string;
+}
+
+/**
+ * A session's state as a plain JSON object, from {@link Session.snapshot}, for
+ * {@link SessionOptions.restore}: store it (JSON.stringify) where a reload finds it.
+ *
+ * It holds the conversation history, the approvals the last turn stopped on, the tokens of every turn
+ * so far, the bound draft and the counter of ids given to unnamed tool calls. It never holds an
+ * option, a function or a credential: every token the session learned (from `auth`, an endpoint's
+ * key) reads `[redacted]`.
+ *
+ * Versioning: a released `version` stays readable — a later agentwasm restores it — while an agentwasm
+ * refuses a version newer than its own (`bad_snapshot`). Treat the object as opaque beyond
+ * `interrupted`: its members are described for reading, not for editing.
+ */
+export interface SessionSnapshot {
+  /** Always `agentwasm.session`. */
+  format: 'agentwasm.session';
+  /** The snapshot format's version (1). */
+  version: number;
+  /** The conversation history, well-formed: every tool call answered. */
+  history: Message[];
+  /** The asks the last turn stopped on, as its `pendingApprovals` gave them. */
+  pending?: PendingApproval[];
+  /** The tokens of every turn so far. */
+  usage?: Usage;
+  /** The bound composition draft. */
+  draft?: DraftBinding;
+  /** The counter of ids given to tool calls the model named none for. */
+  callSeq?: number;
+  /**
+   * Set when the snapshot was taken while a turn ran: the snapshot holds the state at that turn's start
+   * (the turn is not in it), and `text` is the person's message that began it — offer it again after a
+   * restore.
+   */
+  interrupted?: { text: string };
+  /**
+   * The session's data options, never a function or a credential: a restore fills each option its own
+   * options leave unset from these (the caller's win), so a host that knows nothing of the conversation
+   * gets the original's model, prompt and endpoint (an OpenAI-compatible one without its key: give
+   * `model.apiKey`/`getApiKey` again).
+   */
+  options?: {
+    baseUrl?: string; mcpUrl?: string; model?: string; provider?: string; system?: string; maxTokens?: number;
+    temperature?: number; toolChoice?: ToolChoice; maxToolRounds?: number; openaiBaseUrl?: string;
+  };
 }
 
 /** One entry of the conversation history. */
@@ -776,6 +835,47 @@ export interface PortOptions {
    * `freshness: 'cite'`; the oldest are forgotten first. A whole number above 0. Default 500.
    */
   offerLedgerSize?: number;
+  /**
+   * A port snapshot ({@link Port.snapshot}'s object, or its JSON text) taken over the same graph:
+   * the port starts with its ask journal, so a card pending at the reload can still be approved or
+   * declined, by the same caller's fire only; an approval used before stays used, a declined ask
+   * stays declined, an approval past its expiry is expired. A refused one (another format, an
+   * unknown version, not JSON, another graph, an ask whose action the graph lacks, oversize)
+   * throws an Error with code `bad_snapshot`, and no port is made. The app's own data is not in
+   * it: pass `state` and `page`.
+   */
+  restore?: PortSnapshot | string;
+}
+
+/** A port's ask journal as a document ({@link Port.snapshot}; `createPort`'s `restore`). */
+export interface PortSnapshot {
+  format: 'agentwasm.port';
+  version: number;
+  /** The digest of the graph's canonical JSON; a restore over another graph is refused. */
+  graph: string;
+  /** The port's own caller identity: the restored port's own calls may use the asks it raised. */
+  caller?: string;
+  asks: PortSnapshotAsk[];
+}
+
+/** One ask of a {@link PortSnapshot}. Times are Unix milliseconds. */
+export interface PortSnapshotAsk {
+  id: string;
+  action: string;
+  /** What the action's card shows. */
+  does?: string;
+  input?: unknown;
+  instance?: string;
+  state: 'pending' | 'approved' | 'declined' | 'revoked' | 'used';
+  /** The conversation whose fire raised it; only its fires may use the approval. */
+  caller?: string;
+  askedBy: Principal;
+  answeredBy?: string;
+  createdAt: number;
+  /** When an approved ask's approval lapses. */
+  expiresAt?: number;
+  declinedByPerson?: boolean;
+  transition?: string;
 }
 
 /** One of the port's tools, as offered to a model. */
@@ -1224,6 +1324,11 @@ export declare class Port {
   patch(state: Record<string, unknown>, options?: { by?: Principal }): void;
   /** The person did an action in the page; returns its transition id. `instance` names the card of a repeating action. */
   report(action: string, options?: { input?: unknown; data?: unknown; instance?: string }): string;
+  /**
+   * The port's ask journal as a plain object, to keep and pass as `createPort`'s `restore` after a
+   * reload (over the same graph). The app's own state is not in it.
+   */
+  snapshot(): PortSnapshot;
   /** The asks, for the page's approval cards. */
   asks(): PortAsk[];
   /** Human-side doors: the model cannot reach them. */
@@ -1342,6 +1447,12 @@ export declare class Session {
   reconnect(): Promise<void>;
   /** The bound composition draft, or null. */
   draft(): DraftBinding | null;
+  /**
+   * The session's state as a plain object, at once (it never waits), for {@link SessionOptions.restore}
+   * in this or another runtime, after a reload. Taken while a turn runs, it holds the state at that
+   * turn's start and sets `interrupted`. It holds no option, function or credential.
+   */
+  snapshot(): SessionSnapshot;
   /** Binds the composition draft that composition tools mutate; null unbinds. */
   attachDraft(draft: DraftBinding | null): void;
   /**

@@ -60,7 +60,7 @@ const JSON_OPTIONS = new Set([
  */
 const JS_OPTIONS = new Set([
   'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'model', 'onEvent', 'onStepFinish', 'studioTools', 'system',
-  'toolListChangedWatch', 'tools', 'transport',
+  'toolListChangedWatch', 'tools', 'transport', 'restore',
 ]);
 
 /** The options of load(). */
@@ -895,13 +895,14 @@ export class Runtime {
       if (!isObject(graph)) throw agentError('bad_options', 'agentwasm: createPort needs a graph object', TypeError);
       graphJSON = jsonText(graph, 'bad_options', 'the graph');
     }
-    const { handlers: given = {}, onWarn, onChange, ...rest } = options;
+    const { handlers: given = {}, onWarn, onChange, restore, ...rest } = options;
     const json = {};
     for (const [key, value] of Object.entries(rest)) {
       if (value === undefined) continue;
       if (!PORT_OPTIONS.has(key)) throw badOption(`unknown port option ${key}`);
       json[key] = value;
     }
+    if (restore !== undefined) json.restore = portSnapshotOption(restore);
     if (json.settleWithinMs !== undefined && !(Number.isSafeInteger(json.settleWithinMs) && json.settleWithinMs >= 0)) {
       throw badOption('settleWithinMs must be a whole number of milliseconds, 0 or more');
     }
@@ -1055,6 +1056,27 @@ function settled(result, forget) {
   }
   forget();
   return result;
+}
+
+/**
+ * The restore option of createPort: a port snapshot (port.snapshot()'s
+ * object, or its JSON text) as the object the module reads. Not an object
+ * (or JSON text of one) throws code `bad_snapshot`, as the module does for
+ * one it refuses.
+ */
+function portSnapshotOption(restore) {
+  let snapshot = restore;
+  if (typeof restore === 'string') {
+    try {
+      snapshot = JSON.parse(restore);
+    } catch (err) {
+      throw agentError('bad_snapshot', `agentwasm: the port snapshot to restore is not JSON: ${err.message}; pass port.snapshot()'s object or its JSON text`, TypeError);
+    }
+  }
+  if (!isObject(snapshot)) {
+    throw agentError('bad_snapshot', 'agentwasm: restore must be a port snapshot: port.snapshot()\'s object or its JSON text', TypeError);
+  }
+  return snapshot;
 }
 
 /** Port options that travel to the module as JSON, as given. */
@@ -1220,6 +1242,25 @@ function directModel(model) {
   return { name, openai };
 }
 
+/**
+ * The restore option as the module takes it: a snapshot object as given, or
+ * the object a snapshot's JSON text holds. The module checks the snapshot
+ * itself (bad_snapshot); text that is no JSON is refused here alike.
+ */
+function restoreJSON(restore) {
+  if (typeof restore === 'string') {
+    try {
+      return JSON.parse(restore);
+    } catch (err) {
+      throw agentError('bad_snapshot', `agentwasm: restore is not a snapshot's JSON (${err && err.message}); give what session.snapshot() returned, or its JSON text`);
+    }
+  }
+  if (!isObject(restore) || Array.isArray(restore)) {
+    throw badOption('restore must be a snapshot from session.snapshot() (a plain object) or its JSON text');
+  }
+  return restore;
+}
+
 /** Checks the options and returns their JSON part (wasm/README.md). */
 function sessionOptionsJSON(options, runtime) {
   const json = {};
@@ -1230,8 +1271,9 @@ function sessionOptionsJSON(options, runtime) {
   }
   const {
     auth, execute, fetchImpl, kit, mcpClient, mcpUrl, model, onEvent, onStepFinish, studioTools, system, toolListChangedWatch,
-    tools, transport,
+    tools, transport, restore,
   } = options;
+  if (restore !== undefined) json.restore = restoreJSON(restore);
   if (typeof model === 'string') {
     json.model = model;
   } else if (model !== undefined) {
@@ -1795,6 +1837,15 @@ export class Session {
   }
 
   /**
+   * The session's state as a plain object (wasm/README.md, session.snapshot),
+   * for createSession's restore option; it never waits.
+   * @returns {import('./agentwasm.d.ts').SessionSnapshot}
+   */
+  snapshot() {
+    return this.#sync('session.snapshot').snapshot;
+  }
+
+  /**
    * Binds the composition draft that composition tools mutate; null unbinds.
    * @param {import('./agentwasm.d.ts').DraftBinding | null} draft
    */
@@ -1966,6 +2017,18 @@ export class Port {
       throw agentError('bad_argument', 'agentwasm: report\'s instance must be a string, the card\'s key', TypeError);
     }
     return this.#sync('port.report', { action: String(action), input, data, instance }).value.transitionId;
+  }
+
+  /**
+   * The port's ask journal as a snapshot: a plain object
+   * `{format: 'agentwasm.port', version: 1, graph, caller?, asks: [...]}`
+   * to keep (JSON.stringify it) and hand to `createPort(graph, {restore})`
+   * after a reload, over the same graph. A card pending now can then still
+   * be approved or declined; each ask keeps its id, its caller and its
+   * expiry. The app's own state is not in it: pass it as `state`/`page`.
+   */
+  snapshot() {
+    return this.#sync('port.snapshot').snapshot;
   }
 
   /** The asks a person may answer (the approval cards). */

@@ -81,7 +81,11 @@ type Reply struct {
 	Port int `json:"port,omitempty"`
 	// Value is a port command's answer, as JSON.
 	Value rawjson.Message `json:"value,omitempty"`
-	Error *ErrorBody      `json:"error,omitempty"`
+	// Snapshot is a snapshot document, as its writer wrote it:
+	// session.snapshot's (session.Session.Snapshot, wire.SessionSnapshot)
+	// or port.snapshot's (serve's port snapshot).
+	Snapshot rawjson.Message `json:"snapshot,omitempty"`
+	Error    *ErrorBody      `json:"error,omitempty"`
 }
 
 // ErrorBody describes why a command failed. Code is stable and machine
@@ -116,8 +120,12 @@ type SessionOptions struct {
 	Model         string `json:"model,omitempty"`
 	// OpenAI sends chat requests straight to an OpenAI-compatible
 	// endpoint (session.Options.OpenAI).
-	OpenAI                 *OpenAIEndpoint `json:"openai,omitempty"`
-	Provider               string          `json:"provider,omitempty"`
+	OpenAI   *OpenAIEndpoint `json:"openai,omitempty"`
+	Provider string          `json:"provider,omitempty"`
+	// Restore is a snapshot (session.snapshot's object) the new session
+	// starts from (session.Options.Restore); a refused one fails
+	// session.create with bad_snapshot.
+	Restore                rawjson.Message `json:"restore,omitempty"`
 	StudioTools            *ToolPolicy     `json:"studioTools,omitempty"`
 	System                 string          `json:"system,omitempty"`
 	SystemFunction         bool            `json:"systemFunction,omitempty"`

@@ -100,6 +100,7 @@ var decodeSessionOptions = []jsonr.Field{
 		jsonr.Ptr(l, (**OpenAIEndpoint)(p), (*OpenAIEndpoint).ReadJSON)
 	}},
 	{Key: "provider", Offset: unsafe.Offsetof(SessionOptions{}.Provider), Kind: jsonr.String},
+	{Key: "restore", Offset: unsafe.Offsetof(SessionOptions{}.Restore), Kind: jsonr.Raw},
 	{Key: "studioTools", Offset: unsafe.Offsetof(SessionOptions{}.StudioTools), Kind: jsonr.Func, Decode: func(l *jsonr.Lexer, p unsafe.Pointer) { jsonr.Ptr(l, (**ToolPolicy)(p), (*ToolPolicy).ReadJSON) }},
 	{Key: "system", Offset: unsafe.Offsetof(SessionOptions{}.System), Kind: jsonr.String},
 	{Key: "systemFunction", Offset: unsafe.Offsetof(SessionOptions{}.SystemFunction), Kind: jsonr.Bool},
@@ -135,6 +136,7 @@ var encodeReply = []jsonw.Field{
 	{Prefix: ",\"tools\":", Offset: unsafe.Offsetof(Reply{}.Tools), Kind: jsonw.StructSlice, OmitEmpty: true, Fields: encodeToolSpec, Size: unsafe.Sizeof(ToolSpec{})},
 	{Prefix: ",\"port\":", Offset: unsafe.Offsetof(Reply{}.Port), Kind: jsonw.Int, OmitEmpty: true},
 	{Prefix: ",\"value\":", Offset: unsafe.Offsetof(Reply{}.Value), Kind: jsonw.Raw, OmitEmpty: true},
+	{Prefix: ",\"snapshot\":", Offset: unsafe.Offsetof(Reply{}.Snapshot), Kind: jsonw.Raw, OmitEmpty: true},
 	{Prefix: ",\"error\":", Offset: unsafe.Offsetof(Reply{}.Error), Kind: jsonw.PtrStruct, OmitEmpty: true, Fields: encodeErrorBody},
 }
 

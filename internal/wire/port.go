@@ -28,6 +28,9 @@ type PortOptions struct {
 	// OfferLedgerSize is how many freshness offers the port remembers
 	// [500].
 	OfferLedgerSize int `json:"offerLedgerSize,omitempty"`
+	// Restore is a port snapshot (port.snapshot's) to start the port's
+	// ask journal from; refused, port.create answers bad_snapshot.
+	Restore rawjson.Message `json:"restore,omitempty"`
 }
 
 // HookHandler is the payload of the "handler" hook: run the host's handler

@@ -55,6 +55,7 @@ var decodePortOptions = []jsonr.Field{
 	{Key: "version", Offset: unsafe.Offsetof(PortOptions{}.Version), Kind: jsonr.String},
 	{Key: "settleWithinMs", Offset: unsafe.Offsetof(PortOptions{}.SettleWithinMs), Kind: jsonr.PtrInt64},
 	{Key: "offerLedgerSize", Offset: unsafe.Offsetof(PortOptions{}.OfferLedgerSize), Kind: jsonr.Int},
+	{Key: "restore", Offset: unsafe.Offsetof(PortOptions{}.Restore), Kind: jsonr.Raw},
 }
 
 // encodePortEvent is PortEvent's fields, as WriteJSON writes them.

@@ -11,7 +11,13 @@
 // drawn in SVG from the app's state, suggestions that fit the model in use,
 // Stop, and New conversation (a fresh app, port and session, and the demo
 // server's state reset). Focus stays where the person is, and a live region
-// announces each finished answer and each approval card.
+// announces each finished answer and each approval card. The conversation
+// survives a reload of the tab: after every turn (an approval card
+// included), after a revoke and when the page goes away, the page keeps the
+// session's and the port's snapshots and the app's own state in
+// sessionStorage, and on load restores them — the conversation re-rendered
+// from the snapshot's history, a pending card answerable again, a turn that
+// was running shown as interrupted with its text offered again.
 import { load } from '/dist/agentwasm.mjs';
 import { studioGraph, basemapTool, createStudioApp } from './studio-app.mjs';
 
@@ -76,6 +82,73 @@ const suggestions = model.scripted
   : ['Make the map dark', 'Add a schools layer to a new draft', 'Rename the map to "City schools"', 'Publish the map',
     'What can you do in this app?'];
 
+// ---- the conversation kept across a reload ----
+
+/**
+ * Where the page keeps the conversation: sessionStorage, not localStorage — it belongs to this tab
+ * (another tab starts its own conversation) and goes with it, so a closed tab leaves nothing behind.
+ * Nothing secret is in it anyway: a session snapshot holds no key or token (the session scrubs
+ * them), and the port's holds its asks, not credentials. The value is one JSON document:
+ * `{v: 1, session, port, app: {view, page, state}}` (the app: its view, and the port's page and state).
+ */
+const STORE_KEY = 'agentwasm.demo.conversation';
+
+/** The stored conversation, or null (none, or unreadable: then it is dropped). */
+function loadStored() {
+  let text = null;
+  try { text = sessionStorage.getItem(STORE_KEY); } catch { return null; } // storage disabled: nothing kept
+  if (!text) return null;
+  try {
+    const stored = JSON.parse(text);
+    if (stored?.v === 1 && stored.session && stored.port && stored.app?.view) return stored;
+  } catch { /* dropped below */ }
+  clearStored();
+  return null;
+}
+
+/** Forgets the stored conversation. */
+function clearStored() {
+  try { sessionStorage.removeItem(STORE_KEY); } catch { /* storage disabled */ }
+}
+
+/**
+ * Stores the conversation as it is now: the session's snapshot (taken while a turn runs, it holds the
+ * state at the turn's start and the turn's text as interrupted), the port's (its pending and
+ * approved-unused asks) and the app's state. A conversation with nothing in it is not kept.
+ */
+function saveConversation() {
+  if (!session || !port || state.resetting) return;
+  let snap;
+  let portSnap;
+  let page = 'edit';
+  let portState = {};
+  try {
+    snap = session.snapshot();
+    portSnap = port.snapshot();
+    ({ page, state: portState } = port.state());
+  } catch {
+    return; // a closed session or port: New conversation is building the next
+  }
+  if (!snap.history?.length && !snap.pending?.length && !snap.interrupted) {
+    clearStored();
+    return;
+  }
+  const stored = {
+    v: 1,
+    session: snap,
+    port: portSnap,
+    app: { view: app.view, page, state: portState },
+  };
+  try {
+    sessionStorage.setItem(STORE_KEY, JSON.stringify(stored));
+  } catch (err) {
+    setStatus(`This conversation could not be kept for a reload (${err.name}); it goes on here.`);
+  }
+}
+
+// The page going away (a reload, a navigation) keeps the conversation as it is then, a running turn included.
+addEventListener('pagehide', () => saveConversation());
+
 // The app, its port and the session: made anew by New conversation.
 let app;
 let port;
@@ -83,39 +156,56 @@ let portTools;
 let portNames;
 let session;
 
-/** Builds the app's state, its port and the agent session, and publishes them for the browser tests. */
-async function setup() {
+/**
+ * Builds the app's state, its port and the agent session, and publishes them for the browser tests.
+ * Given a stored conversation, the app takes its stored state and the port and the session are made
+ * with `restore` from their snapshots; a snapshot they refuse throws (code bad_snapshot) with nothing
+ * left made.
+ */
+async function setup(stored = null) {
   const thisApp = createStudioApp(() => { if (app === thisApp) renderApp(); });
-  app = thisApp;
-  window.demo.performed = app.performed;
-  port = runtime.createPort(studioGraph, {
-    page: 'edit',
+  if (stored) Object.assign(thisApp.view, stored.app.view);
+  const thisPort = runtime.createPort(studioGraph, {
+    page: stored?.app.page ?? 'edit',
+    ...(stored?.app.state && Object.keys(stored.app.state).length ? { state: stored.app.state } : {}),
     requireHumanApproval: true,
-    handlers: app.handlers,
+    handlers: thisApp.handlers,
     settleWithinMs: 1000, // a fire comes back settled when it settles within a second
     onChange: () => queueMicrotask(renderApp),
+    ...(stored ? { restore: stored.port } : {}),
   });
+  let s;
+  try {
+    s = runtime.createSession({
+      baseUrl: '/api', // the MCP server at /api/mcp; and the Studio AI proxy unless the model is direct
+      // An OpenAI-compatible endpoint the session talks to directly, without a key (agentwasm dev --direct).
+      ...(direct ? { model: { baseUrl: direct.baseUrl, name: direct.name } } : {}),
+      // The port's tools run through the port (its gates and approvals: a turn
+      // stops on an ask); the page tool runs here, with its own execute.
+      kit: thisPort,
+      tools: [{ ...basemapTool, execute: (args) => thisApp.setBasemap(args) }],
+      system: () => systemPrompt(s),
+      watchToolListChanged: true,
+      toolDiscoveryTimeoutMs: 5000,
+      studioTools: { required: ['honua_studio_create_draft', 'honua_studio_get_draft', 'honua_studio_add_layer'] },
+      onEvent: (e) => { if (s === session) onEvent(e); },
+      ...(stored ? { restore: stored.session } : {}),
+    });
+  } catch (err) {
+    try { thisPort.close(); } catch { /* closed already */ }
+    throw err;
+  }
+  app = thisApp;
+  window.demo.performed = app.performed;
+  window.demo.app = app; // for the browser test: the app's view (its published version)
+  port = thisPort;
   window.demo.port = port; // for the browser test: the asks the cards show
   portTools = port.tools();
   portNames = new Set(portTools.map((t) => t.name));
+  session = s;
   // A browser with WebMCP (document.modelContext) gets the same tools for its
   // own agent, through the same gates; elsewhere this says why it did nothing.
   window.demo.webmcp = await port.registerWebMCP();
-  const s = runtime.createSession({
-    baseUrl: '/api', // the MCP server at /api/mcp; and the Studio AI proxy unless the model is direct
-    // An OpenAI-compatible endpoint the session talks to directly, without a key (agentwasm dev --direct).
-    ...(direct ? { model: { baseUrl: direct.baseUrl, name: direct.name } } : {}),
-    // The port's tools run through the port (its gates and approvals: a turn
-    // stops on an ask); the page tool runs here, with its own execute.
-    kit: port,
-    tools: [{ ...basemapTool, execute: (args) => thisApp.setBasemap(args) }],
-    system: () => systemPrompt(s),
-    watchToolListChanged: true,
-    toolDiscoveryTimeoutMs: 5000,
-    studioTools: { required: ['honua_studio_create_draft', 'honua_studio_get_draft', 'honua_studio_add_layer'] },
-    onEvent: (e) => { if (s === session) onEvent(e); },
-  });
-  session = s;
   renderApp();
   setStatus('Discovering tools…');
   renderDiscovery(await s.refreshTools());
@@ -269,28 +359,41 @@ function onToolResult(cur, record) {
   cur.mark = now;
   const call = cur.calls.get(record.toolCallId) ?? { card: toolCard(record.toolName) };
   if (!cur.calls.has(record.toolCallId)) cur.el.insertBefore(call.card.root, cur.footer);
-  const { card } = call;
-  const plane = planeOf(record);
-  const content = safeJSON(record.content);
-  const data = content?.data;
-  // A step the port holds for the person's approval is waiting, not done.
-  const waiting = record.ok && plane === 'port' && (data?.judgment === 'needs-confirm' || data?.judgment === 'awaiting-human');
-  card.root.classList.remove('pending');
-  card.root.classList.add(waiting ? 'waiting' : record.ok ? 'ok' : 'failed', `plane-${plane}`);
-  card.root.dataset.plane = plane;
-  if (waiting && typeof data.askId === 'string') card.root.dataset.ask = data.askId; // the card's answer updates it
-  card.plane.textContent = { page: 'page', port: 'app port', mcp: 'MCP', unknown: 'unknown' }[plane];
-  const notes = [waiting ? 'waiting for your approval' : record.ok ? 'ok' : `failed${record.errorCode ? ` (${record.errorCode})` : ''}`, `${ms} ms`];
-  if (record.retriedAfterConflict) notes.push('retried after a draft conflict');
-  card.outcome.textContent = notes.join(' · ');
-  card.summary.textContent = summarize(record, plane, content, call.arguments);
-  card.root.append(resultDetails(record, content));
+  const { plane } = showResult(call.card, record, call.arguments, `${ms} ms`);
   if (plane === 'mcp' && record.ok && record.toolName === 'honua_studio_add_layer') {
     const layer = call.arguments?.layer;
     if (typeof layer === 'string' && layer && !app.view.layers.includes(layer)) app.view.layers.push(layer);
   }
   renderApp();
   scrollLog();
+}
+
+/**
+ * Shows a tool call's result in its card: its plane, outcome (with `timing`, when known), summary and
+ * the full result. `answered` marks a restored step that waited for an approval the person has answered
+ * since (the history says the step waited; the answer is further on). Answers the call's plane.
+ */
+function showResult(card, record, args, timing, answered = false) {
+  const plane = planeOf(record);
+  const content = safeJSON(record.content);
+  const data = content?.data;
+  // A step the port holds for the person's approval is waiting, not done.
+  const held = record.ok && plane === 'port' && (data?.judgment === 'needs-confirm' || data?.judgment === 'awaiting-human');
+  const waiting = held && !answered;
+  card.root.classList.remove('pending');
+  card.root.classList.add(waiting ? 'waiting' : record.ok ? 'ok' : 'failed', `plane-${plane}`);
+  card.root.dataset.plane = plane;
+  if (waiting && typeof data.askId === 'string') card.root.dataset.ask = data.askId; // the card's answer updates it
+  card.plane.textContent = { page: 'page', port: 'app port', mcp: 'MCP', unknown: 'unknown' }[plane];
+  const notes = [waiting ? 'waiting for your approval' : held ? 'you answered'
+    : record.ok ? 'ok' : `failed${record.errorCode ? ` (${record.errorCode})` : ''}`];
+  if (timing) notes.push(timing);
+  if (record.retriedAfterConflict) notes.push('retried after a draft conflict');
+  card.outcome.textContent = notes.join(' · ');
+  const doing = held ? (data.willDo?.does ?? data.does ?? (data.action && actionWords(data.action)) ?? 'this step') : '';
+  card.summary.textContent = held && !waiting ? `You answered the approval: ${lower(doing)}.` : summarize(record, plane, content, args);
+  card.root.append(resultDetails(record, content));
+  return { plane, waiting };
 }
 
 let resultCount = 0;
@@ -453,6 +556,7 @@ function finishTurn(turn) {
       : turn.text || (waiting ? '' : 'Done.');
   const cards = state.pending.map((ask) => `Approval needed: ${askText(ask)}.`);
   announce([said && `Assistant: ${said}`, ...cards].filter(Boolean).join(' '));
+  saveConversation(); // the turn's end, and any card it stopped on, survive a reload
 }
 
 /**
@@ -591,6 +695,7 @@ function revokeApproval(ask) {
   }
   renderCards();
   focusNextCardOrComposer();
+  saveConversation(); // the port's asks changed
 }
 
 let approvalTimer;
@@ -885,6 +990,7 @@ async function newConversation() {
     try { oldSession.close(); } catch { /* closed already */ }
     try { oldPort.close(); } catch { /* closed already */ }
     Object.assign(state, { turns: [], current: null, pending: [], revoked: [], generations: new Map() });
+    clearStored(); // a reload now starts from this new conversation
     $('log').replaceChildren();
     $('cards').replaceChildren();
     const serverNote = await resetServer();
@@ -924,9 +1030,122 @@ function greet() {
   $('log').append(hello);
 }
 
+// ---- a conversation restored after a reload ----
+
+/**
+ * Renders the restored conversation from the session snapshot's history, compactly: the person's
+ * messages, the assistant's text and its tool calls with their summaries (no timings: they were not
+ * kept), and the notes of the person's answers to approval cards. A step that waited for an approval
+ * still pending waits again (its card's answer updates it); one answered since says so.
+ */
+function renderHistory(snap) {
+  const pendingIds = new Set((snap.pending ?? []).map((a) => a.askId));
+  const calls = new Map();
+  let turnEl = null;
+  let prev = null;
+  const endTurn = () => {
+    if (!turnEl) return;
+    const waiting = Boolean(turnEl.querySelector('.tool.waiting'));
+    turnEl.classList.toggle('waiting', waiting);
+    const footer = el('div', 'turn-footer muted small', waiting ? 'waiting for your approval · from before the reload' : 'from before the reload');
+    footer.classList.toggle('waiting', waiting);
+    turnEl.append(footer);
+    turnEl = null;
+  };
+  for (const m of snap.history ?? []) {
+    if (m.role === 'user') {
+      endTurn();
+      // A user message right after tool results is the session's note of the person's answers to cards.
+      const note = prev === 'tool';
+      const bubble = el('div', note ? 'msg note restored' : 'msg user restored');
+      bubble.append(el('div', 'who', 'You'), el('div', 'body', m.content));
+      $('log').append(bubble);
+    } else if (m.role === 'assistant') {
+      if (!turnEl) {
+        turnEl = el('div', 'msg assistant restored');
+        turnEl.append(el('div', 'who', 'Assistant'));
+        $('log').append(turnEl);
+      }
+      if (m.content) turnEl.append(el('div', 'body', m.content));
+      for (const c of m.toolCalls ?? []) {
+        const card = toolCard(c.name);
+        const args = typeof c.arguments === 'string' ? safeJSON(c.arguments) : c.arguments;
+        card.args.textContent = args && Object.keys(args).length ? JSON.stringify(args) : '';
+        calls.set(c.id, { card, args });
+        turnEl.append(card.root);
+      }
+    } else if (m.role === 'tool') {
+      const call = calls.get(m.toolCallId);
+      if (call) {
+        const content = safeJSON(m.content);
+        const ok = !(content?.status === 'error' || content?.ok === false || content?.isError === true);
+        const askId = content?.data?.askId;
+        const toolName = m.toolName || call.card.name;
+        // The history keeps no plane: the page's and the port's tools are the runtime's, the rest came from MCP.
+        const plane = portNames.has(toolName) || toolName === basemapTool.name ? 'runtime' : 'composition';
+        showResult(call.card, { toolName, toolCallId: m.toolCallId, plane, ok, content: m.content },
+          call.args, '', !(typeof askId === 'string' && pendingIds.has(askId)));
+      }
+    }
+    prev = m.role;
+  }
+  endTurn();
+  if (snap.interrupted?.text) {
+    // The turn that was running when the page went away: its request, and the chance to send it again.
+    const bubble = el('div', 'msg user restored');
+    bubble.append(el('div', 'who', 'You'), el('div', 'body', snap.interrupted.text));
+    const stopped = el('div', 'msg assistant interrupted');
+    stopped.append(el('div', 'who', 'Assistant'), el('div', 'body muted',
+      'Interrupted: the page went away while this turn ran, and its answer was not kept. Your request is back in the box below: send it again?'));
+    $('log').append(bubble, stopped);
+    $('input').value = snap.interrupted.text;
+  }
+  scrollLog();
+}
+
+/**
+ * Builds the page from the stored conversation, if there is one: answers true when it restored it. A
+ * snapshot the module refuses (bad_snapshot: from an older or newer build, or damaged) or that fails
+ * otherwise is dropped with a quiet note, and the page starts afresh.
+ */
+async function restoreOrStart() {
+  const stored = loadStored();
+  if (stored) {
+    try {
+      await setup(stored);
+      greet();
+      renderHistory(stored.session);
+      state.pending = stored.session.pending ?? [];
+      return true;
+    } catch (err) {
+      clearStored();
+      try { session?.close(); } catch { /* closed already */ }
+      try { port?.close(); } catch { /* closed already */ }
+      session = null;
+      const why = err?.code === 'bad_snapshot' ? 'this version of the page cannot read it' : err?.message ?? String(err);
+      window.demo.restoreError = { code: err?.code ?? null, message: err?.message ?? String(err) };
+      await setup();
+      greet();
+      $('log').append(el('div', 'msg note muted small restore-dropped', `The conversation kept from before the reload could not be restored (${why}); starting afresh.`));
+      return false;
+    }
+  }
+  await setup();
+  greet();
+  return false;
+}
+
 renderSuggestions();
-await setup();
+const restored = await restoreOrStart();
 setComposer();
-setStatus('Ready. Type a request, or pick one below.');
-greet();
+renderApp();
+if (restored) {
+  const waiting = state.pending.length;
+  setStatus(waiting ? 'The conversation from before the reload is back. Approve or decline the card to go on.'
+    : 'The conversation from before the reload is back. Type a request, or pick one below.');
+  announce(['Conversation restored.', ...state.pending.map((ask) => `Approval needed: ${askText(ask)}.`)].join(' '));
+} else {
+  setStatus('Ready. Type a request, or pick one below.');
+}
+window.demo.restored = restored;
 window.demo.ready = true;

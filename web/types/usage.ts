@@ -7,8 +7,8 @@ import {
   type Graph, type Guard, type Judgment, type Port, type PortOptions, type PortResult, type PortWarning,
   type SessionTool, type Step, type PendingApproval, type TurnStream, type ToolReturn, type Usage, type StreamEvent,
   type AgentwasmError, type LoadOptions, type Runtime, type Variant,
-  type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk,
-  type PortActionRow, type DirectModel, type ApiKeySource,
+  type WebMCPModelContext, type WebMCPRegistration, type WebMCPCallToolResult, type PortTransition, type PortAsk, type PortSnapshot,
+  type PortActionRow, type DirectModel, type ApiKeySource, type SessionSnapshot,
 } from '../agentwasm.mjs';
 
 export async function usage(signal: AbortSignal): Promise<string> {
@@ -156,6 +156,19 @@ export async function usage(signal: AbortSignal): Promise<string> {
   // @ts-expect-error onStepFinish is a function
   runtime.createSession({ onStepFinish: true });
 
+  // A snapshot survives a reload: stored as JSON text, restored as text or as the object.
+  const snapshot: SessionSnapshot = agentTools.snapshot();
+  const stored: string = JSON.stringify(snapshot);
+  const again = runtime.createSession({ tools: [{ name: 'x' }], restore: stored });
+  runtime.createSession({ restore: JSON.parse(stored) as SessionSnapshot });
+  const retry: string | undefined = again.snapshot().interrupted?.text;
+  const asks: PendingApproval[] = snapshot.pending ?? [];
+  const spent: number = (snapshot.usage?.inputTokens ?? 0) + snapshot.history.length + asks.length + (retry?.length ?? 0);
+  // @ts-expect-error restore takes a snapshot or its JSON text
+  runtime.createSession({ restore: 42 });
+  // @ts-expect-error a snapshot is agentwasm.session's
+  runtime.createSession({ restore: { format: 'agentwasm.port', version: 1, history: [] } });
+
   // Streaming a turn: the events, then the turn.
   const stream: TurnStream = agentTools.stream('hello', { signal, toolChoice: { mode: 'auto' } });
   for await (const e of stream) {
@@ -239,6 +252,13 @@ export async function usage(signal: AbortSignal): Promise<string> {
   port.approveAsk('ask#1', { by: 'ana' });
   port.alwaysApprove('checkout.pay', { expiresInMs: 60_000 });
   const cards = port.asks().map((a) => a.askId);
+  const kept: PortSnapshot = port.snapshot();
+  const pendingCards: string[] = kept.asks.filter((a) => a.state === 'pending').map((a) => a.id);
+  runtime.createPort(graph, { requireHumanApproval: true, restore: kept }).close();
+  runtime.createPort(graph, { restore: JSON.stringify(kept) }).close();
+  // @ts-expect-error restore is a snapshot object or its JSON text
+  runtime.createPort(graph, { restore: 1 });
+  void pendingCards;
   const agent = runtime.createSession({ kit: port });
   agent.close();
   port.close();
@@ -329,5 +349,5 @@ export async function usage(signal: AbortSignal): Promise<string> {
   registration.registered = false;
   void badConcurrency;
 
-  return `${status} ${String(badGt)} ${String(badIn)} ${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
+  return `${status} ${String(badGt)} ${String(badIn)} ${judgment} ${cards.join()} ${String(badGuard)} ${report.discovered} ${spent} ${generation} ${version} ${turn.status} ${turn.text} ${roles.join()} ${names.join()} ${turn.toolCalls.map((r) => r.plane).join()}`;
 }

@@ -10,6 +10,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"io"
 	"runtime"
 	"strconv"
@@ -47,6 +48,11 @@ const (
 	// CodePortUnavailable answers every port command, and a session asking
 	// for a port, in the session-only build (agentwasm-session.wasm).
 	CodePortUnavailable = "port_unavailable"
+	// CodeBadSnapshot answers a create whose restore option is refused
+	// (session.create: another format, an unknown version, not a snapshot,
+	// past the bounds; port.create: also another graph or an ask whose
+	// action the graph lacks): nothing is made.
+	CodeBadSnapshot = "bad_snapshot"
 )
 
 // Hooks are what a host supplies for a new session or port.
@@ -174,6 +180,18 @@ func (r *Runtime) sessionReconnect(ctx context.Context, c *wire.Command, _ Hooks
 	return r.withSession(c, func(s *session.Session) *wire.Reply { _ = s.Reconnect(ctx); return &wire.Reply{OK: true} })
 }
 
+// sessionSnapshot answers the session's snapshot (Session.Snapshot): a JSON
+// object, which session.create's restore option takes back.
+func (r *Runtime) sessionSnapshot(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withSession(c, func(s *session.Session) *wire.Reply {
+		snap, err := s.Snapshot()
+		if err != nil {
+			return failure(CodeInternal, "agentwasm: could not write the session's snapshot: "+err.Error())
+		}
+		return &wire.Reply{OK: true, Snapshot: snap}
+	})
+}
+
 func (r *Runtime) sessionDraft(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
 	return r.withSession(c, func(s *session.Session) *wire.Reply { return draftReply(s.Draft()) })
 }
@@ -259,6 +277,9 @@ func (r *Runtime) createSession(_ context.Context, c *wire.Command, hooks Hooks)
 		}
 	}
 	s, err := session.New(opts)
+	if errors.Is(err, session.ErrBadSnapshot) {
+		return failure(CodeBadSnapshot, "agentwasm: the restore option was refused, and no session was made: "+err.Error())
+	}
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
 	}

@@ -161,6 +161,7 @@ var jsSessionOptions = map[string][]string{
 	"model":                {"model", "openai"},          // a string as given; an endpoint object: its name as model, {baseUrl, apiKey: bool} as openai (the apiKey hook)
 	"onEvent":              nil,                          // the observer is session.create's event hook; the module always sends events
 	"onStepFinish":         nil,                          // an observer of the stepFinish events the module sends to the event hook
+	"restore":              {"restore"},                  // a snapshot object as given; its JSON text parsed (text that is no JSON: bad_snapshot)
 	"studioTools":          {"studioTools"},              // the lists as given, approve as a boolean (the studioTools.approve hook)
 	"system":               {"system", "systemFunction"}, // a string as given; a function: systemFunction: true, the system hook
 	"toolListChangedWatch": {"toolListChangedWatch"},     // the numbers as given; onStatus stays in JavaScript
@@ -264,6 +265,7 @@ var jsPortOptions = map[string][]string{
 	"handlers": {"handlers"}, // action id → function: the action ids travel, each fire calls the handler hook
 	"onWarn":   nil,          // observers of the port's event hook
 	"onChange": nil,
+	"restore":  {"restore"}, // a snapshot object or its JSON text: the object travels
 }
 
 func TestPortOptionNames(t *testing.T) {

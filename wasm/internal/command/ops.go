@@ -46,6 +46,7 @@ var ops = []Op{
 	{Name: "session.reconnect", Summary: "ends the MCP session (the MCP client's close may do I/O)", run: (*Runtime).sessionReconnect},
 	{Name: "session.draft", Sync: true, Summary: "the bound composition draft", run: (*Runtime).sessionDraft},
 	{Name: "session.attachDraft", Sync: true, Summary: "binds the composition draft, or unbinds it", run: (*Runtime).sessionAttachDraft},
+	{Name: "session.snapshot", Sync: true, Summary: "the session's state as a snapshot object, for session.create's restore", run: (*Runtime).sessionSnapshot},
 	{Name: "session.close", Sync: true, Summary: "ends a session and its list-changed watch", run: (*Runtime).closeSession},
 	{Name: "poll", Summary: "lets background work run for timeoutMs", run: (*Runtime).poll},
 	{Name: "debug.panic", TestOnly: true, Summary: "panics on purpose, to test the recovery", run: (*Runtime).debugPanic},
@@ -67,6 +68,7 @@ var ops = []Op{
 	{Name: "port.setInstances", Sync: true, Summary: "which cards of a repeating area are mounted", run: (*Runtime).portSetInstances},
 	{Name: "port.setBusy", Sync: true, Summary: "marks an action, area or page busy with a label (empty clears)", run: (*Runtime).portSetBusy},
 	{Name: "port.transition", Sync: true, Summary: "one transition's record", run: (*Runtime).portTransition},
+	{Name: "port.snapshot", Sync: true, Summary: "the port's ask journal as a snapshot document, for port.create's restore", run: (*Runtime).portSnapshot},
 	{Name: "port.close", Sync: true, Summary: "ends a port", run: (*Runtime).closePort},
 }
 

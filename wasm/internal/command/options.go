@@ -34,6 +34,9 @@ func sessionOptions(o *wire.SessionOptions, id int, hooks Hooks) (session.Option
 		MaxRequestBytes:      o.MaxRequestBytes,
 		MaxToolResultBytes:   o.MaxToolResultBytes,
 	}
+	if len(o.Restore) > 0 {
+		opts.Restore = session.RawJSON(o.Restore)
+	}
 	h := hostHooks{call: hooks.Call, session: id}
 	needs := func(name string) error {
 		if hooks.Call == nil {

@@ -8,6 +8,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -47,6 +48,19 @@ func (r *Runtime) closePort(_ context.Context, c *wire.Command, _ Hooks) *wire.R
 	e.closed.Store(true)
 	e.port.Close()
 	return &wire.Reply{OK: true}
+}
+
+// portSnapshot answers the port's ask journal as a snapshot document
+// (serve.Port.Snapshot): {"ok":true,"snapshot":{…}}. port.create's restore
+// option takes it back, in a new runtime too.
+func (r *Runtime) portSnapshot(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
+	return r.withPort(c, func(e *portEntry) *wire.Reply {
+		b, err := e.port.Snapshot()
+		if err != nil {
+			return failure(CodeInternal, err.Error())
+		}
+		return &wire.Reply{OK: true, Snapshot: b}
+	})
 }
 
 func (r *Runtime) portTools(_ context.Context, c *wire.Command, _ Hooks) *wire.Reply {
@@ -230,6 +244,7 @@ func (r *Runtime) createPort(_ context.Context, c *wire.Command, hooks Hooks) *w
 		handlers[action] = hookHandler(hostHooks{call: hooks.Call, session: id})
 	}
 	app, err := serve.NewApp(g, serve.AppOptions{
+		Restore:              o.Restore,
 		Page:                 o.Page,
 		State:                st,
 		RequireHumanApproval: o.RequireHumanApproval,
@@ -238,6 +253,9 @@ func (r *Runtime) createPort(_ context.Context, c *wire.Command, hooks Hooks) *w
 			emit(&wire.PortEvent{Type: "warning", Warning: &wire.PortWarning{Code: w.Code, Message: w.Message, Action: w.Action}})
 		},
 	})
+	if errors.Is(err, serve.ErrBadSnapshot) {
+		return failure(CodeBadSnapshot, err.Error())
+	}
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
 	}
@@ -251,7 +269,11 @@ func (r *Runtime) createPort(_ context.Context, c *wire.Command, hooks Hooks) *w
 		Source:            serve.Principal(o.Source),
 		Separator:         o.Separator,
 		OfferLedger:       o.OfferLedgerSize,
+		Restore:           o.Restore,
 	})
+	if errors.Is(err, serve.ErrBadSnapshot) {
+		return failure(CodeBadSnapshot, err.Error())
+	}
 	if err != nil {
 		return failure(CodeBadOptions, err.Error())
 	}

@@ -58,6 +58,9 @@ func (r *Runtime) portPatch(ctx context.Context, c *wire.Command, h Hooks) *wire
 func (r *Runtime) portReport(ctx context.Context, c *wire.Command, h Hooks) *wire.Reply {
 	return noPort(ctx, c, h)
 }
+func (r *Runtime) portSnapshot(ctx context.Context, c *wire.Command, h Hooks) *wire.Reply {
+	return noPort(ctx, c, h)
+}
 func (r *Runtime) portApproveAsk(ctx context.Context, c *wire.Command, h Hooks) *wire.Reply {
 	return noPort(ctx, c, h)
 }

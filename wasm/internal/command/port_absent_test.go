@@ -45,7 +45,7 @@ func TestSessionOnlyBuildRefusesEveryPortCommand(t *testing.T) {
 			assert.Contains(t, r.Error.Message, "agentwasm.wasm", "the message names the build that has ports")
 		})
 	}
-	assert.Equal(t, 17, ports, "the table keeps every port op, so hosts get port_unavailable and not bad_command")
+	assert.Equal(t, 18, ports, "the table keeps every port op, so hosts get port_unavailable and not bad_command")
 
 	_, hooks, base := proxyHooks(t, fakeproxy.Reply{Body: fakeproxy.TextStream("hi")})
 	r, raw = call(t, ctx, rt, map[string]any{"op": "session.create", "options": map[string]any{"baseUrl": base, "port": 1}}, hooks)

@@ -28,7 +28,13 @@ func (r *Runtime) portAsKit(port int, opts *session.Options) *wire.Reply {
 	// own (portkit.Kit): an ask the session's model raises is that
 	// session's, and another session on the same port cannot use its
 	// approval.
-	kit := portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts)})
+	//
+	// A session restored from a snapshot (session.create's restore) over
+	// a port restored from one (port.create's restore) adopts the caller
+	// of the asks it is still waiting on: holding their unguessable ids is
+	// the proof, and the person's approval after the reload backs its
+	// confirm as it would have the old session's.
+	kit := portkit.New(e.port, portkit.Options{SettleWithin: settleWithin(e.opts), Adopt: pendingAskIDs(opts.Restore)})
 	opts.Kit = kit
 	if opts.Execute != nil {
 		// The execute hook runs the session's own tools only: a port
@@ -36,6 +42,24 @@ func (r *Runtime) portAsKit(port int, opts *session.Options) *wire.Reply {
 		opts.Kit, opts.Execute = newPageToolsBesidePort(kit, opts.Execute), nil
 	}
 	return nil
+}
+
+// pendingAskIDs returns the askIds a session snapshot's pending list
+// holds; nothing for no snapshot or one that does not read (session.New
+// refuses that one itself).
+func pendingAskIDs(snapshot []byte) []string {
+	if len(snapshot) == 0 {
+		return nil
+	}
+	var s wire.SessionSnapshot
+	if wire.Unmarshal(snapshot, &s) != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(s.Pending))
+	for _, p := range s.Pending {
+		ids = append(ids, p.AskID)
+	}
+	return ids
 }
 
 // pageToolsBesidePort is a port kit whose calls of other tools (the
