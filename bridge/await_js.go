@@ -81,14 +81,28 @@ type settled struct {
 }
 
 // AwaitJS waits for v if it is a thenable, or returns it at once. When ctx
-// ends first, onCancel runs and ctx's error is returned; the promise's
-// callbacks stay alive until it settles, since calling a released function
-// would crash the module.
+// ends first, onCancel runs and ctx's error is returned. With the loader's
+// wakers (SetWakers) the wait costs no callback into the Go scheduler;
+// without them the promise's js.Func callbacks stay alive until it settles,
+// since calling a released function would crash the module.
 func AwaitJS(ctx context.Context, v js.Value, onCancel func()) (js.Value, error) {
 	if v.Type() != js.TypeObject || v.Get("then").Type() != js.TypeFunction {
 		return v, nil
 	}
 	BeforeJS()
+	if hasWakers() {
+		return awaitWatched(v, func(ch chan struct{}) error {
+			select {
+			case <-ch:
+				return nil
+			case <-ctx.Done():
+				if onCancel != nil {
+					onCancel()
+				}
+				return ctxErr(ctx)
+			}
+		})
+	}
 	ch := make(chan settled, 1)
 	var ok, fail js.Func
 	var once sync.Once

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/gopool"
 	"github.com/agentwasm/agentwasm/internal/version"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
@@ -377,10 +378,10 @@ func (r *Runtime) closeSession(_ context.Context, c *wire.Command, _ Hooks) *wir
 	// MCP client's close may do I/O: the session closes in the background
 	// (its watch ends, its MCP session is ended), and its error has no one
 	// to go to.
-	go func() {
+	gopool.Go(func() {
 		defer func() { _ = recover() }()
 		_ = s.Close()
-	}()
+	})
 	return &wire.Reply{OK: true}
 }
 
