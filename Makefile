@@ -19,8 +19,9 @@
 #                     by side (in Node and in Chromium), and packagetest (the npm package carries both builds)
 #   make fmt, vet, staticcheck, gotest-short, gotest, nodetest, typecheck, browsertest, websuites, sizecheck,
 #        sizecheck-tiny
-#                     one step of the above (websuites: nodetest, typecheck and browsertest; sizecheck-tiny:
-#                     the TinyGo js module's budget, part of make test-tiny)
+#                     one step of the above (websuites: nodetest, typecheck and browsertest; sizecheck: the
+#                     Go js modules' budgets and page sets; sizecheck-tiny: the TinyGo js module's budget and
+#                     TinyGo's page sets, part of make test-tiny)
 #   make size         raw, gzip and brotli bytes of the modules (Go's full and session-only js modules, Go's
 #                     wasip1 module, TinyGo's three, so it needs TinyGo), checked against the budgets, and the
 #                     page sets (what a page downloads: loader + wasm_exec + module, brotli) against the
