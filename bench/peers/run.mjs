@@ -4,6 +4,8 @@
 //
 //   node bench/peers/run.mjs [--turns 1000] [--runs 3] [--timed 200] [--warmup 50] [--json]
 //
+// (--timed and --warmup shrink to fit a --turns under 251 unless given.)
+//
 // For each stack: its size (its entry in stacks/ bundled by esbuild --bundle --minify
 // --format=esm --platform=browser, brotli quality 11; for agentwasm the files a page loads from
 // dist/ — the loader, the build's wasm_exec script and its module — each compressed on its own);
@@ -29,8 +31,9 @@ function flag(name, fallback) {
 }
 const turns = Number(flag('turns', 1000));
 const runs = Number(flag('runs', 3));
-const timed = Number(flag('timed', 200));
-const warmup = Number(flag('warmup', 50));
+// Unless given, the warm-up and the timed turns shrink to fit a small --turns.
+const warmup = Number(flag('warmup', Math.min(50, Math.floor(turns / 5))));
+const timed = Number(flag('timed', Math.min(200, turns - 1 - warmup)));
 const asJSON = args.includes('--json');
 /** Progress goes to stderr, so that --json's stdout is the JSON alone. */
 const say = (line) => console.error(`peers: ${line}`);
@@ -40,7 +43,9 @@ function fail(message) {
   console.error(`peers: ${message}`);
   process.exit(1);
 }
-if (!(turns >= 1 + warmup + timed) || !(runs >= 1)) fail(`--turns must be at least 1 + --warmup + --timed (${1 + warmup + timed}), --runs at least 1`);
+if (!(timed >= 1) || !(warmup >= 0) || !(turns >= 1 + warmup + timed) || !(runs >= 1)) {
+  fail(`--turns must be at least 1 + --warmup + --timed (${1 + warmup + timed}), --timed and --runs at least 1`);
+}
 if (!existsSync(new URL('node_modules/esbuild/package.json', here))) {
   fail('bench/peers/node_modules is missing: run `npm ci --prefix bench/peers` (make bench does)');
 }
@@ -161,8 +166,8 @@ const rows = stacks.map((s) => {
   const size = [int(s.brotli), s === base ? 'the baseline' : ratio(s.brotli, base.brotli)];
   if (s.sizeOnly) return [s.what, ...size, '—', '—', '—', '—', '—'];
   const memory = s.wasmBytes
-    ? `wasm ${ranged(s.wasmBytes, mb, 'MB')} (JS heap ${mb(s.heapBytes.median)} MB, RSS ${int(s.rssBytes.median / 1e6)} MB)`
-    : `JS heap ${ranged(s.heapBytes, mb, 'MB')} (RSS ${int(s.rssBytes.median / 1e6)} MB)`;
+    ? `wasm ${ranged(s.wasmBytes, mb, 'MB')}; JS heap ${mb(s.heapBytes.median)} MB, RSS ${int(s.rssBytes.median / 1e6)} MB`
+    : `JS heap ${ranged(s.heapBytes, mb, 'MB')}; RSS ${int(s.rssBytes.median / 1e6)} MB`;
   return [s.what, ...size,
     ranged(s.coldMs, ms, 'ms'), s === base ? 'the baseline' : ratio(s.coldMs.median, base.coldMs.median),
     ranged(s.turnUs, int, 'µs'), s === base ? 'the baseline' : ratio(s.turnUs.median, base.turnUs.median),
