@@ -7,9 +7,14 @@
 // through onEvent beside the plain-JS baseline of web/bench/plain-sse.mjs on
 // the same bytes, a full scripted turn, memory after 1,000 turns), and the
 // wazero benchmarks
-// against AGENTWASM_WASIP1_TINY.
+// against AGENTWASM_WASIP1_TINY. Last, the peer benchmark (bench/peers/run.mjs: agentwasm's
+// builds beside the AI SDK, the MCP SDK's client and Agents JS on one job), whose packages it
+// installs with `npm ci --prefix bench/peers` when bench/peers/node_modules is missing.
 //
-//   node scripts/bench.mjs [--benchtime 500ms] [--turns 1000] [--file BENCHMARKS.md]
+//   node scripts/bench.mjs [--benchtime 500ms] [--turns 1000] [--file BENCHMARKS.md] [--only peers]
+//
+// --only peers runs the peer benchmark alone and rewrites its block only (the other figures and
+// the `machine` block stay as the last full run left them).
 //
 // Every table of BENCHMARKS.md sits between `<!-- bench:begin NAME -->` and
 // `<!-- bench:end NAME -->` lines and is rewritten from this run's output;
@@ -42,15 +47,15 @@ function fail(message) {
   process.exit(1);
 }
 
-/** Runs a command, echoing its output, and resolves with its stdout. */
-function run(cmd, argv, env = {}) {
+/** Runs a command, echoing its output (its stdout unless `echo` is false), and resolves with its stdout. */
+function run(cmd, argv, env = {}, echo = true) {
   console.log(`bench: ${cmd} ${argv.join(' ')}`);
   return new Promise((resolve) => {
     const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      process.stdout.write(chunk);
+      if (echo) process.stdout.write(chunk);
     });
     child.on('error', (err) => fail(`could not run ${cmd}: ${err.message}`));
     child.on('close', (code) => {
@@ -70,6 +75,46 @@ const today = new Date().toISOString().slice(0, 10);
 const load = os.loadavg()[0].toFixed(1);
 const machine = `${cores} cores (${cpu}), ${goos}/${goarch}, Go ${goVersion.replace(/^go/, '')}, Node ${process.version.replace(/^v/, '')}`;
 console.log(`bench: ${machine}; 1-minute load average ${load}`);
+
+/** Rewrites the blocks of the file named in `content` (name → text), keeping what is around them. */
+function writeBlocks(content) {
+  let text = readFileSync(file, 'utf8');
+  for (const [name, body] of Object.entries(content)) {
+    const begin = `<!-- bench:begin ${name} -->\n`;
+    const end = `<!-- bench:end ${name} -->`;
+    const a = text.indexOf(begin);
+    const b = text.indexOf(end, a);
+    if (a === -1 || b === -1) fail(`${file} has no ${begin.trim()} … ${end} block; add one where the figures belong`);
+    text = text.slice(0, a + begin.length) + body + '\n' + text.slice(b);
+  }
+  writeFileSync(file, text);
+}
+
+/**
+ * The peer benchmark's table (bench/peers/run.mjs, its own pinned packages, installed here when
+ * missing) and the line under it that says how it was taken.
+ */
+async function peersBench() {
+  if (!existsSync('bench/peers/node_modules')) await run('npm', ['ci', '--prefix', 'bench/peers', '--no-audit', '--no-fund']);
+  const out = await run(process.execPath, ['bench/peers/run.mjs', '--turns', String(turns), '--json'], {}, false);
+  let result;
+  try {
+    result = JSON.parse(out.trim().split('\n').pop());
+  } catch {
+    fail('bench/peers/run.mjs --json printed no JSON; update scripts/bench.mjs with its output');
+  }
+  if (typeof result.table !== 'string' || typeof result.note !== 'string') fail('bench/peers/run.mjs --json gave no table; update scripts/bench.mjs with its output');
+  console.log(`${result.table}\n${result.note}`);
+  return `${result.table}\n\n${result.note}`;
+}
+
+const only = flag('only', '');
+if (only) {
+  if (only !== 'peers') fail(`--only knows one part, peers, not ${JSON.stringify(only)}`);
+  writeBlocks({ peers: await peersBench() });
+  console.log(`bench: the peer table in ${file} is up to date (${machine})`);
+  process.exit(0);
+}
 
 // The Go benchmarks: results[pkg/Name/sub] = {'ns/op': …, 'B/op': …, …}.
 const goOut = await run(GO, ['test', '-run', '^$', '-bench', '.', '-benchmem', `-benchtime=${benchtime}`, ...packages]);
@@ -151,6 +196,7 @@ async function variantBench(variant) {
   };
 }
 const variants = { go: await variantBench('go'), tiny: await variantBench('tiny') };
+const peers = await peersBench();
 for (const [name, v] of Object.entries(variants)) {
   for (const [size, r] of Object.entries(v.deltas)) {
     console.log(`bench: ${name} build, deltas per second through onEvent (${size} chunks): module ${Math.round(r.module)}, `
@@ -298,6 +344,7 @@ const blocks = {
     const base = bench(name)['ns/op'];
     return [label, duration(us * 1e3), duration(base), ratio(us * 1e3, base)];
   })),
+  peers,
   wazero: (() => {
     const cold = bench('wazerotest/Compile/no-cache')['ns/op'];
     return table(['compiling the wasip1 module under wazero', 'per compilation', 'against no cache (the baseline)'], [
@@ -317,15 +364,5 @@ blocks.other = others.length === 0
     return [`\`${k}\``, ns(r['ns/op']), r['B/op'] === undefined ? '—' : int(r['B/op']), r['allocs/op'] === undefined ? '—' : int(r['allocs/op'])];
   }));
 
-// Rewrite the blocks.
-let text = readFileSync(file, 'utf8');
-for (const [name, content] of Object.entries(blocks)) {
-  const begin = `<!-- bench:begin ${name} -->\n`;
-  const end = `<!-- bench:end ${name} -->`;
-  const a = text.indexOf(begin);
-  const b = text.indexOf(end, a);
-  if (a === -1 || b === -1) fail(`${file} has no ${begin.trim()} … ${end} block; add one where the figures belong`);
-  text = text.slice(0, a + begin.length) + content + '\n' + text.slice(b);
-}
-writeFileSync(file, text);
+writeBlocks(blocks);
 console.log(`bench: the figures in ${file} are up to date (${machine})`);

@@ -1,12 +1,16 @@
 // package.mjs — writes dist/package/, the npm package of agentwasm, for
-// `make package` (after `make build`): the loader, its types, the js module,
-// Go's wasm_exec.js, the wasip1 module (for Go/wazero hosts), the package's
-// README (web/package/README.md), Go's license (wasm_exec.js and the Go
-// runtime inside both modules are under it), the TinyGo build of the js
-// module with TinyGo's wasm_exec.tiny.js, its license and wasi-libc's (the loader names
-// them for load({variant: 'tiny'}), so bundlers that follow its
+// `make package` (after `make build`): the loader, its types, the js modules
+// (full and session-only), Go's wasm_exec.js, the wasip1 module (for
+// Go/wazero hosts), the package's README (web/package/README.md), Go's
+// license (wasm_exec.js and the Go runtime inside the modules are under it),
+// the TinyGo builds of the js module (full and session-only) with TinyGo's
+// wasm_exec.tiny.js, its license and wasi-libc's (the loader names them for
+// load({variant: 'tiny'}) and 'tiny-session', so bundlers that follow its
 // new URL(…) forms need them; TINYGOROOT says where TinyGo lives, as
-// `make package` sets it) and a package.json whose version
+// `make package` sets it); the loader and both wasm_exec scripts come
+// minified (scripts/minify.mjs), each with its source map (*.map, the
+// readable source inside), which the package carries too; and a
+// package.json whose version
 // is read from internal/version (the `Version` constant the module's version()
 // reports), so the two cannot drift; and the package's command,
 // agentwasm-assets (web/package/agentwasm-assets.mjs), which copies the
@@ -59,18 +63,22 @@ function tinygoLicense() {
 // What the package holds: its file name → where it comes from.
 const sources = {
   'agentwasm.mjs': path.join(dist, 'agentwasm.mjs'),
+  'agentwasm.mjs.map': path.join(dist, 'agentwasm.mjs.map'),
   'agentwasm.d.ts': path.join(dist, 'agentwasm.d.ts'),
   'agentwasm.d.mts': path.join(dist, 'agentwasm.d.mts'),
   'agentwasm.wasm': path.join(dist, 'agentwasm.wasm'),
   'agentwasm-session.wasm': path.join(dist, 'agentwasm-session.wasm'),
   'wasm_exec.js': path.join(dist, 'wasm_exec.js'),
+  'wasm_exec.js.map': path.join(dist, 'wasm_exec.js.map'),
   'agentwasm-wasip1.wasm': path.join(dist, 'agentwasm-wasip1.wasm'),
   'README.md': path.join(root, 'web', 'package', 'README.md'),
   'agentwasm-assets.mjs': path.join(root, 'web', 'package', 'agentwasm-assets.mjs'),
   LICENSE: path.join(root, 'LICENSE'),
   'LICENSE-go': goLicense(),
   'agentwasm.tiny.wasm': path.join(dist, 'agentwasm.tiny.wasm'),
+  'agentwasm-session.tiny.wasm': path.join(dist, 'agentwasm-session.tiny.wasm'),
   'wasm_exec.tiny.js': path.join(dist, 'wasm_exec.tiny.js'),
+  'wasm_exec.tiny.js.map': path.join(dist, 'wasm_exec.tiny.js.map'),
   'LICENSE-tinygo': tinygoLicense(),
   // wasi-libc is linked into the TinyGo module (tinygo/js.json names
   // Debian's); its copyright file lists every license it is under.
@@ -96,6 +104,7 @@ const manifest = {
     './wasm_exec.js': './wasm_exec.js',
     './agentwasm-wasip1.wasm': './agentwasm-wasip1.wasm',
     './agentwasm.tiny.wasm': './agentwasm.tiny.wasm',
+    './agentwasm-session.tiny.wasm': './agentwasm-session.tiny.wasm',
     './wasm_exec.tiny.js': './wasm_exec.tiny.js',
     './package.json': './package.json',
   },

@@ -8,7 +8,7 @@ export interface AgentwasmError extends Error {
    * so every call of its runtime, sessions and ports that was pending, and every later one, fails
    * with it; the message says what happened; {@link load} a new runtime, or {@link Runtime.restart});
    * `bad_options`, `bad_argument`, `closed`, `bad_command`, `unknown_session`, `unknown_port`,
-   * `port_unavailable` (createPort in the session-only build, `variant: 'session'`), `refused`, `cancelled` (refreshTools aborted by its signal),
+   * `port_unavailable` (createPort in a session-only build, `variant: 'session'` or `'tiny-session'`), `refused`, `cancelled` (refreshTools aborted by its signal),
    * `busy` ({@link Session.reset} while a chat, stream or resume runs: nothing changed),
    * `bad_snapshot` (a snapshot {@link Runtime.createSession}'s or {@link Runtime.createPort}'s restore option refused:
    * another format, an unknown version, not a snapshot, past the bounds, for a port another graph; the message says
@@ -20,12 +20,13 @@ export interface AgentwasmError extends Error {
 
 /**
  * A build of the module: `go`, the Go toolchain's (`agentwasm.wasm` with Go's `wasm_exec.js`),
- * `tiny`, TinyGo's (`agentwasm.tiny.wasm` with TinyGo's `wasm_exec.tiny.js`), or `session`, the Go
- * toolchain's build without the serving port (`agentwasm-session.wasm` with Go's `wasm_exec.js`:
- * a smaller download; createPort throws `port_unavailable`). All serve the same session API.
- * Under TinyGo a Go panic cannot be recovered: it kills the instance (`module_exited`).
+ * `tiny`, TinyGo's (`agentwasm.tiny.wasm` with TinyGo's `wasm_exec.tiny.js`), and each without the
+ * serving port, a smaller download whose createPort throws `port_unavailable`: `session`
+ * (`agentwasm-session.wasm` with Go's `wasm_exec.js`) and `tiny-session`
+ * (`agentwasm-session.tiny.wasm` with TinyGo's `wasm_exec.tiny.js`). All serve the same session
+ * API. Under TinyGo a Go panic cannot be recovered: it kills the instance (`module_exited`).
  */
-export type Variant = 'go' | 'tiny' | 'session';
+export type Variant = 'go' | 'tiny' | 'session' | 'tiny-session';
 
 /** Options of {@link load}. Unknown names are rejected with code `bad_options`. */
 export interface LoadOptions {
@@ -1398,7 +1399,7 @@ export declare class Runtime {
   /**
    * Builds a serving port over an app's graph (an object, or its JSON text). Throws an
    * {@link AgentwasmError} with code `bad_options` for a bad graph or option; the message names
-   * the offending id. In the session-only build (`load({variant: 'session'})`) it throws code
+   * the offending id. In a session-only build (`load({variant: 'session'})` or `'tiny-session'`) it throws code
    * `port_unavailable`.
    */
   createPort(graph: Graph | string, options?: PortOptions): Port;

@@ -16,10 +16,12 @@
 // (`variant: 'go'`, the default: agentwasm.wasm with Go's wasm_exec.js) and
 // TinyGo's (`variant: 'tiny'`: agentwasm.tiny.wasm with TinyGo's
 // wasm_exec.tiny.js). Both wasm_exec scripts define globalThis.Go, so the
-// loader keeps the class each one defined, per URL. A third, `variant:
-// 'session'` (agentwasm-session.wasm with Go's wasm_exec.js), is the Go
-// toolchain's build without the serving port: a smaller download for pages
-// that only chat, whose createPort throws code `port_unavailable`.
+// loader keeps the class each one defined, per URL. Each has a build
+// without the serving port, a smaller download for pages that only chat,
+// whose createPort throws code `port_unavailable`: `variant: 'session'`
+// (agentwasm-session.wasm with Go's wasm_exec.js) and `variant:
+// 'tiny-session'` (agentwasm-session.tiny.wasm with TinyGo's
+// wasm_exec.tiny.js).
 //
 // A module instance can die: under TinyGo a Go panic traps the instance (a
 // WebAssembly.RuntimeError thrown out of the call), under Go an unrecovered
@@ -70,7 +72,7 @@ const LOAD_OPTIONS = new Set(['wasm', 'wasmExec', 'variant', 'testHooks', 'onExi
 const DEFAULT_GC_PERCENT = 400;
 
 /** The builds of the module load() knows. */
-const VARIANTS = ['go', 'tiny', 'session'];
+const VARIANTS = ['go', 'tiny', 'session', 'tiny-session'];
 
 /**
  * An Error with a stable `code`.
@@ -108,13 +110,19 @@ function replyError(reply) {
  * The default files of a build, beside the loader. Each URL is written out
  * literally, `new URL('./…', import.meta.url)`, so that bundlers find all of
  * them; a computed name would hide them.
- * @param {'go' | 'tiny' | 'session'} variant
+ * @param {'go' | 'tiny' | 'session' | 'tiny-session'} variant
  */
 function defaultAssets(variant) {
   if (variant === 'session') {
     return {
       wasm: new URL('./agentwasm-session.wasm', import.meta.url),
       wasmExec: new URL('./wasm_exec.js', import.meta.url),
+    };
+  }
+  if (variant === 'tiny-session') {
+    return {
+      wasm: new URL('./agentwasm-session.tiny.wasm', import.meta.url),
+      wasmExec: new URL('./wasm_exec.tiny.js', import.meta.url),
     };
   }
   if (variant === 'tiny') {
@@ -134,7 +142,7 @@ function defaultAssets(variant) {
  * the usual cause is a bundler that copied the loader into a bundle but not
  * the files it fetches (esbuild copies none). '' for a URL the caller gave.
  * @param {URL | string} url
- * @param {'go' | 'tiny' | 'session'} variant
+ * @param {'go' | 'tiny' | 'session' | 'tiny-session'} variant
  */
 function missingAssetHint(url, variant) {
   const assets = defaultAssets(variant);
@@ -691,7 +699,7 @@ export async function load(options = {}) {
   if (gcPercent !== undefined && !(Number.isSafeInteger(gcPercent) && gcPercent > 0)) {
     throw badOption(`gcPercent must be a whole number above 0 (the Go collector's GOGC; the module's default is 400), not ${JSON.stringify(gcPercent)}`);
   }
-  if (!VARIANTS.includes(variant)) throw badOption(`variant must be 'go', 'tiny' or 'session', not ${JSON.stringify(variant)}`);
+  if (!VARIANTS.includes(variant)) throw badOption(`variant must be 'go', 'tiny', 'session' or 'tiny-session', not ${JSON.stringify(variant)}`);
   if (onExit !== undefined && !isFunction(onExit)) throw badOption('onExit must be a function');
   const assets = defaultAssets(variant);
   const Go = await loadWasmExec(wasmExec == null ? assets.wasmExec : new URL(String(wasmExec), here), variant);

@@ -9,6 +9,7 @@
 //   npx agentwasm-assets www                       # agentwasm.wasm, wasm_exec.js
 //   npx agentwasm-assets www --variant session     # agentwasm-session.wasm, wasm_exec.js
 //   npx agentwasm-assets www --variant tiny        # agentwasm.tiny.wasm, wasm_exec.tiny.js
+//   npx agentwasm-assets www --variant tiny-session   # agentwasm-session.tiny.wasm, wasm_exec.tiny.js
 //   npx agentwasm-assets www --variant go --variant tiny   # both builds' files
 //
 // It prints one line per file copied, and exits 2 for a bad argument, 1 when a
@@ -26,13 +27,15 @@ const variantFiles = {
   go: ['agentwasm.wasm', 'wasm_exec.js'],
   session: ['agentwasm-session.wasm', 'wasm_exec.js'],
   tiny: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'],
+  'tiny-session': ['agentwasm-session.tiny.wasm', 'wasm_exec.tiny.js'],
 };
 
-const usage = `usage: agentwasm-assets <outdir> [--variant go|session|tiny|all]...
+const usage = `usage: agentwasm-assets <outdir> [--variant go|session|tiny|tiny-session|all]...
 Copies the files agentwasm's loader fetches at run time into <outdir>, the folder of your bundle
 (esbuild's --outdir, or the folder of its --outfile): agentwasm.wasm and wasm_exec.js for the
 default build (go), agentwasm-session.wasm and wasm_exec.js for 'session', agentwasm.tiny.wasm
-and wasm_exec.tiny.js for 'tiny'. --variant may be given more than once.`;
+and wasm_exec.tiny.js for 'tiny', agentwasm-session.tiny.wasm and wasm_exec.tiny.js for
+'tiny-session'. --variant may be given more than once.`;
 
 /**
  * Parses the command line: the folder and the builds whose files to copy.
@@ -54,7 +57,7 @@ function parseArgs(args) {
       const value = arg === '--variant' ? args[++i] : arg.slice('--variant='.length);
       if (value === 'all') variants.push(...Object.keys(variantFiles));
       else if (Object.hasOwn(variantFiles, value ?? '')) variants.push(value);
-      else throw bad(`--variant takes go, session, tiny or all, not ${JSON.stringify(value ?? '')}`);
+      else throw bad(`--variant takes go, session, tiny, tiny-session or all, not ${JSON.stringify(value ?? '')}`);
     } else if (arg === '-h' || arg === '--help') {
       const err = new Error(usage);
       err.code = 'help';

@@ -152,7 +152,8 @@ test('Vite: vite build emits every file the loader names; the built app complete
   // carries the TinyGo build when dist/ had it).
   const assets = await readdir(path.join(outDir, 'assets'));
   const emitted = assets.map((f) => f.replace(/-[\w-]{8}(\.(?:wasm|js))$/, '$1'));
-  const named = ['agentwasm.wasm', 'wasm_exec.js', 'agentwasm-session.wasm', ...(tinyShipped ? ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'] : [])];
+  const named = ['agentwasm.wasm', 'wasm_exec.js', 'agentwasm-session.wasm',
+    ...(tinyShipped ? ['agentwasm.tiny.wasm', 'agentwasm-session.tiny.wasm', 'wasm_exec.tiny.js'] : [])];
   for (const file of named) assert.ok(emitted.includes(file), `${file} emitted (assets: ${assets.join(', ')})`);
   const base = await startDev(outDir);
   assertTurn(await openApp(`${base}/`, 'bundlers-vite-build.png'), /^\/assets\/agentwasm-[\w-]+\.wasm$/);

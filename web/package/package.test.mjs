@@ -63,6 +63,23 @@ if (process.env.TINY === '1') {
     },
   }).chat('hi');
   tiny = { text: tinyTurn.text, goVersion: tinyRuntime.version().goVersion };
+  // TinyGo's session-only build: variant 'tiny-session' finds it in the package; it has no port.
+  const tinySessionRuntime = await load({ variant: 'tiny-session' });
+  const tinySessionTurn = await tinySessionRuntime.createSession({
+    disableToolDiscovery: true,
+    transport: async function* () {
+      yield { type: 'textDelta', text: 'Hello from TinyGo, session only.' };
+      yield { type: 'messageStop', stopReason: 'endTurn' };
+    },
+  }).chat('hi');
+  let tinyPortCode;
+  try {
+    tinySessionRuntime.createPort({ app: 'a', pages: [] });
+  } catch (err) {
+    tinyPortCode = err.code;
+  }
+  tiny.sessionOnly = { text: tinySessionTurn.text, serve: tinySessionRuntime.version().serve,
+    goVersion: tinySessionRuntime.version().goVersion, portCode: tinyPortCode };
 }
 // The session-only build: variant 'session' finds it in the package; it has no port.
 const sessionRuntime = await load({ variant: 'session' });
@@ -83,7 +100,7 @@ const sessionOnly = { text: sessionTurn.text, serve: sessionRuntime.version().se
 const resolved = {};
 for (const name of ['agentwasm', 'agentwasm/agentwasm.wasm', 'agentwasm/agentwasm-session.wasm', 'agentwasm/wasm_exec.js',
   'agentwasm/agentwasm-wasip1.wasm', 'agentwasm/package.json',
-  ...(process.env.TINY === '1' ? ['agentwasm/agentwasm.tiny.wasm', 'agentwasm/wasm_exec.tiny.js'] : [])]) {
+  ...(process.env.TINY === '1' ? ['agentwasm/agentwasm.tiny.wasm', 'agentwasm/agentwasm-session.tiny.wasm', 'agentwasm/wasm_exec.tiny.js'] : [])]) {
   resolved[name] = import.meta.resolve(name);
 }
 let notExported;
@@ -116,6 +133,7 @@ test('installed from the tarball, it loads and runs a scripted turn in Node', as
     'agentwasm/package.json': inPackage('package.json'),
     ...(tinyShipped ? {
       'agentwasm/agentwasm.tiny.wasm': inPackage('agentwasm.tiny.wasm'),
+      'agentwasm/agentwasm-session.tiny.wasm': inPackage('agentwasm-session.tiny.wasm'),
       'agentwasm/wasm_exec.tiny.js': inPackage('wasm_exec.tiny.js'),
     } : {}),
   });
@@ -126,19 +144,26 @@ test('installed from the tarball, it loads and runs a scripted turn in Node', as
   if (tinyShipped) {
     assert.equal(out.tiny?.text, 'Hello from TinyGo.', 'load({variant: \'tiny\'}) finds the TinyGo build in the package');
     assert.match(out.tiny.goVersion, /^tinygo0\./);
+    assert.equal(out.tiny.sessionOnly.text, 'Hello from TinyGo, session only.', 'load({variant: \'tiny-session\'}) finds it in the package');
+    assert.match(out.tiny.sessionOnly.goVersion, /^tinygo0\./);
+    assert.equal(out.tiny.sessionOnly.serve, false);
+    assert.equal(out.tiny.sessionOnly.portCode, 'port_unavailable');
   }
 });
 
-/** The files the installed loader names with a literal new URL('./…', import.meta.url). */
+/**
+ * The files the installed loader names with a literal new URL('./…', import.meta.url) (the
+ * minified loader writes it with double quotes).
+ */
 async function namedByLoader() {
   const loader = await readFile(path.join(pkg.installed, 'agentwasm.mjs'), 'utf8');
-  // (The comments name some of them too, and a placeholder './…'.)
-  return [...new Set([...loader.matchAll(/new URL\(\s*'\.\/([\w.-]+)',\s*import\.meta\.url\s*\)/g)].map((m) => m[1]))].sort();
+  // (The source's comments name some of them too, and a placeholder './…'.)
+  return [...new Set([...loader.matchAll(/new URL\(\s*(['"])\.\/([\w.-]+)\1,\s*import\.meta\.url\s*\)/g)].map((m) => m[2]))].sort();
 }
 
 test('the Go builds\' files the loader names are in the package', async () => {
   const named = await namedByLoader();
-  assert.deepEqual(named, ['agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js']);
+  assert.deepEqual(named, ['agentwasm-session.tiny.wasm', 'agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js']);
   const files = pkg.pack.files.map((f) => f.path);
   for (const file of ['agentwasm.wasm', 'agentwasm-session.wasm', 'wasm_exec.js']) assert.ok(files.includes(file), file);
 });
@@ -154,6 +179,33 @@ test('the TinyGo build\'s files the loader names are in the package', {
 }, async () => {
   const files = pkg.pack.files.map((f) => f.path);
   assert.deepEqual((await namedByLoader()).filter((file) => !files.includes(file)), []);
+});
+
+// The loader and the wasm_exec scripts ship minified (scripts/minify.mjs): each ends with a
+// sourceMappingURL comment naming its map, which the package carries with the readable source
+// inside; the wasm_exec scripts keep their copyright lines (LICENSE-go, LICENSE-tinygo); the
+// loader keeps its run-time imports' bundler hints.
+test('the scripts are minified, each with its source map beside it', async () => {
+  const files = pkg.pack.files.map((f) => f.path);
+  const scripts = [
+    { file: 'agentwasm.mjs', source: path.join(root, 'web', 'agentwasm.mjs') },
+    { file: 'wasm_exec.js', notice: /^\/\/ Copyright 2018 The Go Authors\. All rights reserved\.\n/ },
+    ...(tinyShipped ? [{ file: 'wasm_exec.tiny.js', notice: /^\/\/ Copyright 2018 The Go Authors\.[^]*\/\/ This file has been modified for use by the TinyGo compiler\.\n/ }] : []),
+  ];
+  for (const { file, source, notice } of scripts) {
+    const text = await readFile(path.join(pkg.installed, file), 'utf8');
+    assert.ok(text.endsWith(`\n//# sourceMappingURL=${file}.map\n`), `${file} names its map`);
+    assert.ok(files.includes(`${file}.map`), `${file}.map is in the package`);
+    const map = JSON.parse(await readFile(path.join(pkg.installed, `${file}.map`), 'utf8'));
+    assert.equal(map.version, 3);
+    assert.equal(map.sources.length, 1, file);
+    assert.ok(map.sourcesContent[0].length > 2 * text.length, `${file}: the map holds the readable source, ${map.sourcesContent[0].length} B for ${text.length} B`);
+    if (source) assert.equal(map.sourcesContent[0], await readFile(source, 'utf8'), `${file}: the map's source is the repository's`);
+    if (notice) assert.match(text, notice, `${file} keeps its copyright lines`);
+  }
+  const loader = await readFile(path.join(pkg.installed, 'agentwasm.mjs'), 'utf8');
+  assert.equal([...loader.matchAll(/import\(\/\* webpackIgnore: true \*\/ \/\* @vite-ignore \*\/ \w+\)/g)].length, 2,
+    'both run-time imports keep their bundler hints');
 });
 
 test('the types resolve through the exports map (TypeScript, node16)', async () => {
@@ -183,8 +235,9 @@ test('npx agentwasm-assets copies each build\'s run-time files, and refuses bad 
     { args: ['out-session', '--variant', 'session'], files: ['agentwasm-session.wasm', 'wasm_exec.js'] },
     ...(tinyShipped ? [
       { args: ['out-tiny', '--variant=tiny'], files: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'] },
+      { args: ['out-tiny-session', '--variant', 'tiny-session'], files: ['agentwasm-session.tiny.wasm', 'wasm_exec.tiny.js'] },
       { args: ['out-all', '--variant', 'all'],
-        files: ['agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js'] },
+        files: ['agentwasm-session.tiny.wasm', 'agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js'] },
     ] : []),
     { args: ['out-nested/deeper'], files: ['agentwasm.wasm', 'wasm_exec.js'] },
   ];
@@ -198,11 +251,11 @@ test('npx agentwasm-assets copies each build\'s run-time files, and refuses bad 
   }
   for (const [args, message] of [
     [[], /name the folder of your bundle/],
-    [['out', '--variant', 'wasm'], /--variant takes go, session, tiny or all, not "wasm"/],
+    [['out', '--variant', 'wasm'], /--variant takes go, session, tiny, tiny-session or all, not "wasm"/],
     [['out', 'other'], /one folder only/],
     [['out', '--force'], /unknown flag --force/],
     // A variant is one of the names, never a path or an object's inherited key.
-    [['out', '--variant', '../agentwasm'], /--variant takes go, session, tiny or all, not "\.\.\/agentwasm"/],
+    [['out', '--variant', '../agentwasm'], /--variant takes go, session, tiny, tiny-session or all, not "\.\.\/agentwasm"/],
     [['out', '--variant', '__proto__'], /not "__proto__"/],
     [['out', '--variant=toString'], /not "toString"/],
   ]) {

@@ -270,8 +270,9 @@ test('load() hands each module its own boot settings and leaves no global behind
 
 test('load() refuses options it does not know, with bad_options', async () => {
   const cases = [
-    [{ variant: 'wasm' }, /variant must be 'go', 'tiny' or 'session', not "wasm"/],
-    [{ variant: 'Go' }, /variant must be 'go', 'tiny' or 'session'/],
+    [{ variant: 'wasm' }, /variant must be 'go', 'tiny', 'session' or 'tiny-session', not "wasm"/],
+    [{ variant: 'Go' }, /variant must be 'go', 'tiny', 'session' or 'tiny-session'/],
+    [{ variant: 'tiny_session' }, /variant must be 'go', 'tiny', 'session' or 'tiny-session', not "tiny_session"/],
     [{ onExit: 'log' }, /onExit must be a function/],
     [{ wasmURL: './x.wasm' }, /unknown load option wasmURL/],
     [null, /load takes an options object/],

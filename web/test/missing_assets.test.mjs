@@ -4,7 +4,8 @@
 // with the variant's flag), and so does a default module that is not WebAssembly (a server's
 // fallback page in its place); a file the caller named (load's wasm, wasmExec) gets no such
 // advice. Runs the loader from a temporary folder, in Node (file: URLs: the same messages
-// as a browser's failed import and fetch).
+// as a browser's failed import and fetch): the readable one (web/agentwasm.mjs) and the
+// minified one that dist/ and the package ship (`make build`), which must say the same.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,25 +14,46 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { dist } from '../testing/helpers.mjs';
 
+/** The loaders under test: the source, and the minified one in dist/. */
+const loaders = [
+  { name: 'web/agentwasm.mjs', from: new URL('../agentwasm.mjs', import.meta.url) },
+  { name: 'dist/agentwasm.mjs (minified)', from: new URL('agentwasm.mjs', dist) },
+];
+
 let folder;
 let load;
+const folders = [];
+
+/** Copies a loader alone into a fresh folder, as a bundle would carry it, and imports it. */
+async function loaderAlone(from) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agentwasm-missing-'));
+  folders.push(dir);
+  await copyFile(from, path.join(dir, 'agentwasm.mjs'));
+  return { dir, load: (await import(pathToFileURL(path.join(dir, 'agentwasm.mjs')).href)).load };
+}
 
 before(async () => {
-  folder = await mkdtemp(path.join(tmpdir(), 'agentwasm-missing-'));
-  // The loader copied alone, as a bundle would carry it.
-  await copyFile(new URL('../agentwasm.mjs', import.meta.url), path.join(folder, 'agentwasm.mjs'));
-  ({ load } = await import(pathToFileURL(path.join(folder, 'agentwasm.mjs')).href));
+  ({ dir: folder, load } = await loaderAlone(loaders[0].from));
 });
 
 after(async () => {
-  await rm(folder, { recursive: true, force: true });
+  for (const dir of folders) await rm(dir, { recursive: true, force: true });
 });
 
-test('a load whose default files are missing says which, where, and how to copy them', async (t) => {
+for (const loader of loaders) {
+  test(`a load whose default files are missing says which, where, and how to copy them: ${loader.name}`, async (t) => {
+    const { dir, load: loadAlone } = loader === loaders[0] ? { dir: folder, load } : await loaderAlone(loader.from);
+    await missingCases(t, dir, loadAlone);
+  });
+}
+
+/** The missing-file cases, against a loader alone in folder. */
+async function missingCases(t, folder, load) {
   const cases = [
     { name: 'the default build', options: {}, files: 'agentwasm.wasm and wasm_exec.js', missing: 'wasm_exec.js', flag: '' },
     { name: 'the session-only build', options: { variant: 'session' }, files: 'agentwasm-session.wasm and wasm_exec.js', missing: 'wasm_exec.js', flag: ' --variant session' },
     { name: 'the TinyGo build', options: { variant: 'tiny' }, files: 'agentwasm.tiny.wasm and wasm_exec.tiny.js', missing: 'wasm_exec.tiny.js', flag: ' --variant tiny' },
+    { name: 'the TinyGo session-only build', options: { variant: 'tiny-session' }, files: 'agentwasm-session.tiny.wasm and wasm_exec.tiny.js', missing: 'wasm_exec.tiny.js', flag: ' --variant tiny-session' },
     // wasm_exec.js given, the module left to its default: the module's absence is named the same way.
     { name: 'the module alone missing', options: { wasmExec: new URL('wasm_exec.js', dist) }, files: 'agentwasm.wasm and wasm_exec.js', missing: 'agentwasm.wasm', flag: '' },
   ];
@@ -47,7 +69,7 @@ test('a load whose default files are missing says which, where, and how to copy 
       });
     });
   }
-});
+}
 
 test('a file the caller named gets no copy advice', async () => {
   await assert.rejects(load({ wasmExec: pathToFileURL(path.join(folder, 'elsewhere', 'wasm_exec.js')) }), (err) => {

@@ -1,17 +1,21 @@
-// The session-only build (`load({variant: 'session'})`: agentwasm-session.wasm,
-// the Go toolchain's build without the serving port). It serves the whole
-// session API; createPort throws code `port_unavailable`, saying which build
-// has ports; version() reports serve: false where the full build says true.
+// The session-only build of the toolchain under test (helpers.mjs, sessionVariant):
+// `load({variant: 'session'})`, agentwasm-session.wasm, the Go toolchain's build
+// without the serving port, or under `make test-tiny` (AGENTWASM_VARIANT=tiny)
+// `load({variant: 'tiny-session'})`, agentwasm-session.tiny.wasm, TinyGo's. It
+// serves the whole session API; createPort throws code `port_unavailable`,
+// saying which build has ports; version() reports serve: false where the full
+// build of the same toolchain says true.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadRuntime, studioProxy, textStream, toolCallStream } from '../testing/helpers.mjs';
+import { loadRuntime, sessionVariant, studioProxy, textStream, toolCallStream, variant } from '../testing/helpers.mjs';
 
 const quiet = { disableToolDiscovery: true };
 
-test('the session-only build chats, runs page tools and says it has no port', async () => {
-  const runtime = await loadRuntime({ variant: 'session' });
+test(`the session-only build (${sessionVariant}) chats, runs page tools and says it has no port`, async () => {
+  const runtime = await loadRuntime({ variant: sessionVariant });
   assert.equal(runtime.version().serve, false);
+  assert.equal(/^tinygo/.test(runtime.version().goVersion), variant === 'tiny', `${sessionVariant} is built by ${runtime.version().goVersion}`);
 
   const events = [];
   const calls = [];
@@ -42,12 +46,13 @@ test('the session-only build chats, runs page tools and says it has no port', as
   assert.throws(() => runtime.createPort({ app: 'a', pages: [] }), (err) => {
     assert.equal(err.code, 'port_unavailable', err.message);
     assert.match(err.message, /session-only build/);
-    assert.match(err.message, /agentwasm\.wasm/);
+    // It names the full build of its own toolchain.
+    assert.match(err.message, variant === 'tiny' ? /\(agentwasm-session\.tiny\.wasm\).*\(agentwasm\.tiny\.wasm\)/ : /\(agentwasm-session\.wasm\).*\(agentwasm\.wasm\)/);
     return true;
   });
 });
 
-test('the full build says it has the port', async () => {
-  const runtime = await loadRuntime({ variant: 'go' });
+test(`the full build (${variant}) says it has the port`, async () => {
+  const runtime = await loadRuntime({ variant });
   assert.equal(runtime.version().serve, true);
 });

@@ -8,17 +8,20 @@ export const dist = new URL('../../dist/', import.meta.url);
 
 /**
  * The files of each build of the module in dist/: `make build` writes go's and session's (the Go
- * build without the serving port), `make build-tiny` tiny's.
+ * build without the serving port), `make build-tiny` tiny's and tiny-session's (TinyGo's without it).
  */
 export const variantFiles = {
   go: { wasm: 'agentwasm.wasm', wasmExec: 'wasm_exec.js' },
   tiny: { wasm: 'agentwasm.tiny.wasm', wasmExec: 'wasm_exec.tiny.js' },
   session: { wasm: 'agentwasm-session.wasm', wasmExec: 'wasm_exec.js' },
+  'tiny-session': { wasm: 'agentwasm-session.tiny.wasm', wasmExec: 'wasm_exec.tiny.js' },
 };
 
 /**
  * The build the tests run against: `AGENTWASM_VARIANT=tiny` picks TinyGo's
- * (`make test-tiny`), anything else but `go` or nothing is a mistake.
+ * (`make test-tiny`), anything else but `go` or nothing is a mistake. (The
+ * session-only builds, session and tiny-session, lack the port most tests
+ * use; session_build.test.mjs runs the one of this toolchain, sessionVariant.)
  * @type {'go' | 'tiny'}
  */
 export const variant = (() => {
@@ -26,6 +29,9 @@ export const variant = (() => {
   if (v !== 'go' && v !== 'tiny') throw new Error(`AGENTWASM_VARIANT is ${JSON.stringify(v)}: go or tiny`);
   return v;
 })();
+
+/** The session-only build of the toolchain under test: session (Go's) or tiny-session (TinyGo's). */
+export const sessionVariant = variant === 'tiny' ? 'tiny-session' : 'session';
 
 /** Whether dist/ holds both files of a build. */
 export function built(which) {
@@ -54,7 +60,7 @@ export function tinyMissing() {
 export function loadRuntime(options = {}) {
   const which = options.variant ?? variant;
   const files = variantFiles[which];
-  if (!files) throw new Error(`no build ${JSON.stringify(which)}: go, tiny or session`);
+  if (!files) throw new Error(`no build ${JSON.stringify(which)}: go, tiny, session or tiny-session`);
   return load({
     wasm: new URL(files.wasm, dist),
     wasmExec: new URL(files.wasmExec, dist),

@@ -28,10 +28,12 @@ export async function usage(signal: AbortSignal): Promise<string> {
   const sessionOnly: Runtime = await load({ variant: 'session', gcPercent: 100 });
   const serves: boolean = sessionOnly.version().serve;
   void serves;
+  const tinySessionOnly: Runtime = await load({ variant: 'tiny-session' });
+  void tinySessionOnly;
   const dead: boolean = tiny.exited;
   const fresh: Runtime = dead ? await tiny.restart() : tiny;
   void fresh;
-  // @ts-expect-error the builds are go, tiny and session
+  // @ts-expect-error the builds are go, tiny, session and tiny-session
   await load({ variant: 'wasm' });
   // @ts-expect-error gcPercent is a number
   await load({ gcPercent: '400' });

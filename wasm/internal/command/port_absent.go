@@ -1,15 +1,17 @@
 //go:build agentwasm_sessiononly
 
-// The session-only build (agentwasm-session.wasm, built with the
-// agentwasm_sessiononly tag) has no serving port: the serve and portkit
-// packages are not linked, which is most of the bytes a page that only
-// chats would otherwise download. Every port.* command, and a session
-// asking for a port as its kit, answers CodePortUnavailable.
+// The session-only build (agentwasm-session.wasm, and TinyGo's
+// agentwasm-session.tiny.wasm, built with the agentwasm_sessiononly tag) has
+// no serving port: the serve and portkit packages are not linked, which is
+// most of the bytes a page that only chats would otherwise download. Every
+// port.* command, and a session asking for a port as its kit, answers
+// CodePortUnavailable.
 
 package command
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
@@ -22,10 +24,17 @@ const HasServe = false
 // portEntry is never made in this build: no port can be created.
 type portEntry struct{}
 
-// portUnavailable is the answer of every port command in this build.
+// portUnavailable is the answer of every port command in this build. It
+// names the files of the toolchain that built it: Go's session-only module
+// and full module (agentwasm-session.wasm, agentwasm.wasm) or TinyGo's
+// (agentwasm-session.tiny.wasm, agentwasm.tiny.wasm).
 func portUnavailable() *wire.Reply {
-	return failure(CodePortUnavailable, "agentwasm: this is the session-only build of the module (agentwasm-session.wasm), "+
-		"which has no serving port; load the full build (agentwasm.wasm) to create ports")
+	this, full := "agentwasm-session.wasm", "agentwasm.wasm"
+	if runtime.Compiler == "tinygo" {
+		this, full = "agentwasm-session.tiny.wasm", "agentwasm.tiny.wasm"
+	}
+	return failure(CodePortUnavailable, "agentwasm: this is the session-only build of the module ("+this+"), "+
+		"which has no serving port; load the full build ("+full+") to create ports")
 }
 
 func (r *Runtime) portAsKit(int, *session.Options) *wire.Reply { return portUnavailable() }
