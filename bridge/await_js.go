@@ -152,8 +152,9 @@ func panicText(p any) string {
 		return x.Error()
 	case string:
 		return x
-	case interface{ String() string }:
-		return x.String()
+	}
+	if t, ok := stringerText(p); ok {
+		return t
 	}
 	return "a panic with a value of an unexpected type"
 }

@@ -2084,8 +2084,15 @@ export class Port {
     }
     this.#open();
     const command = { op: 'port.call', port: this.#id, name, args: args ?? {} };
-    if (settle) command.settleWithinMs = settle;
-    const reply = await this.#runtime.call(command);
+    let reply;
+    if (settle) {
+      command.settleWithinMs = settle;
+      reply = await this.#runtime.call(command);
+    } else {
+      // Without settleWithinMs a call never waits (a fire's handler runs after it has answered):
+      // it goes in and out synchronously, where a started command costs a goroutine and a wake.
+      reply = this.#runtime.callSync(command);
+    }
     if (!reply.ok) throw replyError(reply);
     return reply.value;
   }

@@ -124,23 +124,24 @@ func exportCall(n, slot uint32) {
 func exportWake(id uint32) { bridge.Wake(id) }
 
 // syncReply answers a command that never waits (callSync and
-// agentwasm_call_sync): an op that waits is refused, since nothing may
-// block inside a call from JavaScript. reads reports an op that only reads
+// agentwasm_call_sync; command.Op.SyncFor): one that may wait is refused,
+// since nothing may block inside a call from JavaScript. reads reports an op that only reads
 // (command.Op.Reads).
 func syncReply(cmd []byte, hooks js.Value) (reply []byte, reads bool) {
 	var c wire.Command
 	// Only the table's sync ops: the others wait. Unknown ops and malformed
 	// commands go through to the command layer, which answers them at once.
 	if wire.Unmarshal(cmd, &c) != nil {
-		c.Op = ""
+		reply = rt.Call(context.Background(), cmd, hooksFrom(hooks))
+		return reply, true
 	}
 	op, known := command.LookupOp(c.Op)
-	if known && !op.Sync {
+	if known && !op.SyncFor(&c) {
 		b, _ := wire.Marshal(&wire.Reply{Error: &wire.ErrorBody{Code: command.CodeBadCommand,
 			Message: "agentwasm: op " + strconv.Quote(c.Op) + " waits, so it must go through call(), not callSync()"}})
 		return b, true
 	}
-	reply = rt.Call(context.Background(), cmd, hooksFrom(hooks))
+	reply = rt.CallDecoded(context.Background(), &c, hooksFrom(hooks))
 	flushEvents() // the command's events come before its reply
 	return reply, known && op.Reads
 }

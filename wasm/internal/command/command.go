@@ -123,7 +123,19 @@ func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []by
 	if err := wire.Unmarshal(cmd, &c); err != nil {
 		return encode(failure(CodeBadCommand, "agentwasm: the command is malformed JSON or has a field of the wrong type: "+err.Error()))
 	}
-	return encode(r.run(ctx, &c, hooks))
+	return r.CallDecoded(ctx, &c, hooks)
+}
+
+// CallDecoded is Call for a command its caller has decoded already (the js
+// build's callSync reads the op first), with the same recovery.
+func (r *Runtime) CallDecoded(ctx context.Context, c *wire.Command, hooks Hooks) (reply []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			reply = encode(failure(CodeInternal, "agentwasm: internal error (recovered panic: "+errs.Text(p)+
+				"); the module is still serving, but report this with the command that caused it"))
+		}
+	}()
+	return encode(r.run(ctx, c, hooks))
 }
 
 // The handlers of the version, session.* and poll ops; the command table in

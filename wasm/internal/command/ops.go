@@ -24,6 +24,10 @@ type Op struct {
 	// of another goroutine (it cancels nothing, closes nothing, settles no
 	// ask), so the js build need not run the Go scheduler after it.
 	Reads bool
+	// syncIf, for an op that is not Sync, says whether one command of it
+	// never waits all the same (port.call without settleWithinMs: a fire's
+	// handler runs on its own goroutine after the call has answered).
+	syncIf func(c *wire.Command) bool
 	// TestOnly is true for the debug.* commands, which only a Runtime made
 	// with test hooks answers; the others answer them as unknown ops.
 	TestOnly bool
@@ -58,7 +62,7 @@ var ops = []Op{
 	{Name: "debug.crash", TestOnly: true, Summary: "kills the module with a panic no recover catches, to test the host's handling of a dead module", run: (*Runtime).debugCrash},
 	{Name: "port.create", Sync: true, Summary: "builds a serving port from a graph and JSON options", run: (*Runtime).createPort},
 	{Name: "port.tools", Sync: true, Reads: true, Summary: "the port's tool array", run: (*Runtime).portTools},
-	{Name: "port.call", Summary: "calls one of the port's tools (a fire may start a handler)", run: (*Runtime).portCall},
+	{Name: "port.call", syncIf: func(c *wire.Command) bool { return c.SettleWithinMs <= 0 }, Summary: "calls one of the port's tools (a fire may start a handler)", run: (*Runtime).portCall},
 	{Name: "port.mcp", Summary: "answers one MCP JSON-RPC message (may wait for a fire to settle)", run: (*Runtime).portMCPCommand},
 	{Name: "port.state", Sync: true, Reads: true, Summary: "where the app session stands", run: (*Runtime).portState},
 	{Name: "port.navigate", Sync: true, Summary: "the person moved to a page", run: (*Runtime).portNavigate},
@@ -100,6 +104,13 @@ var opList = func() string {
 // wasm/README.md lists them.
 func Ops() []Op {
 	return append([]Op(nil), ops...)
+}
+
+// SyncFor reports whether command c of this op never waits: the op is
+// Sync, or this command of it answers without waiting (syncIf). The js
+// build serves such a command through callSync.
+func (o Op) SyncFor(c *wire.Command) bool {
+	return o.Sync || (o.syncIf != nil && c != nil && o.syncIf(c))
 }
 
 // LookupOp returns the table entry of the op name, and false if no such
