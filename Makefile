@@ -163,8 +163,9 @@ dist/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js scripts/minify.mjs | $(ESBUIL
 # wasi-libc and compiler-rt. scripts/tinygo.sh installs what is missing and builds TinyGo once
 # (cached outside the repository), then prints the binary; TINYGO=/path/to/tinygo skips it.
 # -panic=trap: TinyGo cannot recover a panic on wasm anyway, and the code that prints one would
-# take the js module past its 370 KB brotli budget. The js module then goes through wasm-opt -Oz
-# like Go's.
+# take the js module past its 370 KB brotli budget. TinyGo runs wasm-opt's asyncify pass through
+# tinygo/wasm-opt (which tells it that no import pauses a goroutine); the js module then goes
+# through wasm-opt -Oz like Go's.
 TINYGO       ?=
 TINYGO_BIN    = $(or $(TINYGO),$$(scripts/tinygo.sh))
 TINYGO_FLAGS := -opt=z -no-debug -panic=trap
@@ -172,16 +173,16 @@ TINY_DEPS    := $(GO_SRC) scripts/tinygo.sh
 
 build-tiny: dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm dist/agentwasm-wasip1.tiny.wasm dist/wasm_exec.tiny.js
 
-dist/agentwasm.tiny.wasm: $(TINY_DEPS) tinygo/js.json
+dist/agentwasm.tiny.wasm: $(TINY_DEPS) tinygo/js.json tinygo/wasm-opt
 	@mkdir -p dist
-	tinygo=$(TINYGO_BIN) && $$tinygo build -target=tinygo/js.json $(TINYGO_FLAGS) -o dist/agentwasm.tiny.raw.wasm ./wasm/js
+	tinygo=$(TINYGO_BIN) && WASMOPT=$(CURDIR)/tinygo/wasm-opt $$tinygo build -target=tinygo/js.json $(TINYGO_FLAGS) -o dist/agentwasm.tiny.raw.wasm ./wasm/js
 	$(or $(WASM_OPT),wasm-opt) $(WASM_OPT_FLAGS) dist/agentwasm.tiny.raw.wasm -o $@
 
 # The session-only js module by TinyGo (-tags agentwasm_sessiononly, as Go's agentwasm-session.wasm;
 # load({variant: 'tiny-session'})), with the same flags and wasm-opt step.
-dist/agentwasm-session.tiny.wasm: $(TINY_DEPS) tinygo/js.json
+dist/agentwasm-session.tiny.wasm: $(TINY_DEPS) tinygo/js.json tinygo/wasm-opt
 	@mkdir -p dist
-	tinygo=$(TINYGO_BIN) && $$tinygo build -target=tinygo/js.json $(TINYGO_FLAGS) -tags agentwasm_sessiononly -o dist/agentwasm-session.tiny.raw.wasm ./wasm/js
+	tinygo=$(TINYGO_BIN) && WASMOPT=$(CURDIR)/tinygo/wasm-opt $$tinygo build -target=tinygo/js.json $(TINYGO_FLAGS) -tags agentwasm_sessiononly -o dist/agentwasm-session.tiny.raw.wasm ./wasm/js
 	$(or $(WASM_OPT),wasm-opt) $(WASM_OPT_FLAGS) dist/agentwasm-session.tiny.raw.wasm -o $@
 
 # The reactor the wazero harness needs: _initialize, agentwasm_alloc, agentwasm_free, agentwasm_call.

@@ -81,14 +81,28 @@ type settled struct {
 }
 
 // AwaitJS waits for v if it is a thenable, or returns it at once. When ctx
-// ends first, onCancel runs and ctx's error is returned; the promise's
-// callbacks stay alive until it settles, since calling a released function
-// would crash the module.
+// ends first, onCancel runs and ctx's error is returned. With the loader's
+// wakers (SetWakers) the wait costs no callback into the Go scheduler;
+// without them the promise's js.Func callbacks stay alive until it settles,
+// since calling a released function would crash the module.
 func AwaitJS(ctx context.Context, v js.Value, onCancel func()) (js.Value, error) {
 	if v.Type() != js.TypeObject || v.Get("then").Type() != js.TypeFunction {
 		return v, nil
 	}
 	BeforeJS()
+	if hasWakers() {
+		return awaitWatched(v, func(ch chan struct{}) error {
+			select {
+			case <-ch:
+				return nil
+			case <-ctx.Done():
+				if onCancel != nil {
+					onCancel()
+				}
+				return ctxErr(ctx)
+			}
+		})
+	}
 	ch := make(chan settled, 1)
 	var ok, fail js.Func
 	var once sync.Once
@@ -138,8 +152,9 @@ func panicText(p any) string {
 		return x.Error()
 	case string:
 		return x
-	case interface{ String() string }:
-		return x.String()
+	}
+	if t, ok := stringerText(p); ok {
+		return t
 	}
 	return "a panic with a value of an unexpected type"
 }

@@ -267,7 +267,7 @@ func SetReadBody(fn js.Value) {
 type bodyPump struct {
 	pump js.Value // the object readBody returned
 
-	wake    js.Func // made on the first wait; the pump calls it once per wait(wake)
+	wake    wakeFunc // made on the first wait; the pump calls it once per wait(wake)
 	hasWake bool
 	woken   chan struct{}
 	retired atomic.Bool
@@ -322,16 +322,13 @@ func (p *bodyPump) next(ctx context.Context, onCancel func(), dst []byte) (_ []b
 			return dst, false, errBodyRetired
 		}
 		if !p.hasWake {
-			p.wake = js.FuncOf(func(js.Value, []js.Value) any {
-				select {
-				case p.woken <- struct{}{}:
-				default:
-				}
-				return nil
-			})
-			p.hasWake = true
+			w, werr := newWakeFunc(p.woken)
+			if werr != nil {
+				return dst, false, errors.New("bridge: reading the response body: " + werr.Error())
+			}
+			p.wake, p.hasWake = w, true
 		}
-		if cerr := CatchJS(func() { p.pump.Call("wait", p.wake.Value) }); cerr != nil {
+		if cerr := CatchJS(func() { p.pump.Call("wait", p.wake.value) }); cerr != nil {
 			return dst, false, errors.New("bridge: reading the response body: " + cerr.Error())
 		}
 		if err := awaitWake(ctx, p.woken, onCancel); err != nil {
@@ -366,8 +363,8 @@ func pumpFailure(v js.Value) error {
 func (p *bodyPump) retire() {
 	p.once.Do(func() {
 		p.retired.Store(true)
-		if err := CatchJS(func() { p.pump.Call("stop") }); err == nil && p.hasWake {
-			p.wake.Release()
+		if err := CatchJS(func() { p.pump.Call("stop") }); (err == nil || p.wake.safeToRelease()) && p.hasWake {
+			p.wake.release()
 		}
 		select {
 		case p.woken <- struct{}{}:

@@ -34,8 +34,16 @@ find_missing() {
 	done
 }
 find_missing
-if ((${#missing[@]} == 0)) && [ -x "$bin" ]; then
-	echo "$bin"
+# The root the module builds with: TinyGo's, with the changes to its runtime package that
+# tinygo/README.md lists, as a tree of links to the built root beside the few files changed; named
+# by a hash of those changes (this script and tinygo/_runtime/), so a change makes a new one. Its
+# bin/tinygo is a script that runs the built binary with TINYGOROOT set to it.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+stamp=$(cat "$here/scripts/tinygo.sh" "$here"/tinygo/_runtime/*.go | sha256sum | cut -c1-12)
+overlay=$cache/agentwasm-$stamp
+wrapper=$overlay/bin/tinygo
+if ((${#missing[@]} == 0)) && [ -x "$bin" ] && [ -x "$wrapper" ]; then
+	echo "$wrapper"
 	exit 0
 fi
 
@@ -76,4 +84,34 @@ if [ ! -x "$bin" ]; then
 	mv "$tmp" "$cache/root"
 	say "$("$bin" version)"
 fi
-echo "$bin"
+
+# edit FILE OLD NEW replaces the one line of FILE that is exactly OLD with NEW, or fails saying so
+# (another TinyGo version: the changes must be looked at again).
+edit() {
+	local file=$1 old=$2 new=$3 n
+	n=$(grep -cxF -- "$old" "$file" || true)
+	[ "$n" = 1 ] || { say "$file: expected one line '$old', found $n; the runtime changes need a look for TinyGo $TINYGO_VERSION"; exit 1; }
+	OLD=$old NEW=$new perl -0pi -e 's/^\Q$ENV{OLD}\E$/$ENV{NEW}/m' "$file"
+}
+if [ ! -x "$wrapper" ]; then
+	say "making the module's TinyGo root $overlay"
+	rm -rf "$cache"/agentwasm-*
+	tmp=$(mktemp -d "$cache/overlay.XXXXXX")
+	cp -as "$cache/root/." "$tmp/"
+	rt=$tmp/src/runtime
+	for f in hashmap.go scheduler_cooperative.go runtime_wasmentry.go; do
+		cp --remove-destination "$(readlink -f "$rt/$f")" "$rt/$f"
+	done
+	# A map's seed: hashmapInitSeed (tinygo/_runtime/agentwasm_hashseed.go).
+	edit "$rt/hashmap.go" $'\t\tseed:       uintptr(fastrand()),' $'\t\tseed:       uintptr(hashmapInitSeed()),'
+	# The initializers are done where each entry point has run them.
+	edit "$rt/scheduler_cooperative.go" $'\t\tinitAll()' $'\t\tinitAll()\n\t\tagentwasmInitDone = true'
+	edit "$rt/runtime_wasmentry.go" $'\t\t\tinitAll()' $'\t\t\tinitAll()\n\t\t\tagentwasmInitDone = true'
+	edit "$rt/runtime_wasmentry.go" $'\t\tinitAll()' $'\t\tinitAll()\n\t\tagentwasmInitDone = true'
+	cp "$here"/tinygo/_runtime/*.go "$rt/"
+	rm "$tmp/bin/tinygo"
+	printf '#!/bin/sh\n# TinyGo with the module'"'"'s root (scripts/tinygo.sh).\nTINYGOROOT=%s exec %s "$@"\n' "$overlay" "$bin" >"$tmp/bin/tinygo"
+	chmod +x "$tmp/bin/tinygo"
+	mv "$tmp" "$overlay"
+fi
+echo "$wrapper"

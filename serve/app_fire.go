@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/gopool"
 )
 
 // The statuses of a transition.
@@ -256,11 +257,11 @@ func (a *App) fire(ctx context.Context, action string, f FireOptions) (res FireR
 	// values but is cancelled only by Close.
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(a.life, cancel)
-	go func() {
+	gopool.Go(func() {
 		defer cancel()
 		defer stop()
 		a.run(hctx, h, call)
-	}()
+	})
 	return FireResult{OK: true, TransitionID: t.id, EffectStatus: statusPending, UsedAsk: used}
 }
 

@@ -6,9 +6,10 @@
 package serve
 
 import (
-	"errors"
 	"math"
 	"strconv"
+
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // maxArgs caps the arguments of one call.
@@ -36,7 +37,7 @@ func invalidArgument(text string) error {
 // with its text.
 func argRefusal(err error) Result {
 	var ae *argError
-	if !errors.As(err, &ae) {
+	if !errs.As(err, &ae) {
 		ae = &argError{reason: ReasonInvalidArguments, text: err.Error()}
 	}
 	return errorResult(ae.reason, "error", ae.text)

@@ -6,10 +6,10 @@
 package session
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/agentwasm/agentwasm/internal/absent"
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // ErrEndpointAbsent is what errors.Is finds in the error of a request to an
@@ -55,7 +55,7 @@ type EndpointAbsentError = absent.Error
 // endpoint.
 func absentMCPMessage(err error) string {
 	var ae *EndpointAbsentError
-	if errors.As(err, &ae) && ae.URL != "" {
+	if errs.As(err, &ae) && ae.URL != "" {
 		return "The Studio AI proxy has no MCP endpoint at " + ae.URL + " (HTTP " + strconv.Itoa(ae.Status) +
 			"); the session goes on with its runtime tools, and does not look for MCP tools again until the tools are refreshed or the session reconnects."
 	}

@@ -279,7 +279,7 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 			case ctx.Err() != nil:
 				// A stream that ends at the abort is cut short, not complete.
 				return nil, cancelledOutcome
-			case stopped && (errors.Is(err, io.EOF) || errors.As(err, &te) && te.code == ErrorCodeStreamTimeout):
+			case stopped && (errors.Is(err, io.EOF) || errs.As(err, &te) && te.code == ErrorCodeStreamTimeout):
 				// The answer is complete; a proxy that keeps the stream
 				// open after message_stop ends it by going silent.
 				return r, nil
@@ -373,7 +373,7 @@ func (t *turnState) transportFailure(ctx context.Context, err error) *outcome {
 	switch {
 	case ctx.Err() != nil:
 		return cancelledOutcome
-	case errors.As(err, &te): // a bound of the session is one, not a cancellation
+	case errs.As(err, &te): // a bound of the session is one, not a cancellation
 		return &outcome{status: StatusError, msg: te.msg, code: te.code}
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return cancelledOutcome

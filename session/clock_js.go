@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall/js"
 	"time"
+
+	"github.com/agentwasm/agentwasm/internal/gopool"
 )
 
 // maxHostDelay is the longest delay setTimeout takes (2^31-1 ms); longer
@@ -49,7 +51,7 @@ func hostTimer(d time.Duration, f func(), detached bool) func() bool {
 	fn = js.FuncOf(func(js.Value, []js.Value) any {
 		if done.CompareAndSwap(false, true) {
 			fn.Release()
-			go f() // never block the host's event loop
+			gopool.Go(f) // never block the host's event loop
 		}
 		return nil
 	})

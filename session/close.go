@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/gopool"
 	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
@@ -97,7 +98,7 @@ func (s *Session) closeMCP(ctx context.Context) error {
 		return nil
 	}
 	done := make(chan error, 1)
-	go func() {
+	gopool.Go(func() {
 		var err error
 		defer func() {
 			if p := recover(); p != nil {
@@ -110,7 +111,7 @@ func (s *Session) closeMCP(ctx context.Context) error {
 		} else {
 			err = c.Close()
 		}
-	}()
+	})
 	select {
 	case err := <-done:
 		if err != nil {

@@ -40,7 +40,7 @@ func (t *turnState) callComposition(ctx context.Context, call ToolCall) Dispatch
 	}
 	res, err := s.callTool(ctx, call.Name, args)
 	var te *mcpclient.ToolError
-	if err != nil && draft != nil && errors.As(err, &te) && te.Code == CodeFailedPrecondition && ctx.Err() == nil {
+	if err != nil && draft != nil && errs.As(err, &te) && te.Code == CodeFailedPrecondition && ctx.Err() == nil {
 		rec.RetriedAfterConflict = true
 		fresh, rerr := s.reloadDraft(ctx, draftIDOf(args, draft))
 		if rerr != nil {
@@ -77,7 +77,7 @@ func (s *Session) compositionFailure(ctx context.Context, rec DispatchRecord, er
 	switch {
 	case ctx.Err() != nil:
 		return s.reject(rec, CodeCancelled, "The turn was cancelled while "+rec.ToolName+" ran.")
-	case errors.As(err, &te):
+	case errs.As(err, &te):
 		msg := te.Message
 		if rec.RetriedAfterConflict && !strings.Contains(msg, "reloading the draft failed") {
 			msg += " (after reloading the draft once)"

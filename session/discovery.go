@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/gopool"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/reqtrace"
 	"github.com/agentwasm/agentwasm/session/mcpclient"
@@ -153,7 +154,7 @@ func (s *Session) turnPass() *discoveryPass {
 func (s *Session) startPassLocked() *discoveryPass {
 	p := &discoveryPass{gen: s.disc.gen, done: make(chan struct{})}
 	s.disc.pass = p
-	go s.runPass(p)
+	gopool.Go(func() { s.runPass(p) })
 	return p
 }
 
@@ -234,7 +235,7 @@ func (s *Session) listBounded() (list []mcpclient.Tool, pages int, hung string, 
 	ctx = trace
 	done := make(chan listing, 1)
 	var finished, abandoned bool // guarded by s.mu
-	go func() {
+	gopool.Go(func() {
 		l, n, err := s.listTools(ctx)
 		s.mu.Lock()
 		finished = true
@@ -243,7 +244,7 @@ func (s *Session) listBounded() (list []mcpclient.Tool, pages int, hung string, 
 		}
 		s.mu.Unlock()
 		done <- listing{l, n, err}
-	}()
+	})
 	var elapsed <-chan struct{} // nil: no bound
 	if d := s.opts.ToolDiscoveryTimeout; d > 0 {
 		var stop func() bool

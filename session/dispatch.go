@@ -8,6 +8,7 @@ import (
 	"errors"
 
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/gopool"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
@@ -87,7 +88,7 @@ func execute(ctx context.Context, exec Executor, call ToolCall) (ToolResult, err
 		err error
 	}
 	done := make(chan result, 1)
-	go func() {
+	gopool.Go(func() {
 		returned := false
 		defer func() {
 			if p := recover(); p != nil {
@@ -101,7 +102,7 @@ func execute(ctx context.Context, exec Executor, call ToolCall) (ToolResult, err
 		res, err := exec.Execute(ctx, call)
 		returned = true
 		done <- result{res, err}
-	}()
+	})
 	select {
 	case r := <-done:
 		return r.res, r.err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/openai"
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
@@ -59,7 +60,7 @@ func (t openaiTransport) Stream(ctx context.Context, req *ChatRequest) (EventStr
 		}
 		g.release()
 		var te *errTransport
-		if errors.As(err, &te) && strings.Contains(te.msg, corsRefused) {
+		if errs.As(err, &te) && strings.Contains(te.msg, corsRefused) {
 			te.code = openai.CodeCORS
 		} else if te != nil && te.code == "" && strings.HasPrefix(te.msg, "Could not reach") {
 			te.code = openai.CodeUnreachable
@@ -178,7 +179,7 @@ func mediaType(ct string) string {
 // code, and its message as a sentence.
 func endpointError(err error) error {
 	var e *openai.Error
-	if !errors.As(err, &e) {
+	if !errs.As(err, &e) {
 		return err
 	}
 	msg := e.Message
@@ -245,7 +246,7 @@ func (st *openaiStream) Next() (StreamEvent, error) {
 				_ = st.tr.Flush() // the text a split secret held back, before the end
 			}
 			var e *openai.Error
-			if !errors.As(err, &e) {
+			if !errs.As(err, &e) {
 				st.err = err
 				continue
 			}

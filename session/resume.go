@@ -5,7 +5,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -159,7 +158,7 @@ func (s *Session) answerAsks(ctx context.Context, doors ApprovalDoors, order []P
 			s.mu.Unlock()
 			code, advice := ErrorCodeAskRefused, "check its state in the app, then Resume again or Chat."
 			var coded AskError
-			if errors.As(err, &coded) && coded.ErrorCode() != "" {
+			if errs.As(err, &coded) && coded.ErrorCode() != "" {
 				code, advice = coded.ErrorCode(), "nothing was said to the model about it."
 			}
 			stop = &outcome{status: StatusError, code: code,

@@ -172,7 +172,7 @@ func token(ctx context.Context, auth TokenSource, forceRefresh bool, who string)
 // unwrapFetch drops the bridge's own prefix, which repeats the URL.
 func unwrapFetch(err error) error {
 	var fe *bridge.FetchError
-	if errors.As(err, &fe) {
+	if errs.As(err, &fe) {
 		return fe.Err
 	}
 	return err

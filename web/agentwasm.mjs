@@ -418,6 +418,108 @@ function watch(go, instance, life) {
   return Object.create(instance, { exports: { value: Object.freeze(exports), enumerable: true } });
 }
 
+/**
+ * The module's direct entry points, when it has them (wasm/js/exports.go):
+ * commands and replies pass as bytes in the module's memory, and the
+ * module is woken by a call to its exported wake function, where a
+ * function made with Go's js.FuncOf goes through the runtime's event path
+ * (under Go a pass of its scheduler, under TinyGo a new goroutine with a
+ * whole stack for each call). Answers null for a module without them.
+ *
+ * - callSync(text) runs a command that never waits and answers its reply
+ *   text (undefined when the module died during it).
+ * - call(text, hooks, signal) starts a command and resolves with its reply
+ *   text; the module takes the hooks, signal and resolve function from the
+ *   slot it is given (take).
+ * - waker(id) makes the function the module hands out to be woken by (a
+ *   body pump's wake); watch(promise, id) settles a box with a promise's
+ *   outcome and wakes id.
+ *
+ * A wake, a started command and a sync command that did more than read
+ * run the Go scheduler from a microtask (what they made runnable, such as
+ * the waits a close cancels, runs then), never inside a call the module is
+ * making: the page's code the module calls may wake it synchronously.
+ */
+function directEntry(go, exports, life) {
+  const {
+    agentwasm_buffer: buffer, agentwasm_call_sync: callSync, agentwasm_reply: reply,
+    agentwasm_call: call, agentwasm_wake: wake, go_scheduler: scheduler,
+  } = exports;
+  const memory = exports.mem ?? exports.memory;
+  if (![buffer, callSync, reply, call, wake].every(isFunction) || !(memory instanceof WebAssembly.Memory)) return null;
+  // TinyGo's runtime runs its goroutines from go_scheduler; Go's from resume, through wasm_exec's _resume.
+  const run = isFunction(scheduler) ? () => scheduler() : () => go._resume();
+  let queued = false;
+  const kick = () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => {
+      queued = false;
+      if (!life.dead) run();
+    });
+  };
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  /** Writes text into the module's command buffer; answers its length in bytes, or -1 if the module is dead. */
+  const write = (text) => {
+    const room = text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+    const at = buffer(room);
+    if (at === undefined) return -1;
+    return encoder.encodeInto(text, new Uint8Array(memory.buffer, at, room)).written;
+  };
+  const slots = new Map();
+  let lastSlot = 0;
+  return {
+    callSync(text) {
+      const n = write(text);
+      if (n < 0) return undefined;
+      let size = callSync(n);
+      if (size === undefined) return undefined;
+      if (size < 0) {
+        // What the command made runnable (a close cancels a turn's waits) runs next.
+        kick();
+        size = -size - 1;
+      }
+      return decoder.decode(new Uint8Array(memory.buffer, reply(), size));
+    },
+    call(text, hooks, signal) {
+      return new Promise((resolve) => {
+        lastSlot = lastSlot >= 0x7fffffff ? 1 : lastSlot + 1;
+        slots.set(lastSlot, { hooks, signal, resolve });
+        const n = write(text);
+        if (n >= 0) call(n, lastSlot);
+        slots.delete(lastSlot);
+        kick();
+      });
+    },
+    take(slot) {
+      return slots.get(slot);
+    },
+    waker(id) {
+      return () => {
+        wake(id);
+        kick();
+      };
+    },
+    watch(promise, id) {
+      const box = { failed: false, value: undefined };
+      const settle = () => {
+        wake(id);
+        kick();
+      };
+      promise.then((value) => {
+        box.value = value;
+        settle();
+      }, (reason) => {
+        box.failed = true;
+        box.value = reason;
+        settle();
+      });
+      return box;
+    },
+  };
+}
+
 /** How many bytes a body pump reads ahead of the module before it waits for the module to take them. */
 const BODY_READ_AHEAD = 1 << 20;
 
@@ -649,7 +751,9 @@ export async function load(options = {}) {
     // so two loads at once each hand their own to their own module. readBody
     // is the body pump the module reads response bodies through; textDeltas
     // says a session's plain text delta may come as its text alone (Session.dispatch).
+    const direct = directEntry(go, watched.exports, life);
     const boot = { register: name, testHooks: Boolean(testHooks), readBody, textDeltas: true };
+    if (direct) Object.assign(boot, { waker: direct.waker, watch: direct.watch, take: direct.take });
     globalThis.__agentwasmBoot = boot;
     let running;
     try {
@@ -669,7 +773,7 @@ export async function load(options = {}) {
         + 'it read neither globalThis.__agentwasmBoot nor its environment (a build older than the boot settings?)');
     }
     const api = await Promise.race([ready, died]);
-    return new Runtime(api, life, { ...options });
+    return new Runtime(api, life, { ...options }, direct);
   } catch (err) {
     life.die('the load failed');
     throw err;
@@ -688,14 +792,17 @@ export class Runtime {
   #recovers = true;
   /** The rejecters of the calls sent and not yet answered. */
   #pending = new Set();
+  /** The module's direct entry points (directEntry), or null. */
+  #direct;
 
   /** @internal */
-  constructor(api, life, options) {
+  constructor(api, life, options, direct = null) {
     this.#api = api;
     this.#life = life;
     this.#options = options;
+    this.#direct = direct;
     try {
-      this.#recovers = !/^tinygo/.test(JSON.parse(api.callSync('{"op":"version"}')).goVersion);
+      this.#recovers = !/^tinygo/.test(this.callSyncText('{"op":"version"}').goVersion);
     } catch {
       // an older module: the Go build
     }
@@ -754,7 +861,7 @@ export class Runtime {
   /** @internal Sends a command, already JSON, that never waits. */
   callSyncText(text, hooks) {
     this.checkAlive();
-    const reply = this.#api.callSync(text, hooks);
+    const reply = hooks === undefined && this.#direct ? this.#direct.callSync(text) : this.#api.callSync(text, hooks);
     this.checkAlive(); // it died during the call
     return JSON.parse(reply);
   }
@@ -766,7 +873,7 @@ export class Runtime {
   async call(command, hooks, signal) {
     const text = jsonText(command, 'bad_argument', 'an argument');
     this.checkAlive();
-    const reply = this.#api.call(text, hooks, signal);
+    const reply = this.#direct ? this.#direct.call(text, hooks, signal) : this.#api.call(text, hooks, signal);
     this.checkAlive(); // it died during the call
     return new Promise((resolve, reject) => {
       this.#pending.add(reject);
@@ -1977,8 +2084,15 @@ export class Port {
     }
     this.#open();
     const command = { op: 'port.call', port: this.#id, name, args: args ?? {} };
-    if (settle) command.settleWithinMs = settle;
-    const reply = await this.#runtime.call(command);
+    let reply;
+    if (settle) {
+      command.settleWithinMs = settle;
+      reply = await this.#runtime.call(command);
+    } else {
+      // Without settleWithinMs a call never waits (a fire's handler runs after it has answered):
+      // it goes in and out synchronously, where a started command costs a goroutine and a wake.
+      reply = this.#runtime.callSync(command);
+    }
     if (!reply.ok) throw replyError(reply);
     return reply.value;
   }

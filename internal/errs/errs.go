@@ -73,6 +73,9 @@ func Text(v any) (s string) {
 			s = "(a value whose text panicked)"
 		}
 	}()
+	if t, ok := stringerText(v); ok {
+		return t
+	}
 	switch x := v.(type) {
 	case nil:
 		return "<nil>"
@@ -80,8 +83,6 @@ func Text(v any) (s string) {
 		return x
 	case error:
 		return x.Error()
-	case interface{ String() string }:
-		return x.String()
 	case bool:
 		return strconv.FormatBool(x)
 	case int:

@@ -8,7 +8,6 @@
 package mcpserver
 
 import (
-	"errors"
 	"io"
 	"mime"
 	"net"
@@ -19,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 )
 
@@ -120,7 +120,7 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if errs.As(err, &tooBig) {
 			writeRPCError(w, http.StatusRequestEntityTooLarge, InvalidRequest, "request too large: the body exceeds the server's limit")
 			return
 		}

@@ -17,6 +17,7 @@ package mcpclient
 import (
 	"context"
 
+	"github.com/agentwasm/agentwasm/internal/gopool"
 	"github.com/agentwasm/agentwasm/internal/jsonr"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -53,7 +54,7 @@ func (c *Client) answerRequest(ctx context.Context, st mcpState, m *wire.RPCMess
 	}
 	what := "the answer to the server's " + m.Method
 	hdr := c.postHeader(st, "", "")
-	go func() {
+	gopool.Go(func() {
 		defer func() { <-c.answering }()
 		defer func() { _ = recover() }() // a panicking Fetcher must not take the program down
 		actx, cancel := context.WithTimeout(ctx, c.cfg.AnswerTimeout)
@@ -64,7 +65,7 @@ func (c *Client) answerRequest(ctx context.Context, st mcpState, m *wire.RPCMess
 			// ignored. (io.Copy to drain it would cost the module 44 KB.)
 			resp.Body.Close()
 		}
-	}()
+	})
 }
 
 // serverAnswer returns the JSON-RPC response to server request m: an empty

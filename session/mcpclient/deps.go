@@ -8,10 +8,10 @@ package mcpclient
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/agentwasm/agentwasm/bridge"
+	"github.com/agentwasm/agentwasm/internal/errs"
 )
 
 // A TokenSource supplies the bearer token sent with every request. It is
@@ -42,7 +42,7 @@ func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
 // unwrapFetch drops the bridge's own prefix, which repeats the URL.
 func unwrapFetch(err error) error {
 	var fe *bridge.FetchError
-	if errors.As(err, &fe) {
+	if errs.As(err, &fe) {
 		return fe.Err
 	}
 	return err

@@ -4,12 +4,12 @@ package mcpclient
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentwasm/agentwasm/internal/absent"
+	"github.com/agentwasm/agentwasm/internal/errs"
 	"github.com/agentwasm/agentwasm/internal/mcp"
 	"github.com/agentwasm/agentwasm/internal/rawjson"
 	"github.com/agentwasm/agentwasm/internal/wire"
@@ -78,9 +78,9 @@ func statusOf(err error) int {
 	var te *TransportError
 	var pe *ProtocolError
 	switch {
-	case errors.As(err, &te):
+	case errs.As(err, &te):
 		return te.Status
-	case errors.As(err, &pe):
+	case errs.As(err, &pe):
 		return pe.Status
 	}
 	return 0
@@ -125,7 +125,7 @@ func (c *Client) probe(ctx context.Context, st mcpState) (Era, error) {
 		return "", err
 	}
 	var pe *ProtocolError
-	isPE := errors.As(err, &pe)
+	isPE := errs.As(err, &pe)
 	switch {
 	case status == 404 || status == 405:
 		return EraSession, nil

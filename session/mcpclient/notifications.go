@@ -43,7 +43,7 @@ func (c *Client) Listen(ctx context.Context, lastEventID string) (NotificationSt
 	s, err := c.ListenToolListChanged(ctx, lastEventID)
 	if err != nil {
 		var pe *ProtocolError
-		if errors.As(err, &pe) && pe.Code == MethodNotFound {
+		if errs.As(err, &pe) && pe.Code == MethodNotFound {
 			// A stateless-era server without subscriptions/listen.
 			return nil, errs.WithSuffix(ErrListenUnsupported, " (", mcp.MethodSubscriptionsListen, ": method not found)")
 		}

@@ -26,12 +26,12 @@ package main
 
 import (
 	"context"
-	"strconv"
 	"syscall"
 	"syscall/js"
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/gopool"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/wasm/internal/command"
 )
@@ -51,6 +51,10 @@ type bootSettings struct {
 	// textDeltas: the loader's event hook takes a plain text delta as the
 	// JSON string of its text (events.go, enqueueText).
 	textDeltas bool
+	// waker and watch are the loader's wakers (bridge.SetWakers), and take
+	// answers the slot of a command started through agentwasm_call
+	// (exports.go); each undefined when the loader has none.
+	waker, watch, take js.Value
 }
 
 // The collector's GOGC is not a boot setting: the runtime reads it from the
@@ -74,12 +78,20 @@ func readBoot() bootSettings {
 	b := g.Get(bootGlobal)
 	if b.Type() != js.TypeObject {
 		return bootSettings{register: getenv("AGENTWASM_REGISTER"), testHooks: getenv("AGENTWASM_TEST_HOOKS") == "1",
-			readBody: js.Undefined()}
+			readBody: js.Undefined(), waker: js.Undefined(), watch: js.Undefined(), take: js.Undefined()}
 	}
 	g.Delete(bootGlobal)
-	s := bootSettings{readBody: js.Undefined()}
+	s := bootSettings{readBody: js.Undefined(), waker: js.Undefined(), watch: js.Undefined(), take: js.Undefined()}
 	if f := b.Get("readBody"); f.Type() == js.TypeFunction {
 		s.readBody = f
+	}
+	for _, f := range []struct {
+		name string
+		to   *js.Value
+	}{{"waker", &s.waker}, {"watch", &s.watch}, {"take", &s.take}} {
+		if v := b.Get(f.name); v.Type() == js.TypeFunction {
+			*f.to = v
+		}
 	}
 	if r := b.Get("register"); r.Type() == js.TypeString {
 		s.register = r.String()
@@ -101,6 +113,7 @@ func getenv(key string) string {
 
 func main() {
 	bridge.SetReadBody(boot.readBody)
+	bridge.SetWakers(boot.waker, boot.watch)
 	api := js.Global().Get("Object").New()
 	api.Set("call", js.FuncOf(call))
 	api.Set("callSync", js.FuncOf(callSync))
@@ -166,7 +179,7 @@ func call(_ js.Value, args []js.Value) (result any) {
 	cmd, hooks, signal := commandText(arg(args, 0)), hooksFrom(arg(args, 1)), arg(args, 2)
 	executor := js.FuncOf(func(_ js.Value, pargs []js.Value) any {
 		resolve := pargs[0]
-		go run(cmd, hooks, signal, resolve)
+		gopool.Go(func() { run(cmd, hooks, signal, resolve) })
 		return nil
 	})
 	defer executor.Release()
@@ -208,20 +221,6 @@ func callSync(_ js.Value, args []js.Value) (result any) {
 			result = internalError(p)
 		}
 	}()
-	cmd := commandText(arg(args, 0))
-	var c wire.Command
-	// Only the table's sync ops: the others wait, and a JavaScript callback
-	// must not block. Unknown ops and malformed commands go through to the
-	// command layer, which answers them at once.
-	if wire.Unmarshal(cmd, &c) != nil {
-		c.Op = ""
-	}
-	if op, known := command.LookupOp(c.Op); known && !op.Sync {
-		b, _ := wire.Marshal(&wire.Reply{Error: &wire.ErrorBody{Code: command.CodeBadCommand,
-			Message: "agentwasm: op " + strconv.Quote(c.Op) + " waits, so it must go through call(), not callSync()"}})
-		return string(b)
-	}
-	reply := rt.Call(context.Background(), cmd, hooksFrom(arg(args, 1)))
-	flushEvents() // the command's events come before its reply
+	reply, _ := syncReply(commandText(arg(args, 0)), arg(args, 1))
 	return string(reply)
 }

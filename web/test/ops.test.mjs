@@ -33,12 +33,18 @@ test('callSync serves the sync commands and refuses the others', () => {
   const rows = commandTable();
   assert.ok(rows.length > 20, 'the table lists the commands');
   for (const { ops, sync } of rows) {
-    assert.match(sync, /^(yes|no)$/, `the sync cell of ${ops.join(', ')}`);
+    assert.match(sync, /^(yes|no|without `settleWithinMs`)$/, `the sync cell of ${ops.join(', ')}`);
     for (const op of ops) {
       // Ids nothing is open under: a sync command answers at once, mostly unknown_session or
       // unknown_port; session.create makes a session, closed again below.
       const reply = runtime.callSync({ op, session: 9999, port: 9999, options: { disableToolDiscovery: true } });
-      if (sync === 'no') {
+      if (sync.startsWith('without')) {
+        // Sync only without settleWithinMs (port.call): with it, the command waits.
+        assert.doesNotMatch(reply.error?.message ?? '', waits, op);
+        const settled = runtime.callSync({ op, port: 9999, settleWithinMs: 100 });
+        assert.equal(settled.error?.code, 'bad_command', op);
+        assert.match(settled.error.message, waits, op);
+      } else if (sync === 'no') {
         assert.equal(reply.ok, false, op);
         assert.equal(reply.error.code, 'bad_command', op);
         assert.match(reply.error.message, waits, op);

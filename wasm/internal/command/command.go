@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/bridge"
 	"github.com/agentwasm/agentwasm/internal/errs"
+	"github.com/agentwasm/agentwasm/internal/gopool"
 	"github.com/agentwasm/agentwasm/internal/version"
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
@@ -122,7 +123,19 @@ func (r *Runtime) Call(ctx context.Context, cmd []byte, hooks Hooks) (reply []by
 	if err := wire.Unmarshal(cmd, &c); err != nil {
 		return encode(failure(CodeBadCommand, "agentwasm: the command is malformed JSON or has a field of the wrong type: "+err.Error()))
 	}
-	return encode(r.run(ctx, &c, hooks))
+	return r.CallDecoded(ctx, &c, hooks)
+}
+
+// CallDecoded is Call for a command its caller has decoded already (the js
+// build's callSync reads the op first), with the same recovery.
+func (r *Runtime) CallDecoded(ctx context.Context, c *wire.Command, hooks Hooks) (reply []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			reply = encode(failure(CodeInternal, "agentwasm: internal error (recovered panic: "+errs.Text(p)+
+				"); the module is still serving, but report this with the command that caused it"))
+		}
+	}()
+	return encode(r.run(ctx, c, hooks))
 }
 
 // The handlers of the version, session.* and poll ops; the command table in
@@ -377,10 +390,10 @@ func (r *Runtime) closeSession(_ context.Context, c *wire.Command, _ Hooks) *wir
 	// MCP client's close may do I/O: the session closes in the background
 	// (its watch ends, its MCP session is ended), and its error has no one
 	// to go to.
-	go func() {
+	gopool.Go(func() {
 		defer func() { _ = recover() }()
 		_ = s.Close()
-	}()
+	})
 	return &wire.Reply{OK: true}
 }
 

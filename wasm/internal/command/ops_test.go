@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/wasm/internal/command"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,6 +100,9 @@ func TestREADMECommandTableIsTheOpTable(t *testing.T) {
 			continue // not documented (reported above), or the table has no sync column
 		}
 		want := map[bool]string{true: "yes", false: "no"}[o.Sync]
+		if !o.Sync && o.SyncFor(&wire.Command{Op: o.Name}) {
+			want = "without `settleWithinMs`" // port.call: sync unless it waits for a fire to settle
+		}
 		assert.Equal(t, want, got, "wasm/README.md's sync column for %s disagrees with ops.go", o.Name)
 	}
 }
@@ -142,6 +146,38 @@ func TestOpTable(t *testing.T) {
 			assert.Equal(t, tc.sync, o.Sync)
 		})
 	}
+}
+
+// TestSyncForAndReads: which commands the js build serves through callSync
+// (Op.SyncFor), and that an op marked Reads is a sync one.
+func TestSyncForAndReads(t *testing.T) {
+	cases := []struct {
+		name    string
+		command wire.Command
+		sync    bool
+	}{
+		{"a sync op", wire.Command{Op: "version"}, true},
+		{"an op that waits", wire.Command{Op: "session.chat"}, false},
+		{"port.call without settleWithinMs", wire.Command{Op: "port.call", Name: "shop.whats_here"}, true},
+		{"port.call with settleWithinMs", wire.Command{Op: "port.call", Name: "shop.do_action", SettleWithinMs: 1000}, false},
+		{"port.mcp", wire.Command{Op: "port.mcp"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, ok := command.LookupOp(tc.command.Op)
+			require.True(t, ok)
+			assert.Equal(t, tc.sync, o.SyncFor(&tc.command))
+		})
+	}
+	reads := 0
+	for _, o := range command.Ops() {
+		if o.Reads {
+			reads++
+			assert.True(t, o.Sync, "%s only reads, so it must be a sync op", o.Name)
+			assert.False(t, strings.HasSuffix(o.Name, ".close") || strings.HasSuffix(o.Name, "Ask"), "%s changes state: it is not a read", o.Name)
+		}
+	}
+	assert.Equal(t, 11, reads, "the ops marked Reads")
 }
 
 // TestEveryOpIsDispatched sends every op of the table, with ids nothing is

@@ -1,0 +1,5 @@
+package gopool
+
+import "runtime"
+
+var runtimeGosched = runtime.Gosched

@@ -1,0 +1,20 @@
+//go:build js && !tinygo
+
+// The direct entry points (exports.go) as Go's //go:wasmexport functions.
+
+package main
+
+//go:wasmexport agentwasm_buffer
+func wasmBuffer(n uint32) uint32 { return exportBuffer(n) }
+
+//go:wasmexport agentwasm_call_sync
+func wasmCallSync(n uint32) int32 { return exportCallSync(n) }
+
+//go:wasmexport agentwasm_reply
+func wasmReply() uint32 { return exportReply() }
+
+//go:wasmexport agentwasm_call
+func wasmCall(n, slot uint32) { exportCall(n, slot) }
+
+//go:wasmexport agentwasm_wake
+func wasmWake(id uint32) { exportWake(id) }
