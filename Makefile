@@ -210,24 +210,27 @@ test-tiny: build build-tiny sizecheck-tiny dist/agentwasm
 
 # The page sets: what a page downloads for each js variant, the loader + the runtime script
 # (wasm_exec) + the module, each brotli-compressed on its own as a server sends it. Each is
-# reported against the download goal of its kind (330,000 B with the port, 250,000 B session-only)
-# and never fails on it: a page set fails only through its module's --budget (SIZE_BUDGETS below,
-# and sizecheck-tiny's). sizecheck (make test, no TinyGo) reports the Go builds' two, sizecheck-tiny
-# TinyGo's two, make size all four, into docs/SIZE.md's page-set table.
+# reported against the download goal of its kind (330,000 B with the port, 250,000 B session-only).
+# TinyGo's two meet the goals and are held to them (sizecheck-tiny fails a set over its goal); the
+# Go builds' two are reported against them (their modules have their own --budget, SIZE_BUDGETS
+# below). sizecheck (make test) reports the Go builds' two, sizecheck-tiny TinyGo's two, make size
+# all four, into docs/SIZE.md's page-set table.
 PAGESET_GOAL_FULL    := 330000
 PAGESET_GOAL_SESSION := 250000
 PAGESETS           := --pageset go=dist/agentwasm.mjs+dist/wasm_exec.js+dist/agentwasm.wasm \
 	--pageset session=dist/agentwasm.mjs+dist/wasm_exec.js+dist/agentwasm-session.wasm
 PAGESET_GOALS      := --goal go=$(PAGESET_GOAL_FULL) --goal session=$(PAGESET_GOAL_SESSION)
 PAGESET_FILES      := dist/agentwasm.mjs dist/wasm_exec.js dist/agentwasm.wasm dist/agentwasm-session.wasm
-PAGESETS_TINY      := --pageset tiny=dist/agentwasm.mjs+dist/wasm_exec.tiny.js+dist/agentwasm.tiny.wasm \
-	--pageset tiny-session=dist/agentwasm.mjs+dist/wasm_exec.tiny.js+dist/agentwasm-session.tiny.wasm
+PAGESETS_TINY      := --pageset tiny=dist/agentwasm.mjs+dist/wasm_exec.tiny.js+dist/agentwasm.tiny.wasm:$(PAGESET_GOAL_FULL) \
+	--pageset tiny-session=dist/agentwasm.mjs+dist/wasm_exec.tiny.js+dist/agentwasm-session.tiny.wasm:$(PAGESET_GOAL_SESSION)
 PAGESET_GOALS_TINY := --goal tiny=$(PAGESET_GOAL_FULL) --goal tiny-session=$(PAGESET_GOAL_SESSION)
 PAGESET_FILES_TINY := dist/agentwasm.mjs dist/wasm_exec.tiny.js dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm
 
-# The TinyGo js module's budget: 1.3 MB raw, 370 KB brotli; and TinyGo's page sets against their goals.
+# The TinyGo js modules' budgets (1.1 MB raw, 320 KB brotli; session-only 700 KB, 205 KB) and
+# TinyGo's page sets held to their goals.
 sizecheck-tiny: dist/agentwasm.tiny.wasm $(PAGESET_FILES_TINY)
-	@$(NODE) scripts/size.mjs --budget dist/agentwasm.tiny.wasm:1300000:370000 $(PAGESETS_TINY) $(PAGESET_GOALS_TINY) dist/agentwasm.tiny.wasm
+	@$(NODE) scripts/size.mjs --budget dist/agentwasm.tiny.wasm:1100000:320000 --budget dist/agentwasm-session.tiny.wasm:700000:205000 \
+		$(PAGESETS_TINY) $(PAGESET_GOALS_TINY) dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm
 
 dist/agentwasm.mjs: web/agentwasm.mjs scripts/minify.mjs | $(ESBUILD)
 	@mkdir -p dist

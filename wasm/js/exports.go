@@ -24,6 +24,8 @@
 
 package main
 
+//lint:file-ignore U1000 staticcheck does not count //go:wasmexport functions as used, and what is here is reached from them
+
 import (
 	"context"
 	"strconv"

@@ -4,6 +4,8 @@
 
 package main
 
+//lint:file-ignore U1000 staticcheck does not count //go:wasmexport functions as used, and what is here is reached from them
+
 //go:wasmexport agentwasm_buffer
 func wasmBuffer(n uint32) uint32 { return exportBuffer(n) }
 
