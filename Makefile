@@ -5,23 +5,22 @@
 #                     model, a demo MCP server) on ADDR [127.0.0.1:8080]; it prints the URL
 #                     (UPSTREAM=, MODEL=: a real model; ALLOW_ORIGIN=: an app on another origin; DIRECT=1: the
 #                     page talks to an OpenAI-compatible endpoint directly; DIRECT_URL=, MODEL=: that endpoint)
-#   make build        dist/: the js modules (full and session-only), the wasip1 module, wasm_exec.js and the loader
-#                     (both minified, each with a source map: scripts/minify.mjs, esbuild from web/node_modules)
-#                     and its types
-#   make build-tiny   dist/: the same modules built by TinyGo (agentwasm.tiny.wasm, agentwasm-session.tiny.wasm,
-#                     agentwasm-wasip1.tiny.wasm) and TinyGo's wasm_exec.tiny.js, minified; scripts/tinygo.sh
-#                     installs TinyGo and what it needs first (once)
-#   make test         everything against the Go builds, without TinyGo: gofmt, vet, staticcheck, the size
-#                     budgets, then side by side go test -race ./... and node --test web/test, tsc on the types
-#                     and on the docs' snippets, the browser tests
-#   make test-tiny    everything that needs the TinyGo build (CI runs it after make test): the wazero suite and
-#                     the Node suite against the TinyGo modules, their size budget, the Go and TinyGo builds side
-#                     by side (in Node and in Chromium), and packagetest (the npm package carries both builds)
+#   make build        dist/: the js modules of both toolchains (TinyGo's, the default, and Go's; full and
+#                     session-only), Go's wasip1 module, both wasm_exec scripts and the loader (minified, each
+#                     with a source map: scripts/minify.mjs, esbuild from web/node_modules) and its types;
+#                     scripts/tinygo.sh installs TinyGo and what it needs first (once)
+#   make build-tiny   dist/: TinyGo's modules (agentwasm.tiny.wasm, agentwasm-session.tiny.wasm,
+#                     agentwasm-wasip1.tiny.wasm) and wasm_exec.tiny.js
+#   make test         everything: gofmt, vet, staticcheck, the size budgets and page sets, then side by side
+#                     go test -race ./..., the web suites (node --test web/test, tsc on the types and on the
+#                     docs' snippets, the browser tests) and the TinyGo suites (the wazero suite and the Node
+#                     suite against TinyGo's modules), then packagetest (the npm package carries both builds)
+#   make test-tiny    the TinyGo suites alone, with TinyGo's size budgets and page sets
 #   make fmt, vet, staticcheck, gotest-short, gotest, nodetest, typecheck, browsertest, websuites, sizecheck,
 #        sizecheck-tiny
-#                     one step of the above (websuites: nodetest, typecheck and browsertest; sizecheck: the
-#                     Go js modules' budgets and page sets; sizecheck-tiny: the TinyGo js module's budget and
-#                     TinyGo's page sets, part of make test-tiny)
+#                     one step of the above (websuites: nodetest, typecheck and browsertest; sizecheck: every
+#                     js module's budget and every page set, TinyGo's held to the download goals; sizecheck-tiny:
+#                     TinyGo's alone; tinysuites: the wazero and Node suites against TinyGo's modules)
 #   make size         raw, gzip and brotli bytes of the modules (Go's full and session-only js modules, Go's
 #                     wasip1 module, TinyGo's three, so it needs TinyGo), checked against the budgets, and the
 #                     page sets (what a page downloads: loader + wasm_exec + module, brotli) against the
@@ -53,7 +52,7 @@ GOFLAGS_W := -trimpath -ldflags="$(LDFLAGS)"
 GO_SRC    := $(shell find . -name '*.go' -not -path './dist/*' -not -path './web/node_modules/*') go.mod go.sum
 
 .PHONY: build run check test websuites fmt vet staticcheck gotest-short sizecheck size-opt gotest nodetest typecheck browsertest size \
-	generate bench clean package packagetest build-tiny test-tiny sizecheck-tiny
+	generate bench clean package packagetest build-tiny test-tiny tinysuites sizecheck-tiny
 
 ADDR ?= 127.0.0.1:8080
 # make run UPSTREAM=http://127.0.0.1:11434 MODEL=qwen3 forwards chats to an OpenAI-compatible server
@@ -84,11 +83,14 @@ dist/agentwasm: $(GO_SRC)
 
 # Precompressed twins of what the page downloads, served by agentwasm dev to
 # browsers that accept brotli or gzip.
-dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.mjs dist/wasm_exec.js scripts/compress.mjs
-	$(NODE) scripts/compress.mjs dist/agentwasm.wasm dist/agentwasm.mjs dist/wasm_exec.js
+dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentwasm.mjs dist/wasm_exec.js dist/wasm_exec.tiny.js \
+	scripts/compress.mjs
+	$(NODE) scripts/compress.mjs dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentwasm.mjs dist/wasm_exec.js dist/wasm_exec.tiny.js
 
+# TinyGo's js modules are the loader's default (docs/SIZE.md, Which build to load), so make build
+# makes them too.
 build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs \
-	dist/agentwasm.d.ts dist/agentwasm.d.mts
+	dist/agentwasm.d.ts dist/agentwasm.d.mts dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm dist/wasm_exec.tiny.js
 
 # The Go toolchain's js modules: the full one (session + port) and the session-only one
 # (-tags agentwasm_sessiononly: no serve, no portkit; createPort answers port_unavailable).
@@ -194,27 +196,24 @@ dist/wasm_exec.tiny.js: scripts/tinygo.sh scripts/minify.mjs | $(ESBUILD)
 	@mkdir -p dist
 	tinygo=$(TINYGO_BIN) && $(MINIFY) --source-name tinygo/targets/wasm_exec.js "$$($$tinygo env TINYGOROOT)/targets/wasm_exec.js" $@
 
-# The wazero suite against the TinyGo wasip1 module (AGENTWASM_WASIP1_TOOLCHAIN tells the tests
-# which build they meet: the ones that need recover skip, saying why), the Node suite against the
-# TinyGo js module (web/testing/helpers.mjs loads it with AGENTWASM_VARIANT=tiny), and the js
-# module's budget.
-# Then, with both builds in dist/ (AGENTWASM_REQUIRE_TINY=1: a test that needs the TinyGo build
-# fails rather than skips without it), the Go build's Node tests that load the two side by side
-# and the TinyGo build in Chromium; and the npm package, which carries both builds.
-test-tiny: export AGENTWASM_REQUIRE_TINY = 1
-test-tiny: build build-tiny sizecheck-tiny dist/agentwasm
+# The TinyGo suites: the wazero suite against TinyGo's wasip1 module (AGENTWASM_WASIP1_TOOLCHAIN
+# tells the tests which build they meet: the ones that need recover skip, saying why) and the Node
+# suite against TinyGo's js modules (web/testing/helpers.mjs loads them with AGENTWASM_VARIANT=tiny).
+# make test runs them beside the others; make test-tiny alone, with TinyGo's size budgets.
+tinysuites: build build-tiny dist/agentwasm
 	AGENTWASM_WASIP1=$(CURDIR)/dist/agentwasm-wasip1.tiny.wasm AGENTWASM_WASIP1_TOOLCHAIN=tinygo $(GO) test -count=1 ./wazerotest/
 	AGENTWASM_VARIANT=tiny $(NODE) --test $(NODE_TEST_FLAGS) web/test
-	$(NODE) --test $(NODE_TEST_FLAGS) web/test/exit.test.mjs web/browser/chat.browser.test.mjs
-	$(MAKE) packagetest
+
+test-tiny: export AGENTWASM_REQUIRE_TINY = 1
+test-tiny: sizecheck-tiny tinysuites
 
 # The page sets: what a page downloads for each js variant, the loader + the runtime script
 # (wasm_exec) + the module, each brotli-compressed on its own as a server sends it. Each is
 # reported against the download goal of its kind (330,000 B with the port, 250,000 B session-only).
-# TinyGo's two meet the goals and are held to them (sizecheck-tiny fails a set over its goal); the
-# Go builds' two are reported against them (their modules have their own --budget, SIZE_BUDGETS
-# below). sizecheck (make test) reports the Go builds' two, sizecheck-tiny TinyGo's two, make size
-# all four, into docs/SIZE.md's page-set table.
+# TinyGo's two, the default's, meet the goals and are held to them (sizecheck-tiny, which sizecheck
+# runs, fails a set over its goal); the Go builds' two are reported against them (their modules have
+# their own --budget, SIZE_BUDGETS below). make size writes all four into docs/SIZE.md's page-set
+# table.
 PAGESET_GOAL_FULL    := 330000
 PAGESET_GOAL_SESSION := 250000
 PAGESETS           := --pageset go=dist/agentwasm.mjs+dist/wasm_exec.js+dist/agentwasm.wasm \
@@ -251,12 +250,16 @@ check: fmt vet staticcheck gotest-short
 gotest-short:
 	$(GO) test -short ./...
 
-# Everything against the Go builds; nothing here builds or needs TinyGo. After the static checks
-# and the size budgets, the Go suite and the web suites (Node, the types, Chromium) run side by
-# side: the Go suite keeps the cores busy, the web suites mostly wait on timers, streams and the
-# browser. --output-sync prints each step's output whole when it ends.
+# Everything, against both toolchains' builds (AGENTWASM_REQUIRE_TINY=1: a test that needs the
+# TinyGo build fails rather than skips without it). After the static checks and the size budgets,
+# the Go suite, the web suites (Node, the types, Chromium: the demo and the browser tests load the
+# default, TinyGo's build, and the side-by-side tests both) and the TinyGo suites run side by side:
+# the Go suite keeps the cores busy, the web suites mostly wait on timers, streams and the browser.
+# --output-sync prints each step's output whole when it ends. Then the npm package.
+test: export AGENTWASM_REQUIRE_TINY = 1
 test: fmt vet staticcheck sizecheck
-	$(MAKE) --no-print-directory -j2 --output-sync=target gotest websuites
+	$(MAKE) --no-print-directory -j2 --output-sync=target gotest websuites tinysuites
+	$(MAKE) --no-print-directory packagetest
 
 websuites: nodetest typecheck browsertest
 
@@ -342,7 +345,8 @@ size: $(SIZE_MODULES) dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm 
 		$(PAGESETS) $(PAGESETS_TINY) $(PAGESET_GOALS) $(PAGESET_GOALS_TINY) $(SIZE_MODULES) \
 		dist/agentwasm-session-nodirect.wasm dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm dist/agentwasm-wasip1.tiny.wasm
 
-sizecheck: $(SIZE_MODULES) $(PAGESET_FILES)
+# The Go builds' budgets and page sets, then TinyGo's (the default page sets, held to the goals).
+sizecheck: $(SIZE_MODULES) $(PAGESET_FILES) sizecheck-tiny
 	@$(NODE) scripts/size.mjs $(SIZE_BUDGETS) $(PAGESETS) $(PAGESET_GOALS) $(SIZE_MODULES)
 
 # The choice of flags for the js modules: each as its compiler wrote it and at each wasm-opt

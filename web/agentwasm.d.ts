@@ -32,10 +32,11 @@ export type Variant = 'go' | 'tiny' | 'session' | 'tiny-session';
 export interface LoadOptions {
   /**
    * Which build to load when `wasm` and `wasmExec` are not given: it picks their defaults beside the
-   * loader (`agentwasm.wasm` and `wasm_exec.js` for `go`; `agentwasm.tiny.wasm` and `wasm_exec.tiny.js`
-   * for `tiny`; `agentwasm-session.wasm` and `wasm_exec.js` for `session`, the Go toolchain's build
-   * without the serving port, whose {@link Runtime.createPort} throws code `port_unavailable`).
-   * Default `go`.
+   * loader (`agentwasm.tiny.wasm` and `wasm_exec.tiny.js` for `tiny`, TinyGo's build; `agentwasm.wasm`
+   * and `wasm_exec.js` for `go`, the Go toolchain's, which recovers a Go panic where TinyGo's module
+   * dies; `agentwasm-session.tiny.wasm` and `agentwasm-session.wasm` for `tiny-session` and `session`,
+   * the same builds without the serving port, whose {@link Runtime.createPort} throws code
+   * `port_unavailable`). Default `tiny`.
    */
   variant?: Variant;
   /**

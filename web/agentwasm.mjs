@@ -12,10 +12,11 @@
 // Works in browsers, Electron-style hosts and Node 20+. Types are in
 // agentwasm.d.ts; the commands underneath are documented in wasm/README.md.
 //
-// Two builds of the same module run behind the same API: the Go toolchain's
-// (`variant: 'go'`, the default: agentwasm.wasm with Go's wasm_exec.js) and
-// TinyGo's (`variant: 'tiny'`: agentwasm.tiny.wasm with TinyGo's
-// wasm_exec.tiny.js). Both wasm_exec scripts define globalThis.Go, so the
+// Two builds of the same module run behind the same API: TinyGo's
+// (`variant: 'tiny'`, the default: agentwasm.tiny.wasm with TinyGo's
+// wasm_exec.tiny.js, the smaller download and the lighter memory) and the Go
+// toolchain's (`variant: 'go'`: agentwasm.wasm with Go's wasm_exec.js, which
+// recovers a Go panic where TinyGo's traps). Both wasm_exec scripts define globalThis.Go, so the
 // loader keeps the class each one defined, per URL. Each has a build
 // without the serving port, a smaller download for pages that only chat,
 // whose createPort throws code `port_unavailable`: `variant: 'session'`
@@ -73,6 +74,8 @@ const DEFAULT_GC_PERCENT = 400;
 
 /** The builds of the module load() knows. */
 const VARIANTS = ['go', 'tiny', 'session', 'tiny-session'];
+/** The build load() picks when no variant is given: TinyGo's, by measurement (docs/SIZE.md, Which build to load). */
+const DEFAULT_VARIANT = 'tiny';
 
 /**
  * An Error with a stable `code`.
@@ -148,7 +151,7 @@ function missingAssetHint(url, variant) {
   const assets = defaultAssets(variant);
   if (String(url) !== String(assets.wasm) && String(url) !== String(assets.wasmExec)) return '';
   const files = [assets.wasm, assets.wasmExec].map((u) => u.pathname.slice(u.pathname.lastIndexOf('/') + 1));
-  const flag = variant === 'go' ? '' : ` --variant ${variant}`;
+  const flag = variant === DEFAULT_VARIANT ? '' : ` --variant ${variant}`;
   return `. The loader fetches ${files.join(' and ')} from beside itself (${new URL('.', assets.wasm)}); `
     + `a bundler that does not copy them (esbuild) needs them next to the bundle: run \`npx agentwasm-assets <your bundle's folder>${flag}\` `
     + 'after each build (the agentwasm package\'s command), copy them from the package yourself, '
@@ -695,7 +698,7 @@ export async function load(options = {}) {
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined && !LOAD_OPTIONS.has(key)) throw badOption(`unknown load option ${key}`);
   }
-  const { wasm, wasmExec, testHooks = false, variant = 'go', onExit, gcPercent } = options;
+  const { wasm, wasmExec, testHooks = false, variant = DEFAULT_VARIANT, onExit, gcPercent } = options;
   if (gcPercent !== undefined && !(Number.isSafeInteger(gcPercent) && gcPercent > 0)) {
     throw badOption(`gcPercent must be a whole number above 0 (the Go collector's GOGC; the module's default is 400), not ${JSON.stringify(gcPercent)}`);
   }

@@ -124,7 +124,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range []struct{ path, fix string }{
 		{filepath.Join(o.WebDir, "index.html"), "run from the repository's root, or point --web at web/demo"},
-		{filepath.Join(o.DistDir, "agentwasm.wasm"), "run make build first, or point --dist at the built module"},
+		{filepath.Join(o.DistDir, "agentwasm.tiny.wasm"), "run make build first, or point --dist at the built module"},
 	} {
 		if _, err := os.Stat(f.path); err != nil {
 			fmt.Fprintf(stderr, "agentwasm dev: warning: %s is missing (%s); the page will not load\n", f.path, f.fix)

@@ -69,7 +69,7 @@ test('the page loads the module, labels the scripted model and shows the discove
   const webmcp = await page.evaluate(() => ({ registered: window.demo.webmcp.registered, reason: window.demo.webmcp.reason }));
   assert.equal(webmcp.registered, false);
   assert.match(webmcp.reason, /no WebMCP API/);
-  const wasm = responses.get('/dist/agentwasm.wasm');
+  const wasm = responses.get('/dist/agentwasm.tiny.wasm'); // the default build, TinyGo's
   assert.equal(wasm.status, 200);
   assert.equal(wasm.type, 'application/wasm');
   assert.equal(wasm.encoding, 'br', 'the precompressed module is served to a browser that accepts brotli');

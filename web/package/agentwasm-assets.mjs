@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // agentwasm-assets — the npm package's command (`npx agentwasm-assets <outdir>`)
-// that copies the files the loader fetches at run time, agentwasm.wasm and
-// wasm_exec.js by default, from the installed package to a folder: the
-// folder of a bundle made by a bundler that does not copy them itself
-// (esbuild), where the bundled loader's new URL('./agentwasm.wasm',
+// that copies the files the loader fetches at run time, agentwasm.tiny.wasm
+// and wasm_exec.tiny.js by default, from the installed package to a folder:
+// the folder of a bundle made by a bundler that does not copy them itself
+// (esbuild), where the bundled loader's new URL('./agentwasm.tiny.wasm',
 // import.meta.url) looks for them. No dependencies: Node's fs only.
 //
-//   npx agentwasm-assets www                       # agentwasm.wasm, wasm_exec.js
-//   npx agentwasm-assets www --variant session     # agentwasm-session.wasm, wasm_exec.js
-//   npx agentwasm-assets www --variant tiny        # agentwasm.tiny.wasm, wasm_exec.tiny.js
+//   npx agentwasm-assets www                       # agentwasm.tiny.wasm, wasm_exec.tiny.js
 //   npx agentwasm-assets www --variant tiny-session   # agentwasm-session.tiny.wasm, wasm_exec.tiny.js
+//   npx agentwasm-assets www --variant go          # agentwasm.wasm, wasm_exec.js
+//   npx agentwasm-assets www --variant session     # agentwasm-session.wasm, wasm_exec.js
 //   npx agentwasm-assets www --variant go --variant tiny   # both builds' files
 //
 // It prints one line per file copied, and exits 2 for a bad argument, 1 when a
@@ -32,10 +32,10 @@ const variantFiles = {
 
 const usage = `usage: agentwasm-assets <outdir> [--variant go|session|tiny|tiny-session|all]...
 Copies the files agentwasm's loader fetches at run time into <outdir>, the folder of your bundle
-(esbuild's --outdir, or the folder of its --outfile): agentwasm.wasm and wasm_exec.js for the
-default build (go), agentwasm-session.wasm and wasm_exec.js for 'session', agentwasm.tiny.wasm
-and wasm_exec.tiny.js for 'tiny', agentwasm-session.tiny.wasm and wasm_exec.tiny.js for
-'tiny-session'. --variant may be given more than once.`;
+(esbuild's --outdir, or the folder of its --outfile): agentwasm.tiny.wasm and wasm_exec.tiny.js
+for the default build (tiny), agentwasm-session.tiny.wasm and wasm_exec.tiny.js for
+'tiny-session', agentwasm.wasm and wasm_exec.js for 'go', agentwasm-session.wasm and wasm_exec.js
+for 'session'. --variant may be given more than once.`;
 
 /**
  * Parses the command line: the folder and the builds whose files to copy.
@@ -71,7 +71,7 @@ function parseArgs(args) {
     }
   }
   if (outDir === undefined) throw bad('name the folder of your bundle');
-  if (variants.length === 0) variants.push('go');
+  if (variants.length === 0) variants.push('tiny');
   return { outDir, files: [...new Set(variants.flatMap((v) => variantFiles[v]))] };
 }
 

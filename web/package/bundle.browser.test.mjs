@@ -1,8 +1,8 @@
 // Bundle test: the packed package (dist/package, `npm pack`, installed
 // offline into a temp app) imported by name from a page entry
 // (fixture/page.mjs), bundled with esbuild's JS API for the browser — no
-// errors, no warnings, no `node:` import left to resolve — with agentwasm.wasm
-// and wasm_exec.js copied next to the bundle; then the page, served from
+// errors, no warnings, no `node:` import left to resolve — with the default
+// build's files (agentwasm.tiny.wasm and wasm_exec.tiny.js) copied next to the bundle; then the page, served from
 // 127.0.0.1, runs a scripted turn in headless Chromium (Debian's chromium,
 // through playwright-core), with no console errors. The browser part is
 // skipped when /usr/bin/chromium is missing, unless AGENTWASM_REQUIRE_BROWSER=1.
@@ -54,7 +54,7 @@ before(async () => {
     minified: await bundle(esbuild, { minify: true, write: false }),
   };
   www = path.join(pkg.app, 'www');
-  for (const asset of ['agentwasm.wasm', 'wasm_exec.js']) {
+  for (const asset of ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js']) {
     await copyFile(path.join(pkg.installed, asset), path.join(www, asset));
   }
   await writeFile(path.join(www, 'index.html'), `<!doctype html>
@@ -71,7 +71,7 @@ before(async () => {
 <body>
   <h1>agentwasm from npm, bundled with esbuild</h1>
   <p>The page imports <code>agentwasm</code> by name; esbuild bundled it, and the loader found
-  <code>agentwasm.wasm</code> and <code>wasm_exec.js</code> beside the bundle.</p>
+  <code>agentwasm.tiny.wasm</code> and <code>wasm_exec.tiny.js</code> beside the bundle.</p>
   <div id="log"></div>
   <script type="module" src="./page.js"></script>
 </body>
@@ -142,10 +142,10 @@ test('the bundled page runs a scripted turn in Chromium', { skip: missing || fal
   assert.equal(result.version.version, manifest.version);
 
   const paths = served.map((s) => s.path);
-  for (const asset of ['/page.js', '/agentwasm.wasm', '/wasm_exec.js']) {
+  for (const asset of ['/page.js', '/agentwasm.tiny.wasm', '/wasm_exec.tiny.js']) {
     assert.ok(paths.includes(asset), `${asset} was fetched (served: ${paths.join(', ')})`);
   }
-  assert.equal(served.find((s) => s.path === '/agentwasm.wasm').type, 'application/wasm');
+  assert.equal(served.find((s) => s.path === '/agentwasm.tiny.wasm').type, 'application/wasm');
   assert.deepEqual(served.filter((s) => s.status !== 200), [], 'nothing answered 404');
 
   await mkdir(path.join(root, 'dist'), { recursive: true });

@@ -8,7 +8,7 @@
 //     the copy step; after `npx agentwasm-assets www` (the package's command) it
 //     completes the turn. The built app is served from the dev server's --web folder,
 //     so it and /api share one origin.
-//   - Vite, `vite build`: nothing to add; Vite emits agentwasm.wasm and wasm_exec.js.
+//   - Vite, `vite build`: nothing to add; Vite emits every file the loader names.
 //     Served from the dev server's --web folder too.
 //   - Vite's dev server (createServer, its JS API) with no agentwasm-specific option:
 //     the page on Vite's origin, /api forwarded by Vite's server.proxy to the dev
@@ -25,7 +25,7 @@ import { createServer as netServer } from 'node:net';
 import path from 'node:path';
 import { browserMissing, launchChromium } from '../testing/browser.mjs';
 import { startDevServer } from '../testing/devserver.mjs';
-import { packAndInstall, root, tinyShipped } from './fixture/pack.mjs';
+import { packAndInstall, root } from './fixture/pack.mjs';
 
 const run = promisify(execFile);
 const binary = path.join(root, 'dist', 'agentwasm');
@@ -132,15 +132,15 @@ test('esbuild: the bundle alone fails saying what to copy; after npx agentwasm-a
   assert.deepEqual((await readdir(www)).sort(), ['app.js', 'index.html'], 'esbuild wrote the bundle only');
   const bare = await openApp(`${base}/`);
   assert.equal(bare.result.error?.code, 'load_failed');
-  assert.match(bare.result.error.message, /wasm_exec\.js/);
-  assert.match(bare.result.error.message, /agentwasm\.wasm and wasm_exec\.js from beside itself/);
+  assert.match(bare.result.error.message, /wasm_exec\.tiny\.js/);
+  assert.match(bare.result.error.message, /agentwasm\.tiny\.wasm and wasm_exec\.tiny\.js from beside itself/);
   assert.match(bare.result.error.message, /npx agentwasm-assets <your bundle's folder>/);
 
   // The copy step, as the package's command, from the app's folder.
   const { stdout } = await run('npx', ['--offline', '--no-install', 'agentwasm-assets', 'esbuild-www'], { cwd: pkg.app });
-  assert.match(stdout, /agentwasm\.wasm/);
-  assert.deepEqual((await readdir(www)).sort(), ['agentwasm.wasm', 'app.js', 'index.html', 'wasm_exec.js']);
-  assertTurn(await openApp(`${base}/`, 'bundlers-esbuild.png'), /^\/agentwasm\.wasm$/);
+  assert.match(stdout, /agentwasm\.tiny\.wasm/);
+  assert.deepEqual((await readdir(www)).sort(), ['agentwasm.tiny.wasm', 'app.js', 'index.html', 'wasm_exec.tiny.js']);
+  assertTurn(await openApp(`${base}/`, 'bundlers-esbuild.png'), /^\/agentwasm\.tiny\.wasm$/);
 });
 
 test('Vite: vite build emits every file the loader names; the built app completes a turn', { skip }, async () => {
@@ -148,15 +148,14 @@ test('Vite: vite build emits every file the loader names; the built app complete
   await writeFile(path.join(pkg.app, 'index.html'), html('agentwasm, built with Vite', '/src/app.mjs'));
   const outDir = path.join(pkg.app, 'vite-dist');
   await vite.build({ root: pkg.app, configFile: false, logLevel: 'silent', build: { outDir, emptyOutDir: true } });
-  // Every file the loader names is emitted, as <name>-<8-character hash>.<ext> (the package
-  // carries the TinyGo build when dist/ had it).
+  // Every file the loader names is emitted, as <name>-<8-character hash>.<ext>.
   const assets = await readdir(path.join(outDir, 'assets'));
   const emitted = assets.map((f) => f.replace(/-[\w-]{8}(\.(?:wasm|js))$/, '$1'));
   const named = ['agentwasm.wasm', 'wasm_exec.js', 'agentwasm-session.wasm',
-    ...(tinyShipped ? ['agentwasm.tiny.wasm', 'agentwasm-session.tiny.wasm', 'wasm_exec.tiny.js'] : [])];
+    'agentwasm.tiny.wasm', 'agentwasm-session.tiny.wasm', 'wasm_exec.tiny.js'];
   for (const file of named) assert.ok(emitted.includes(file), `${file} emitted (assets: ${assets.join(', ')})`);
   const base = await startDev(outDir);
-  assertTurn(await openApp(`${base}/`, 'bundlers-vite-build.png'), /^\/assets\/agentwasm-[\w-]+\.wasm$/);
+  assertTurn(await openApp(`${base}/`, 'bundlers-vite-build.png'), /^\/assets\/agentwasm\.tiny-[\w-]+\.wasm$/);
 });
 
 test('Vite: the dev server (createServer) serves the app, which completes a turn through server.proxy', { skip }, async () => {
@@ -174,7 +173,7 @@ test('Vite: the dev server (createServer) serves the app, which completes a turn
     await server.listen();
     const app = await openApp(`${viteOrigin}/`, 'bundlers-vite-dev.png');
     // Straight from the installed package: no optimizeDeps setting needed.
-    assertTurn(app, /^\/node_modules\/agentwasm\/agentwasm\.wasm$/);
+    assertTurn(app, /^\/node_modules\/agentwasm\/agentwasm\.tiny\.wasm$/);
   } finally {
     await server.close();
   }

@@ -231,15 +231,15 @@ test('npx agentwasm-assets copies each build\'s run-time files, and refuses bad 
   const manifest = JSON.parse(await readFile(path.join(pkg.installed, 'package.json'), 'utf8'));
   assert.deepEqual(manifest.bin, { 'agentwasm-assets': './agentwasm-assets.mjs' });
   const cases = [
-    { args: ['out-go'], files: ['agentwasm.wasm', 'wasm_exec.js'] },
+    // The default build's files: TinyGo's.
+    { args: ['out-default'], files: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'] },
+    { args: ['out-go', '--variant', 'go'], files: ['agentwasm.wasm', 'wasm_exec.js'] },
     { args: ['out-session', '--variant', 'session'], files: ['agentwasm-session.wasm', 'wasm_exec.js'] },
-    ...(tinyShipped ? [
-      { args: ['out-tiny', '--variant=tiny'], files: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'] },
-      { args: ['out-tiny-session', '--variant', 'tiny-session'], files: ['agentwasm-session.tiny.wasm', 'wasm_exec.tiny.js'] },
-      { args: ['out-all', '--variant', 'all'],
-        files: ['agentwasm-session.tiny.wasm', 'agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js'] },
-    ] : []),
-    { args: ['out-nested/deeper'], files: ['agentwasm.wasm', 'wasm_exec.js'] },
+    { args: ['out-tiny', '--variant=tiny'], files: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'] },
+    { args: ['out-tiny-session', '--variant', 'tiny-session'], files: ['agentwasm-session.tiny.wasm', 'wasm_exec.tiny.js'] },
+    { args: ['out-all', '--variant', 'all'],
+      files: ['agentwasm-session.tiny.wasm', 'agentwasm-session.wasm', 'agentwasm.tiny.wasm', 'agentwasm.wasm', 'wasm_exec.js', 'wasm_exec.tiny.js'] },
+    { args: ['out-nested/deeper'], files: ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'] },
   ];
   for (const c of cases) {
     await run('npx', ['--offline', '--no-install', 'agentwasm-assets', ...c.args], { cwd: pkg.app });
@@ -273,10 +273,11 @@ test('npx agentwasm-assets copies each build\'s run-time files, and refuses bad 
   // through: what it points at is left as it was.
   await writeFile(path.join(pkg.app, 'elsewhere.txt'), 'keep me');
   await mkdir(path.join(pkg.app, 'out-link'));
-  await symlink(path.join(pkg.app, 'elsewhere.txt'), path.join(pkg.app, 'out-link', 'agentwasm.wasm'));
+  await symlink(path.join(pkg.app, 'elsewhere.txt'), path.join(pkg.app, 'out-link', 'agentwasm.tiny.wasm'));
   await run(process.execPath, [command, 'out-link'], { cwd: pkg.app });
   assert.equal(await readFile(path.join(pkg.app, 'elsewhere.txt'), 'utf8'), 'keep me');
-  assert.ok((await lstat(path.join(pkg.app, 'out-link', 'agentwasm.wasm'))).isFile(), 'the link was replaced by a file');
-  assert.deepEqual(await readFile(path.join(pkg.app, 'out-link', 'agentwasm.wasm')), await readFile(path.join(pkg.installed, 'agentwasm.wasm')));
-  assert.deepEqual((await readdir(path.join(pkg.app, 'out-link'))).sort(), ['agentwasm.wasm', 'wasm_exec.js'], 'no partial file is left');
+  assert.ok((await lstat(path.join(pkg.app, 'out-link', 'agentwasm.tiny.wasm'))).isFile(), 'the link was replaced by a file');
+  assert.deepEqual(await readFile(path.join(pkg.app, 'out-link', 'agentwasm.tiny.wasm')),
+    await readFile(path.join(pkg.installed, 'agentwasm.tiny.wasm')));
+  assert.deepEqual((await readdir(path.join(pkg.app, 'out-link'))).sort(), ['agentwasm.tiny.wasm', 'wasm_exec.tiny.js'], 'no partial file is left');
 });

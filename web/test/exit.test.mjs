@@ -318,8 +318,9 @@ test('the Go build and the TinyGo build side by side in one process', { skip: bo
 test('in a fresh process, either build loads first, or both at once, through either copy of the loader', {
   skip: bothMissing || false,
 }, async () => {
-  // 'dist': a second copy of the loader (dist/'s) loads each build with its defaults, after this
-  // copy ran both scripts: it finds each class by the script's URL, whichever ran last.
+  // 'dist': a second copy of the loader (dist/'s) loads each build with its defaults (the Go build
+  // by name, then the default, TinyGo's), after this copy ran both scripts: it finds each class by
+  // the script's URL, whichever ran last.
   const cases = { 'go,tiny': ['go', 'tinygo'], 'tiny,go': ['tinygo', 'go'], both: ['go', 'tinygo'], dist: ['go', 'tinygo', 'go', 'tinygo'] };
   for (const [order, expected] of Object.entries(cases)) {
     const { out, code } = await runChild(`
@@ -330,7 +331,7 @@ const runtimes = order === 'both' || order === 'dist'
 for (const v of order.includes(',') ? order.split(',') : []) runtimes.push(await loadRuntime({ variant: v }));
 if (order === 'dist') {
   const { load } = await import(${JSON.stringify(new URL('agentwasm.mjs', dist).href)});
-  runtimes.push(await load(), await load({ variant: 'tiny' }));
+  runtimes.push(await load({ variant: 'go' }), await load());
 }
 console.log(JSON.stringify(runtimes.map((r) => r.version().goVersion.replace(/[0-9.]+$/, ''))));
 `);

@@ -50,12 +50,13 @@ for (const loader of loaders) {
 /** The missing-file cases, against a loader alone in folder. */
 async function missingCases(t, folder, load) {
   const cases = [
-    { name: 'the default build', options: {}, files: 'agentwasm.wasm and wasm_exec.js', missing: 'wasm_exec.js', flag: '' },
+    { name: 'the default build (TinyGo\'s)', options: {}, files: 'agentwasm.tiny.wasm and wasm_exec.tiny.js', missing: 'wasm_exec.tiny.js', flag: '' },
+    { name: 'the Go build', options: { variant: 'go' }, files: 'agentwasm.wasm and wasm_exec.js', missing: 'wasm_exec.js', flag: ' --variant go' },
     { name: 'the session-only build', options: { variant: 'session' }, files: 'agentwasm-session.wasm and wasm_exec.js', missing: 'wasm_exec.js', flag: ' --variant session' },
-    { name: 'the TinyGo build', options: { variant: 'tiny' }, files: 'agentwasm.tiny.wasm and wasm_exec.tiny.js', missing: 'wasm_exec.tiny.js', flag: ' --variant tiny' },
+    { name: 'the TinyGo build by name', options: { variant: 'tiny' }, files: 'agentwasm.tiny.wasm and wasm_exec.tiny.js', missing: 'wasm_exec.tiny.js', flag: '' },
     { name: 'the TinyGo session-only build', options: { variant: 'tiny-session' }, files: 'agentwasm-session.tiny.wasm and wasm_exec.tiny.js', missing: 'wasm_exec.tiny.js', flag: ' --variant tiny-session' },
-    // wasm_exec.js given, the module left to its default: the module's absence is named the same way.
-    { name: 'the module alone missing', options: { wasmExec: new URL('wasm_exec.js', dist) }, files: 'agentwasm.wasm and wasm_exec.js', missing: 'agentwasm.wasm', flag: '' },
+    // wasm_exec given, the module left to its default: the module's absence is named the same way.
+    { name: 'the module alone missing', options: { wasmExec: new URL('wasm_exec.tiny.js', dist) }, files: 'agentwasm.tiny.wasm and wasm_exec.tiny.js', missing: 'agentwasm.tiny.wasm', flag: '' },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
@@ -91,8 +92,8 @@ test('a default module that is not WebAssembly (a fallback page) gets the copy a
   const other = await mkdtemp(path.join(tmpdir(), 'agentwasm-fallback-'));
   try {
     await copyFile(new URL('../agentwasm.mjs', import.meta.url), path.join(other, 'agentwasm.mjs'));
-    await copyFile(new URL('wasm_exec.js', dist), path.join(other, 'wasm_exec.js'));
-    await writeFile(path.join(other, 'agentwasm.wasm'), '<!doctype html><title>my app</title>');
+    await copyFile(new URL('wasm_exec.tiny.js', dist), path.join(other, 'wasm_exec.tiny.js'));
+    await writeFile(path.join(other, 'agentwasm.tiny.wasm'), '<!doctype html><title>my app</title>');
     const { load: loadOther } = await import(pathToFileURL(path.join(other, 'agentwasm.mjs')).href);
     await assert.rejects(loadOther(), (err) => {
       assert.equal(err.code, 'load_failed');
