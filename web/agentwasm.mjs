@@ -488,10 +488,11 @@ function directEntry(go, exports, life) {
     call(text, hooks, signal) {
       return new Promise((resolve) => {
         lastSlot = lastSlot >= 0x7fffffff ? 1 : lastSlot + 1;
-        slots.set(lastSlot, { hooks, signal, resolve });
+        const slot = lastSlot; // a call the page makes from inside this one takes the next
+        slots.set(slot, { hooks, signal, resolve });
         const n = write(text);
-        if (n >= 0) call(n, lastSlot);
-        slots.delete(lastSlot);
+        if (n >= 0) call(n, slot);
+        slots.delete(slot);
         kick();
       });
     },
