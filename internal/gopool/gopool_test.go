@@ -47,7 +47,7 @@ func TestPoolRunsEveryFunctionAndReusesItsGoroutines(t *testing.T) {
 				started.Wait()
 				close(release)
 				wg.Wait()
-				waitParked(t, p, min(c.max, c.parallel))
+				waitIdle(t, p)
 			}
 			if want := c.parallel * c.rounds; ran != want {
 				t.Fatalf("%d inner functions handed, %d ran", want, ran)
@@ -71,18 +71,19 @@ func TestPoolRunsEveryFunctionAndReusesItsGoroutines(t *testing.T) {
 	}
 }
 
-// waitParked waits until n workers are parked (each parks after its function returns).
-func waitParked(t *testing.T, p *pool, n int) {
+// waitIdle waits until every worker has finished its function: each is
+// parked, or ended because max were.
+func waitIdle(t *testing.T, p *pool) {
 	t.Helper()
 	for i := 0; ; i++ {
 		p.mu.Lock()
-		parked := len(p.idle)
+		parked, alive := len(p.idle), p.made-p.done
 		p.mu.Unlock()
-		if parked >= n {
+		if parked == alive {
 			return
 		}
 		if i > 1e6 {
-			t.Fatalf("%d workers parked, want %d", parked, n)
+			t.Fatalf("%d workers parked of %d alive", parked, alive)
 		}
 		runtimeGosched()
 	}

@@ -11,6 +11,7 @@ type pool struct {
 	mu   sync.Mutex
 	idle []chan func() // the parked workers, each waiting on its own channel
 	made int           // workers started, for the tests
+	done int           // workers that ended (max were parked), for the tests
 }
 
 // run runs f on a parked worker when there is one, else on a new one,
@@ -38,6 +39,7 @@ func (p *pool) work(w chan func()) {
 		f()
 		p.mu.Lock()
 		if len(p.idle) >= p.max {
+			p.done++
 			p.mu.Unlock()
 			return
 		}

@@ -444,9 +444,11 @@ func TestTimeoutOnHangingProxy(t *testing.T) {
 func TestTimeoutOnHangingProxyOverHTTP(t *testing.T) {
 	_, hooks, base := proxyHooks(t, fakeproxy.Reply{Hang: true})
 	rt := command.New(false)
-	id := create(t, rt, map[string]any{"baseUrl": base}, hooks)
+	// No discovery pass before the round: on a loaded machine it could outlast the timeout, and the
+	// turn would end before it asked the proxy at all.
+	id := create(t, rt, map[string]any{"baseUrl": base, "disableToolDiscovery": true}, hooks)
 	cmd := chatCmd(id, "hi")
-	cmd["timeoutMs"] = 20
+	cmd["timeoutMs"] = 100
 	r, raw := call(t, context.Background(), rt, cmd, hooks)
 	require.True(t, r.OK, raw)
 	assert.Equal(t, "cancelled", r.Turn.Status)
