@@ -35,7 +35,7 @@ find_missing() {
 }
 find_missing
 # The root the module builds with: TinyGo's, with the changes to its runtime package that
-# tinygo/README.md lists, as a tree of links to the built root beside the few files changed; named
+# docs/SIZE.md lists (How the TinyGo build got light), as a tree of links to the built root beside the few files changed; named
 # by a hash of those changes (this script and tinygo/_runtime/), so a change makes a new one. Its
 # bin/tinygo is a script that runs the built binary with TINYGOROOT set to it.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -95,7 +95,6 @@ edit() {
 }
 if [ ! -x "$wrapper" ]; then
 	say "making the module's TinyGo root $overlay"
-	rm -rf "$cache"/agentwasm-*
 	tmp=$(mktemp -d "$cache/overlay.XXXXXX")
 	cp -as "$cache/root/." "$tmp/"
 	rt=$tmp/src/runtime

@@ -1,5 +1,5 @@
 // This file is added to TinyGo's runtime package by scripts/tinygo.sh (the
-// module's TinyGo root: see tinygo/README.md). It gives the maps that
+// module's TinyGo root; docs/SIZE.md, How the TinyGo build got light). It gives the maps that
 // package initializers make a seed of 0, and every later map a random one.
 //
 // TinyGo runs package initializers at compile time where it can, so a map
