@@ -45,7 +45,9 @@ export async function runScenario(runtime, { baseUrl, model, fetchImpl, onEvent 
   // The port's tool names are dotted (studio.journey.publish), as the demo's: the direct transport
   // sends them as studio_journey_publish (what many endpoints require) and maps the model's calls
   // back, so the records of both transports name the same tools.
-  const port = runtime.createPort(studioGraph, { page: 'edit', requireHumanApproval: true, handlers });
+  // A fire here settles at once; the wait for it is long so that a loaded machine cannot make a
+  // step read as still in flight (the kit's default is 250 ms).
+  const port = runtime.createPort(studioGraph, { page: 'edit', requireHumanApproval: true, handlers, settleWithinMs: 10000 });
   const events = [];
   const session = runtime.createSession({
     baseUrl,
