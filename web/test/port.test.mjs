@@ -3,7 +3,7 @@
 // MCP server, and a session whose kit is a port.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadRuntime } from '../testing/helpers.mjs';
+import { loadRuntime, scriptedRounds } from '../testing/helpers.mjs';
 
 const runtime = await loadRuntime();
 
@@ -273,32 +273,13 @@ test('the in-page agent drives its own app: a session whose kit is a port', asyn
   port.close();
 });
 
-/** A transport that plays rounds: each a list of tool calls, or text. */
-function scripted(rounds) {
-  let n = 0;
-  return async function* () {
-    const round = rounds[n++];
-    yield { type: 'messageStart', model: 'scripted' };
-    if (typeof round === 'string') {
-      yield { type: 'textDelta', text: round };
-      yield { type: 'messageStop', stopReason: 'endTurn' };
-      return;
-    }
-    for (const [i, c] of round.entries()) {
-      yield { type: 'toolCallStart', toolCallId: `c${n}-${i}`, toolName: c.name };
-      yield { type: 'toolCallStop', toolCallId: `c${n}-${i}`, toolArguments: c.args };
-    }
-    yield { type: 'messageStop', stopReason: 'toolCall' };
-  };
-}
-
 test('an approval is the session that asked: another session on the same port is refused and uses nothing', async () => {
   const { calls, handlers } = recorder();
   const port = runtime.createPort(shop, { handlers, requireHumanApproval: true, page: 'checkout' });
   const pay = { name: 'shop.do_action', args: { action: 'checkout.pay' } };
   const confirm = { name: 'shop.do_action', args: { action: 'checkout.pay', confirm: true } };
-  const a = runtime.createSession({ kit: port, transport: scripted([[pay], [confirm], 'Paid.']), disableToolDiscovery: true });
-  const b = runtime.createSession({ kit: port, transport: scripted([[confirm], 'Not paid.']), disableToolDiscovery: true });
+  const a = runtime.createSession({ kit: port, transport: scriptedRounds([[pay], [confirm], 'Paid.']), disableToolDiscovery: true });
+  const b = runtime.createSession({ kit: port, transport: scriptedRounds([[confirm], 'Not paid.']), disableToolDiscovery: true });
 
   let turn = await a.chat('Pay for my order.');
   assert.equal(turn.pendingApprovals.length, 1, JSON.stringify(turn));

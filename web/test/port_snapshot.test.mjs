@@ -6,7 +6,7 @@
 // bad_snapshot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadRuntime } from '../testing/helpers.mjs';
+import { loadRuntime, scriptedRounds } from '../testing/helpers.mjs';
 
 const before = await loadRuntime();
 const after = await loadRuntime(); // the page after a reload: another module instance
@@ -30,29 +30,10 @@ function checkout(runtime, extra = {}) {
   return { port, calls };
 }
 
-/** A transport that plays rounds: each a list of tool calls, or text. */
-function scripted(rounds) {
-  let n = 0;
-  return async function* () {
-    const round = rounds[n++];
-    yield { type: 'messageStart', model: 'scripted' };
-    if (typeof round === 'string') {
-      yield { type: 'textDelta', text: round };
-      yield { type: 'messageStop', stopReason: 'endTurn' };
-      return;
-    }
-    for (const [i, c] of round.entries()) {
-      yield { type: 'toolCallStart', toolCallId: `c${n}-${i}`, toolName: c.name };
-      yield { type: 'toolCallStop', toolCallId: `c${n}-${i}`, toolArguments: c.args };
-    }
-    yield { type: 'messageStop', stopReason: 'toolCall' };
-  };
-}
-
 /** A kit session that stopped on the pay ask, and the two snapshots taken then (the page going away). */
 async function stoppedOnAsk() {
   const old = checkout(before);
-  const agent = before.createSession({ kit: old.port, transport: scripted([[pay]]), disableToolDiscovery: true });
+  const agent = before.createSession({ kit: old.port, transport: scriptedRounds([[pay]]), disableToolDiscovery: true });
   const turn = await agent.chat('Pay for my order.');
   assert.equal(turn.pendingApprovals?.length, 1, JSON.stringify(turn));
   const { askId } = turn.pendingApprovals[0];
@@ -75,7 +56,7 @@ test('a port kit session stops on an ask; after the reload the restored session 
   const now = checkout(after, { restore: JSON.parse(JSON.stringify(snapshot)) });
   assert.deepEqual(now.port.asks().map((k) => [k.askId, k.state]), [[askId, 'pending']], 'the card is still pending');
   const resumed = after.createSession({
-    kit: now.port, restore: sessionSnapshot, transport: scripted([[confirm], 'Paid.']), disableToolDiscovery: true,
+    kit: now.port, restore: sessionSnapshot, transport: scriptedRounds([[confirm], 'Paid.']), disableToolDiscovery: true,
   });
   assert.deepEqual(sessionSnapshot.pending.map((p) => p.askId), [askId], 'the session\'s snapshot holds the ask it stopped on');
   const done = await resumed.resume({ approve: [askId] });
@@ -90,7 +71,7 @@ test('after the reload, another conversation (a new session, the port\'s own cal
   const { askId, snapshot } = await stoppedOnAsk();
   const now = checkout(after, { restore: snapshot });
   now.port.approveAsk(askId, { by: 'ana' });
-  const other = after.createSession({ kit: now.port, transport: scripted([[confirm], 'Not paid.']), disableToolDiscovery: true });
+  const other = after.createSession({ kit: now.port, transport: scriptedRounds([[confirm], 'Not paid.']), disableToolDiscovery: true });
   const refused = await other.chat('Pay.');
   assert.equal(JSON.parse(refused.toolCalls[0].content).data.reason, 'APPROVAL_NOT_YOURS');
   const own = await now.port.call('shop.do_action', { action: 'checkout.pay', confirm: true, askId });

@@ -128,6 +128,28 @@ export function toolCallStream(...calls) {
 }
 
 /**
+ * A session transport (the `transport` option) that plays one round per model request: a list of
+ * tool calls ({name, args}), or a text answer.
+ */
+export function scriptedRounds(rounds) {
+  let n = 0;
+  return async function* () {
+    const round = rounds[n++];
+    yield { type: 'messageStart', model: 'scripted' };
+    if (typeof round === 'string') {
+      yield { type: 'textDelta', text: round };
+      yield { type: 'messageStop', stopReason: 'endTurn' };
+      return;
+    }
+    for (const [i, c] of round.entries()) {
+      yield { type: 'toolCallStart', toolCallId: `c${n}-${i}`, toolName: c.name };
+      yield { type: 'toolCallStop', toolCallId: `c${n}-${i}`, toolArguments: c.args };
+    }
+    yield { type: 'messageStop', stopReason: 'toolCall' };
+  };
+}
+
+/**
  * A scripted Studio AI proxy as a fetch function: chat requests take the
  * next of `chat` (the last repeats), capabilities requests get
  * `capabilities` (an object, or a status number to fail with; undefined
