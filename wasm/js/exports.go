@@ -43,6 +43,9 @@ var (
 	commandBuf []byte
 	// lastReply holds the last sync reply until the loader has copied it.
 	lastReply []byte
+	// noHooks are the hooks of a command sent without any (every direct
+	// sync call), made once rather than per call.
+	noHooks = hooksFrom(js.Undefined())
 )
 
 // address is the address of b's first byte in the module's memory (0 for
@@ -87,7 +90,7 @@ func exportCallSync(n uint32) (size int32) {
 		}
 	}()
 	var reads bool
-	lastReply, reads = syncReply(takeCommand(n), js.Undefined())
+	lastReply, reads = syncReply(takeCommand(n), noHooks)
 	if reads {
 		return int32(len(lastReply))
 	}
@@ -129,12 +132,12 @@ func exportWake(id uint32) { bridge.Wake(id) }
 // agentwasm_call_sync; command.Op.SyncFor): one that may wait is refused,
 // since nothing may block inside a call from JavaScript. reads reports an op that only reads
 // (command.Op.Reads).
-func syncReply(cmd []byte, hooks js.Value) (reply []byte, reads bool) {
+func syncReply(cmd []byte, hooks command.Hooks) (reply []byte, reads bool) {
 	var c wire.Command
 	// Only the table's sync ops: the others wait. Unknown ops and malformed
 	// commands go through to the command layer, which answers them at once.
 	if wire.Unmarshal(cmd, &c) != nil {
-		reply = rt.Call(context.Background(), cmd, hooksFrom(hooks))
+		reply = rt.Call(context.Background(), cmd, hooks)
 		return reply, true
 	}
 	op, known := command.LookupOp(c.Op)
@@ -143,7 +146,7 @@ func syncReply(cmd []byte, hooks js.Value) (reply []byte, reads bool) {
 			Message: "agentwasm: op " + strconv.Quote(c.Op) + " waits, so it must go through call(), not callSync()"}})
 		return b, true
 	}
-	reply = rt.CallDecoded(context.Background(), &c, hooksFrom(hooks))
+	reply = rt.CallDecoded(context.Background(), &c, hooks)
 	flushEvents() // the command's events come before its reply
 	return reply, known && op.Reads
 }

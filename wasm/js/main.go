@@ -221,6 +221,6 @@ func callSync(_ js.Value, args []js.Value) (result any) {
 			result = internalError(p)
 		}
 	}()
-	reply, _ := syncReply(commandText(arg(args, 0)), arg(args, 1))
+	reply, _ := syncReply(commandText(arg(args, 0)), hooksFrom(arg(args, 1)))
 	return string(reply)
 }
