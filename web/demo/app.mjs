@@ -17,9 +17,13 @@
 // session's and the port's snapshots and the app's own state in
 // sessionStorage, and on load restores them — the conversation re-rendered
 // from the snapshot's history, a pending card answerable again, a turn that
-// was running shown as interrupted with its text offered again.
+// was running shown as interrupted with its text offered again. The session
+// is given a recording tracer (trace.mjs): after every turn the Trace panel
+// draws the last turn's spans as a waterfall (trace-view.mjs).
 import { load } from '/dist/agentwasm.mjs';
 import { studioGraph, basemapTool, createStudioApp } from './studio-app.mjs';
+import { createTraceRecorder } from './trace.mjs';
+import { traceRows, renderTrace, formatDuration } from './trace-view.mjs';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => {
@@ -32,6 +36,14 @@ const el = (tag, className, text) => {
 /** What the page shows about the conversation; the test reads it too. */
 const state = { busy: false, controller: null, running: null, turns: [], current: null, pending: [], revoked: [], generations: new Map() };
 window.demo = { state, ready: false };
+
+/**
+ * The page's tracer: it keeps the spans of the last few traces in memory (nothing leaves the page), and
+ * the Trace panel draws the last turn's. A span of the trace on show that ends once the turn is over
+ * (say a late answer) redraws it.
+ */
+const recorder = createTraceRecorder({ onChange: (span) => { if (span.traceId === shownTrace) scheduleTrace(); } });
+window.demo.trace = recorder; // for the browser test: the spans themselves (and drawTrace, below)
 
 const runtime = await load();
 $('module-badge').textContent = `module ${runtime.version().version}`;
@@ -176,7 +188,7 @@ async function setup(stored = null) {
   });
   let s;
   try {
-    s = runtime.createSession({
+    s = createTracedSession({
       baseUrl: '/api', // the MCP server at /api/mcp; and the Studio AI proxy unless the model is direct
       // An OpenAI-compatible endpoint the session talks to directly, without a key (agentwasm dev --direct).
       ...(direct ? { model: { baseUrl: direct.baseUrl, name: direct.name } } : {}),
@@ -189,6 +201,7 @@ async function setup(stored = null) {
       toolDiscoveryTimeoutMs: 5000,
       studioTools: { required: ['honua_studio_create_draft', 'honua_studio_get_draft', 'honua_studio_add_layer'] },
       onEvent: (e) => { if (s === session) onEvent(e); },
+      tracer: recorder.tracer, // the spans of every turn, for the Trace panel
       ...(stored ? { restore: stored.session } : {}),
     });
   } catch (err) {
@@ -210,6 +223,21 @@ async function setup(stored = null) {
   setStatus('Discovering tools…');
   renderDiscovery(await s.refreshTools());
   window.demo.session = s; // for the browser test: the history the model reads
+}
+
+/**
+ * TEMPORARY (until the loader takes `tracer`): createSession with the tracer, or without it when this
+ * build of the module does not know the option (the Trace panel then says so).
+ */
+function createTracedSession(options) {
+  try {
+    return runtime.createSession(options);
+  } catch (err) {
+    if (err?.code !== 'bad_options' || !/unknown option tracer/.test(err.message)) throw err;
+    window.demo.traceUnsupported = true;
+    const { tracer, ...rest } = options;
+    return runtime.createSession(rest);
+  }
 }
 
 /**
@@ -549,6 +577,7 @@ function finishTurn(turn) {
   setComposer();
   setStatus(turn.status === 'cancelled' ? 'Stopped.' : waiting ? 'Approve or decline the card to go on.' : 'Ready.');
   renderApp();
+  drawTrace();
   scrollLog();
   // What a screen reader hears: the finished answer, then any card waiting for the person.
   const said = turn.status === 'error' ? `The turn failed: ${turn.errorMessage || 'no reason given'}`
@@ -753,6 +782,42 @@ function markAnswered(ask, approved) {
     }
   }
 }
+
+// ---- the trace of the last turn ----
+
+/** The trace the panel shows (null: none yet), and whether a redraw is queued. */
+let shownTrace = null;
+let traceQueued = false;
+
+/** Redraws the trace panel soon (once per frame), unless a turn is running: its trace is drawn when it ends. */
+function scheduleTrace() {
+  if (traceQueued || state.busy) return;
+  traceQueued = true;
+  requestAnimationFrame(() => {
+    traceQueued = false;
+    if (!state.busy) drawTrace(shownTrace);
+  });
+}
+
+/** The plane of a traced tool call as the tool cards name it: the page, the app's port, or MCP. */
+const tracePlane = (toolName, plane) => planeOf({ toolName, plane });
+
+/**
+ * Draws the trace of the last turn (or of traceId) in the Trace panel: the send and, when it stopped on an
+ * approval, the wait and the resume under it — they are one trace.
+ */
+function drawTrace(traceId = recorder.lastTurnTrace()) {
+  shownTrace = traceId;
+  const trace = traceRows(traceId ? recorder.spans(traceId) : [], { traceId, planeOf: tracePlane });
+  renderTrace($('trace-body'), trace, { empty: 'No trace yet: the trace of the next turn shows here once it ends.' });
+  const turns = trace.rows.filter((r) => r.kind === 'turn').length;
+  $('trace-summary').textContent = trace.rows.length
+    ? `${turns} turn${turns === 1 ? '' : 's'} · ${trace.spanCount} spans · ${formatDuration(trace.duration)}` +
+      (trace.errorCount ? ` · ${trace.errorCount} with an error` : '')
+    : 'no turn yet';
+}
+
+window.demo.drawTrace = drawTrace;
 
 // ---- the app panel ----
 
@@ -993,6 +1058,7 @@ async function newConversation() {
     clearStored(); // a reload now starts from this new conversation
     $('log').replaceChildren();
     $('cards').replaceChildren();
+    drawTrace(null); // the new conversation has no turn yet
     const serverNote = await resetServer();
     await setup();
     greet();
@@ -1136,6 +1202,7 @@ async function restoreOrStart() {
 }
 
 renderSuggestions();
+drawTrace(null);
 const restored = await restoreOrStart();
 setComposer();
 renderApp();
