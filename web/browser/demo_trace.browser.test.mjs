@@ -119,7 +119,7 @@ test('the Trace panel starts empty and closed, and opens from the keyboard', { s
   assert.equal(await page.evaluate(() => document.getElementById('trace').open), false);
   assert.equal(await page.textContent('#trace-summary'), 'no turn yet');
   await openTrace();
-  assert.match(await page.textContent('#trace-body'), /No trace yet/);
+  assert.match(await page.textContent('#trace-body'), /^No trace/);
 });
 
 test('a page tool call: the turn, its two rounds and execute_tool on the page', { skip }, async (t) => {

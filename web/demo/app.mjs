@@ -809,7 +809,10 @@ const tracePlane = (toolName, plane) => planeOf({ toolName, plane });
 function drawTrace(traceId = recorder.lastTurnTrace()) {
   shownTrace = traceId;
   const trace = traceRows(traceId ? recorder.spans(traceId) : [], { traceId, planeOf: tracePlane });
-  renderTrace($('trace-body'), trace, { empty: 'No trace yet: the trace of the next turn shows here once it ends.' });
+  renderTrace($('trace-body'), trace, {
+    empty: window.demo.traceUnsupported ? 'No trace: this build of the module makes no spans (its loader takes no tracer).'
+      : 'No trace yet: the trace of the next turn shows here once it ends.',
+  });
   const turns = trace.rows.filter((r) => r.kind === 'turn').length;
   $('trace-summary').textContent = trace.rows.length
     ? `${turns} turn${turns === 1 ? '' : 's'} · ${trace.spanCount} spans · ${formatDuration(trace.duration)}` +

@@ -282,7 +282,7 @@ export function renderTrace(box, trace, { empty = 'No trace yet.' } = {}) {
     tick.style.left = `${f * 100}%`;
     ticks.append(tick);
   }
-  axis.append(el('span', 'trace-axis-label', 'time'), ticks);
+  axis.append(el('span', 'trace-axis-label', 'Span'), ticks);
 
   // The spans: nested lists, so the tree is in the markup; each row's indent comes from its depth
   // (not from the lists' nesting) so that every bar sits on the same axis.
