@@ -313,7 +313,7 @@ func (a spanAttrs) str(k string) string {
 	if v.Type() == attribute.STRING {
 		return v.AsString()
 	}
-	return v.Emit()
+	return v.String()
 }
 
 // strs is a string slice attribute (a string alone is one element).
@@ -325,7 +325,7 @@ func (a spanAttrs) strs(k string) []string {
 	case v.Type() == attribute.STRINGSLICE:
 		return v.AsStringSlice()
 	default:
-		return []string{v.Emit()}
+		return []string{v.String()}
 	}
 }
 

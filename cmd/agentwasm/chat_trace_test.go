@@ -1,17 +1,21 @@
-// Tests of the trace printer of agentwasm chat --trace: spans made with the
+// Tests of agentwasm chat --trace: its printer (spans made with the
 // OpenTelemetry SDK at fixed moments, recorded by tracetest's SpanRecorder,
-// and the exact tree writeTraceTree writes of them.
+// and the exact tree writeTraceTree writes of them), its refusal with
+// --wasm, and a traced turn against the dev server.
 
 package main
 
 import (
 	"context"
+	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -259,4 +263,78 @@ func TestWriteTraceTreeParentLoop(t *testing.T) {
 	var b strings.Builder
 	writeTraceTree(&b, stubs.Snapshots())
 	assert.Equal(t, "self 1.0 ms\na 3.0 ms\n└─ b 1.0 ms\n", b.String())
+}
+
+func TestChatModeConflict(t *testing.T) {
+	cases := []struct {
+		name string
+		o    chatOptions
+		want []string // in the message; none: no conflict
+	}{
+		{"native", chatOptions{}, nil},
+		{"--trace natively", chatOptions{Trace: true}, nil},
+		{"--wasm", chatOptions{Wasm: true}, nil},
+		{"--trace --json", chatOptions{Trace: true, JSON: true}, nil},
+		{"--trace --wasm", chatOptions{Trace: true, Wasm: true}, []string{"--trace cannot be used with --wasm", "the wasip1 module does no tracing", "run the turn natively, without --wasm"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			msg := chatModeConflict(c.o)
+			if c.want == nil {
+				assert.Empty(t, msg)
+			}
+			for _, w := range c.want {
+				assert.Contains(t, msg, w)
+			}
+		})
+	}
+}
+
+// chatTraceRegistered reports whether chat's flag set has --trace, which
+// is registered with the session's tracer wiring (chatNative).
+func chatTraceRegistered() bool {
+	_, _, ok := parseChatArgs([]string{"--trace", "hi"}, io.Discard, io.Discard)
+	return ok
+}
+
+// TestChatTrace runs a turn with --trace against the dev server's scripted
+// model and demo MCP server: the tree is on stderr, stdout is as without
+// it, and --wasm is refused.
+func TestChatTrace(t *testing.T) {
+	if !chatTraceRegistered() {
+		t.Skip("--trace is not registered: the session's tracer is not wired into chatNative yet")
+	}
+	help := runArgs("chat", "--help")
+	assert.Contains(t, help.stdout, "-trace")
+	assert.Contains(t, help.stdout, strings.SplitN(chatTraceUsage, "\n", 2)[0])
+
+	refused := runArgs("chat", "--trace", "--wasm", "hi")
+	assert.Equal(t, 2, refused.code)
+	assert.Contains(t, refused.stderr, "the wasip1 module does no tracing")
+
+	base := startDev(t, 0)
+	chatLines := regexp.MustCompile(`(?m)^[├└]─ chat\b.* ms: `)
+	assertTree := func(t *testing.T, stderr string) {
+		t.Helper()
+		assert.Regexp(t, `(?m)^invoke_agent [0-9]+\.[0-9] ms: completed, 3 rounds$`, stderr)
+		assert.Len(t, chatLines.FindAllString(stderr, -1), 3, "one chat span per round:\n%s", stderr)
+		assert.Regexp(t, `(?m)^[├└]─ execute_tool honua_studio_create_draft [0-9.]+ ms: MCP, ok$`, stderr)
+		assert.Regexp(t, `(?m)^[├└]─ execute_tool honua_studio_add_layer [0-9.]+ ms: MCP, ok, retried after conflict$`, stderr)
+		assert.Regexp(t, `(?m)^[│ ]  [├└]─ tools/call honua_studio_get_draft [0-9.]+ ms`, stderr)
+	}
+
+	t.Run("text", func(t *testing.T) {
+		r := runArgs("chat", "--base-url", base, "--trace", "add a schools layer")
+		require.Equal(t, 0, r.code, r.stderr)
+		assertTree(t, r.stderr)
+		assert.True(t, strings.HasSuffix(r.stderr, "agentwasm chat: completed (3 rounds, 2 tool calls)\n"), r.stderr)
+		assert.NotContains(t, r.stdout, "invoke_agent", "the tree is not on stdout")
+		assert.Contains(t, r.stdout, "[tool] honua_studio_add_layer")
+	})
+	t.Run("json", func(t *testing.T) {
+		r := runArgs("chat", "--base-url", base, "--json", "--trace", "add a schools layer")
+		require.Equal(t, 0, r.code, r.stderr)
+		assertSchoolsTurn(t, decodeTurn(t, r))
+		assertTree(t, r.stderr)
+	})
 }
