@@ -361,8 +361,10 @@ func cancelReason(sigCtx context.Context, timeout time.Duration, msg string) str
 }
 
 // chatNative runs the turn with the session package on net/http. tp, when
-// not nil, is the tracer provider the session's spans go to (--trace); they
-// have all ended when chatNative returns, the session closed.
+// not nil, is the tracer provider for the session's spans (--trace, which
+// is registered in the flag set together with handing tp's tracer to the
+// session); the session is closed when chatNative returns, so every span
+// of the turn has ended.
 func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter, tp *sdktrace.TracerProvider) (chatTurn, error) {
 	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
 	defer cancel()
