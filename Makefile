@@ -90,7 +90,7 @@ dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentw
 # TinyGo's js modules are the loader's default (docs/SIZE.md, Which build to load), so make build
 # makes them too.
 build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs \
-	dist/agentwasm.d.ts dist/agentwasm.d.mts dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm dist/wasm_exec.tiny.js
+	dist/agentwasm-trace.mjs dist/agentwasm.d.ts dist/agentwasm.d.mts dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm dist/wasm_exec.tiny.js
 
 # The Go toolchain's js modules: the full one (session + port) and the session-only one
 # (-tags agentwasm_sessiononly: no serve, no portkit; createPort answers port_unavailable).
@@ -232,6 +232,12 @@ sizecheck-tiny: dist/agentwasm.tiny.wasm $(PAGESET_FILES_TINY)
 		$(PAGESETS_TINY) $(PAGESET_GOALS_TINY) dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm
 
 dist/agentwasm.mjs: web/agentwasm.mjs scripts/minify.mjs | $(ESBUILD)
+	@mkdir -p dist
+	$(MINIFY) $< $@
+
+# The trace module the loader imports only when a session or a port is given a tracer: beside
+# the loader, minified with its map, never part of a page set.
+dist/agentwasm-trace.mjs: web/agentwasm-trace.mjs scripts/minify.mjs | $(ESBUILD)
 	@mkdir -p dist
 	$(MINIFY) $< $@
 
