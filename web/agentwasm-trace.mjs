@@ -780,6 +780,8 @@ export function tapSession(options, json = {}) {
         if (turn && (path.endsWith('/v1/studio/ai/chat') || (directChat !== undefined && path === directChat))) {
           span = openChat().span;
           turn.chat.sentAt = now();
+          const server = serverOf(url);
+          span.setAll({ 'server.address': server.address, 'server.port': server.port });
         } else {
           const text = bodyText(init?.body);
           const message = text !== undefined && text.includes('"method"') ? parseObject(text) : undefined;
