@@ -10,8 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BasicTracerProvider, SimpleSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { trace, context as apiContext, ROOT_CONTEXT as API_ROOT } from '@opentelemetry/api';
-import { loadRuntime, textStream, toolCallStream, scriptedRounds } from '../testing/helpers.mjs';
+import { trace } from '@opentelemetry/api';
+import { loadRuntime, frame, textStream, toolCallStream, scriptedRounds } from '../testing/helpers.mjs';
 import {
   sendsHeaders, withTraceMeta, remoteSpan, contextWith, traceparentOf, TraceContext, ROOT_CONTEXT, mcpFailure, serverOf, SpanKind,
 } from '../agentwasm-trace.mjs';
@@ -386,7 +386,7 @@ test('a tracer that throws everywhere never breaks a turn', async () => {
 
 test('asks nobody answered are abandoned when the session closes; a new message abandons them too', async () => {
   const { tracer, exporter } = sdkTracer();
-  const { session, port, proxy } = pinnedSession(tracer);
+  const { session, port } = pinnedSession(tracer);
   const turn = await session.chat('Pay');
   assert.equal(turn.pendingApprovals.length, 1);
   assert.equal(exporter.getFinishedSpans().filter((s) => s.name.startsWith('await_approval')).length, 0, 'open while the ask waits');
@@ -395,7 +395,22 @@ test('asks nobody answered are abandoned when the session closes; a new message 
   const [waited] = exporter.getFinishedSpans().filter((s) => s.name === 'await_approval checkout.pay');
   assert.equal(waited.attributes['agentwasm.approval.outcome'], 'abandoned');
   port.close();
-  void proxy;
+
+  // A new message clears the pending asks: their spans end abandoned as it starts.
+  const again = pinnedSession(tracer);
+  exporter.reset();
+  const asked = await again.session.chat('Pay');
+  assert.equal(asked.pendingApprovals.length, 1);
+  const next = await again.session.chat('Never mind');
+  assert.equal(next.status, 'completed', next.errorMessage);
+  const spans = exporter.getFinishedSpans();
+  const dropped = spans.filter((s) => s.name === 'await_approval checkout.pay');
+  assert.deepEqual(dropped.map((s) => [s.attributes['agentwasm.approval.ask_id'], s.attributes['agentwasm.approval.outcome']]),
+    [[asked.pendingApprovals[0].askId, 'abandoned']], 'the first ask\'s span ended abandoned (an ask of the new turn stays open)');
+  const second = spans.filter((s) => s.name === 'invoke_agent')[1];
+  assert.equal(second.parentSpanContext, undefined, 'a new message is a root, not a resume');
+  again.session.close();
+  again.port.close();
 });
 
 test('a bad tracer or tracePropagation is refused with bad_options', () => {
@@ -466,8 +481,6 @@ test('the parent contexts: ours answer the API\'s span key, and the SDK sees the
   assert.equal(trace.getSpan(more.deleteValue(Symbol.for('OpenTelemetry Context Key SPAN'))), undefined);
   // The API's own setSpan over our context works as over its own.
   assert.equal(trace.getSpan(trace.setSpan(ROOT_CONTEXT, root)), root);
-  void apiContext;
-  void API_ROOT;
 
   const child = tracer.startSpan('child', { kind: SpanKind.CLIENT }, ctx);
   const remote = remoteSpan('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'a=1');
@@ -501,4 +514,92 @@ test('what an MCP answer says failed, and where a request goes', () => {
   assert.deepEqual(serverOf('https://api.example/v1'), { address: 'api.example' });
   assert.deepEqual(serverOf('http://[::1]:8080/mcp'), { address: '::1', port: 8080 });
   assert.deepEqual(serverOf('/api/mcp'), {}, 'a path with no page: unknown');
+});
+
+test('failures: an error event, a fetch that fails, a cancelled turn', async () => {
+  const cases = [
+    {
+      what: 'error event',
+      fetchImpl: async () => new Response(frame('message_start', { model: 'fake-model' }) + frame('error', { errorCode: 'rate_limited', errorMessage: 'slow down' }),
+        { headers: { 'content-type': 'text/event-stream' } }),
+      chat: { type: 'rate_limited', message: 'slow down' },
+    },
+    {
+      what: 'fetch rejects',
+      fetchImpl: async () => { throw new TypeError('network down'); },
+      chat: { type: 'transport_error' },
+    },
+  ];
+  for (const c of cases) {
+    const { tracer, exporter } = sdkTracer();
+    const session = runtime.createSession({ tracer, disableToolDiscovery: true, fetchImpl: c.fetchImpl });
+    const turn = await session.chat('hi');
+    assert.equal(turn.status, 'error', c.what);
+    session.close();
+    const chat = exporter.getFinishedSpans().find((s) => s.name === 'chat');
+    const agent = exporter.getFinishedSpans().find((s) => s.name === 'invoke_agent');
+    assert.equal(chat.attributes['error.type'], c.chat.type, c.what);
+    assert.equal(chat.status.code, 2, c.what);
+    if (c.chat.message) assert.equal(chat.status.message, c.chat.message);
+    assert.equal(agent.attributes['agentwasm.turn.status'], 'error', c.what);
+    assert.equal(agent.attributes['error.type'], turn.errorCode ?? 'error', c.what);
+    assert.equal(agent.status.code, 2, c.what);
+    assert.equal(agent.status.message, turn.errorMessage, c.what);
+  }
+
+  // A turn aborted while its tool runs: the tool's span and the turn's end cancelled.
+  const { tracer, exporter } = sdkTracer();
+  const controller = new AbortController();
+  const session = runtime.createSession({
+    tracer, disableToolDiscovery: true,
+    tools: [{ name: 'slow', execute: (args, { signal }) => new Promise((resolve) => { controller.abort(); signal.addEventListener('abort', () => resolve('late')); }) }],
+    transport: scriptedRounds([[{ name: 'slow', args: {} }], 'never']),
+  });
+  const turn = await session.chat('hi', { signal: controller.signal });
+  assert.equal(turn.status, 'cancelled');
+  session.close();
+  const byName = Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s]));
+  assert.equal(byName['execute_tool slow'].attributes['error.type'], 'cancelled');
+  assert.equal(byName['execute_tool slow'].status.code, 2);
+  assert.equal(byName.invoke_agent.attributes['agentwasm.turn.status'], 'cancelled');
+  assert.equal(byName.invoke_agent.attributes['error.type'], 'cancelled');
+  assert.equal(byName.invoke_agent.status.code, 2);
+});
+
+test('a resume that answers two asks: its parent is the first ask\'s span, a link to the other; one declined', async () => {
+  const { tracer, exporter } = sdkTracer();
+  const twoAsks = {
+    id: 'shop',
+    pages: [{ id: 'checkout' }],
+    actions: [
+      { id: 'checkout.pay', does: 'Pay', on: 'checkout', confirm: true, writes: ['order.id'], input: 'none' },
+      { id: 'checkout.gift', does: 'Wrap as a gift', on: 'checkout', confirm: true, writes: ['order.gift'], input: 'none' },
+    ],
+  };
+  const port = runtime.createPort(twoAsks, { handlers: { 'checkout.pay': () => ({}), 'checkout.gift': () => ({}) }, requireHumanApproval: true, page: 'checkout' });
+  const session = runtime.createSession({
+    tracer, kit: port, disableToolDiscovery: true,
+    transport: scriptedRounds([
+      [{ name: 'shop.do_action', args: { action: 'checkout.pay' } }, { name: 'shop.do_action', args: { action: 'checkout.gift' } }],
+      'As you said.',
+    ]),
+  });
+  const first = await session.chat('pay and wrap');
+  const ids = first.pendingApprovals.map((p) => p.askId);
+  assert.equal(ids.length, 2, JSON.stringify(first));
+  const second = await session.resume({ approve: [ids[0]], decline: [ids[1]] });
+  assert.equal(second.status, 'completed', second.errorMessage);
+  session.close();
+  port.close();
+  const spans = exporter.getFinishedSpans();
+  const [pay, gift] = ['await_approval checkout.pay', 'await_approval checkout.gift'].map((n) => spans.find((s) => s.name === n));
+  assert.equal(pay.attributes['agentwasm.approval.outcome'], 'approved');
+  assert.equal(gift.attributes['agentwasm.approval.outcome'], 'declined');
+  const resume = spans.find((s) => s.name === 'invoke_agent' && s.attributes['agentwasm.turn.kind'] === 'resume');
+  assert.equal(resume.parentSpanContext.spanId, pay.spanContext().spanId);
+  assert.deepEqual(resume.links.map((l) => l.context.spanId), [gift.spanContext().spanId]);
+  assert.deepEqual(resume.events.map((e) => [e.name, e.attributes['agentwasm.approval.ask_id'], e.attributes['agentwasm.approval.approved']]),
+    [['agentwasm.approval.answered', ids[0], true], ['agentwasm.approval.answered', ids[1], false]]);
+  const send = spans.find((s) => s.name === 'invoke_agent' && s.attributes['agentwasm.turn.kind'] === 'send');
+  assert.deepEqual(send.events.map((e) => e.attributes['agentwasm.approval.ask_id']), ids);
 });
