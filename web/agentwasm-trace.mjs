@@ -705,7 +705,11 @@ export function tapSession(options, json = {}) {
     }
     if (event.type !== 'chat' || !isObj(event.event)) return;
     const e = event.event;
-    const chat = openChat();
+    // The round's chat span opened with its request (a fetch, or the page's transport); without
+    // one, the round's first event opens it. An event after the round ended adds nothing.
+    let chat = turn.chat;
+    if (!chat || (chat.span.ended && e.type === 'messageStart')) chat = openChat();
+    if (chat.span.ended) return;
     if (!chat.answered) {
       chat.answered = true;
       chat.span.set('gen_ai.response.time_to_first_chunk', Math.max(0, now() - chat.sentAt) / 1000);

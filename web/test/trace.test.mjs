@@ -603,3 +603,25 @@ test('a resume that answers two asks: its parent is the first ask\'s span, a lin
   const send = spans.find((s) => s.name === 'invoke_agent' && s.attributes['agentwasm.turn.kind'] === 'send');
   assert.deepEqual(send.events.map((e) => e.attributes['agentwasm.approval.ask_id']), ids);
 });
+
+test('a page MCP client: its listTools opens the discovery pass; refreshTools outside a turn is a root pass', async () => {
+  const { tracer, exporter } = sdkTracer();
+  const session = runtime.createSession({
+    tracer,
+    mcpClient: { listTools: () => [{ name: 'x_tool', _meta: composition }], callTool: () => ({ content: [] }) },
+    transport: scriptedRounds([[{ name: 'x_tool', args: {} }], 'ok']),
+  });
+  const turn = await session.chat('hi');
+  assert.equal(turn.status, 'completed', turn.errorMessage);
+  await session.refreshTools();
+  session.close();
+  const got = records(exporter).map((r) => [r.name, r.parent, r.attributes['agentwasm.discovery.discovered'] ?? r.attributes['agentwasm.tool.plane'] ?? null]);
+  assert.deepEqual(got, [
+    ['discover_tools', 'invoke_agent', 1],
+    ['chat', 'invoke_agent', null],
+    ['execute_tool x_tool', 'invoke_agent', 'composition'],
+    ['chat', 'invoke_agent', null],
+    ['invoke_agent', '-', null],
+    ['discover_tools', '-', 1],
+  ]);
+});
