@@ -90,7 +90,7 @@ dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentw
 # TinyGo's js modules are the loader's default (docs/SIZE.md, Which build to load), so make build
 # makes them too.
 build: dist/agentwasm.wasm dist/agentwasm-session.wasm dist/agentwasm-wasip1.wasm dist/wasm_exec.js dist/agentwasm.mjs \
-	dist/agentwasm.d.ts dist/agentwasm.d.mts dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm dist/wasm_exec.tiny.js
+	dist/agentwasm-trace.mjs dist/agentwasm.d.ts dist/agentwasm.d.mts dist/agentwasm.tiny.wasm dist/agentwasm-session.tiny.wasm dist/wasm_exec.tiny.js
 
 # The Go toolchain's js modules: the full one (session + port) and the session-only one
 # (-tags agentwasm_sessiononly: no serve, no portkit; createPort answers port_unavailable).
@@ -235,6 +235,12 @@ dist/agentwasm.mjs: web/agentwasm.mjs scripts/minify.mjs | $(ESBUILD)
 	@mkdir -p dist
 	$(MINIFY) $< $@
 
+# The trace module the loader imports only when a session or a port is given a tracer: beside
+# the loader, minified with its map, never part of a page set.
+dist/agentwasm-trace.mjs: web/agentwasm-trace.mjs scripts/minify.mjs | $(ESBUILD)
+	@mkdir -p dist
+	$(MINIFY) $< $@
+
 dist/agentwasm.d.ts: web/agentwasm.d.ts
 	@mkdir -p dist
 	cp $< $@
@@ -304,7 +310,7 @@ gotest: dist/agentwasm-wasip1.wasm
 nodetest: build dist/agentwasm
 	$(NODE) --test $(NODE_TEST_FLAGS) web/test
 
-# The TypeScript declarations, checked against web/types/usage.ts; then every js and ts snippet of
+# The TypeScript declarations, checked against web/types/usage.ts and web/types/trace.ts (the OpenTelemetry SDK's tracer is a Tracer); then every js and ts snippet of
 # README.md, web/package/README.md, docs/PORT.md, docs/DEV.md, docs/MODELS.md and docs/SNAPSHOTS.md (and the declarations' @example
 # blocks) under tsc --strict, one tsc run over them all (web/types/snippets.test.mjs).
 typecheck: web/node_modules/.package-lock.json

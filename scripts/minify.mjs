@@ -22,7 +22,9 @@
 //   loader's run-time imports: each is put back into OUT's import( … ), and
 //   the source map's columns after it move with it. The source's hinted
 //   imports and OUT's import( calls must match one for one, or nothing is
-//   written.
+//   written. An import of a literal relative specifier, import('./x.mjs'),
+//   is one bundlers are meant to follow (the loader's trace module): it takes
+//   no hints and is left as it is.
 //
 // Exits 1 saying why when esbuild cannot be loaded or the source cannot be
 // minified, 2 for a bad command line.
@@ -42,6 +44,9 @@ const HINTED_IMPORT = /\bimport\(\s*\/\*\s*webpackIgnore:\s*true\s*\*\/\s*\/\*\s
 
 /** A dynamic import in esbuild's output (not import.meta). */
 const OUTPUT_IMPORT = /(?<![\w$.])import\(/g;
+
+/** The rest of an import( of a literal relative specifier, import('./x.mjs'): one bundlers follow, left unhinted. */
+const LITERAL_IMPORT = /^\s*(["'`])\.{1,2}\/[^"'`\\]*\1\s*\)/;
 
 /** An Error with a stable `code`. */
 function minifyError(code, message) {
@@ -108,13 +113,14 @@ export function shiftMappings(mappings, insertions) {
 /**
  * Puts the bundler hints back into every dynamic import of esbuild's output,
  * given how many the source had; returns the new code and the insertions (for
- * shiftMappings). Throws `hint_mismatch` when the counts differ: a dynamic
+ * shiftMappings). An import of a literal relative specifier is left as it is
+ * (LITERAL_IMPORT). Throws `hint_mismatch` when the counts differ: a dynamic
  * import the source did not hint, or one esbuild wrote in another form.
  * @param {string} code
  * @param {number} hinted
  */
 export function restoreImportHints(code, hinted) {
-  const found = [...code.matchAll(OUTPUT_IMPORT)];
+  const found = [...code.matchAll(OUTPUT_IMPORT)].filter((m) => !LITERAL_IMPORT.test(code.slice(m.index + m[0].length, m.index + m[0].length + 300)));
   if (found.length !== hinted) {
     throw minifyError('hint_mismatch', `the source has ${hinted} dynamic import(s) with the webpackIgnore and @vite-ignore hints, `
       + `the minified code ${found.length} import( call(s); hint every dynamic import of the source, or teach scripts/minify.mjs the new form`);

@@ -9,7 +9,9 @@
 // new URL(…) forms need them; TINYGOROOT says where TinyGo lives, as
 // `make package` sets it); the loader and both wasm_exec scripts come
 // minified (scripts/minify.mjs), each with its source map (*.map, the
-// readable source inside), which the package carries too; and a
+// readable source inside), which the package carries too, as it does the
+// trace module the loader imports when given a tracer (agentwasm-trace.mjs,
+// minified with its map); and a
 // package.json whose version
 // is read from internal/version (the `Version` constant the module's version()
 // reports), so the two cannot drift; and the package's command,
@@ -64,6 +66,8 @@ function tinygoLicense() {
 const sources = {
   'agentwasm.mjs': path.join(dist, 'agentwasm.mjs'),
   'agentwasm.mjs.map': path.join(dist, 'agentwasm.mjs.map'),
+  'agentwasm-trace.mjs': path.join(dist, 'agentwasm-trace.mjs'),
+  'agentwasm-trace.mjs.map': path.join(dist, 'agentwasm-trace.mjs.map'),
   'agentwasm.d.ts': path.join(dist, 'agentwasm.d.ts'),
   'agentwasm.d.mts': path.join(dist, 'agentwasm.d.mts'),
   'agentwasm.wasm': path.join(dist, 'agentwasm.wasm'),

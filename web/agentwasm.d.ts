@@ -277,6 +277,63 @@ export interface ToolListChangedWatchOptions {
   onStatus?: (status: string, detail?: string) => void;
 }
 
+/** The ids of a span ({@link TraceSpan.spanContext}), as OpenTelemetry's SpanContext has them. */
+export interface TraceSpanContext {
+  /** 32 lower-case hex digits. */
+  traceId: string;
+  /** 16 lower-case hex digits. */
+  spanId: string;
+  /** The W3C trace flags (1: sampled). */
+  traceFlags: number;
+  /** Vendor trace state, sent as `tracestate`. */
+  traceState?: { serialize(): string };
+  isRemote?: boolean;
+}
+
+/** A value of a span attribute (the loader sets strings, numbers, booleans and string arrays). */
+export type TraceAttributeValue =
+  | string | number | boolean | Array<null | undefined | string> | Array<null | undefined | number> | Array<null | undefined | boolean>;
+
+/** Span attributes by name. */
+export type TraceAttributes = Record<string, TraceAttributeValue | undefined>;
+
+/**
+ * The parent context the loader hands to {@link Tracer.startSpan}: an immutable OpenTelemetry
+ * Context of its own, whose value under the API's span key (`Symbol.for('OpenTelemetry Context Key
+ * SPAN')`) is the parent span (none for a root).
+ */
+export interface TraceContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): TraceContext;
+  deleteValue(key: symbol): TraceContext;
+}
+
+/** A span as the loader uses it: the part of OpenTelemetry's Span it calls. */
+export interface TraceSpan {
+  spanContext(): TraceSpanContext;
+  setAttribute(key: string, value: TraceAttributeValue): unknown;
+  setAttributes(attributes: TraceAttributes): unknown;
+  addEvent(name: string, attributes?: TraceAttributes): unknown;
+  /** Only ERROR (code 2) is set, with a message. */
+  setStatus(status: { code: number; message?: string }): unknown;
+  end(endTime?: number): void;
+  isRecording?(): boolean;
+}
+
+/**
+ * An OpenTelemetry API Tracer, duck-typed (`provider.getTracer(name)`; no dependency on
+ * `@opentelemetry/api` is needed): the loader calls only `startSpan(name, {kind, attributes, links},
+ * context)`, `kind` being the API's SpanKind number (INTERNAL 0, SERVER 1, CLIENT 2). Whatever the
+ * tracer or its spans throw is caught and never breaks a turn.
+ */
+export interface Tracer {
+  startSpan(
+    name: string,
+    options?: { kind?: number; attributes?: TraceAttributes; links?: { context: TraceSpanContext }[] },
+    context?: TraceContext,
+  ): TraceSpan;
+}
+
 /**
  * Options of {@link Runtime.createSession}: the seed's StudioAgentSessionOptions. Unknown names are
  * rejected with code `bad_options`.
@@ -393,6 +450,27 @@ export interface SessionOptions {
    * throws `bad_options`.
    */
   restore?: SessionSnapshot | string;
+  /**
+   * Makes OpenTelemetry spans of every turn, following the GenAI and MCP semantic conventions:
+   * `invoke_agent`, `chat {model}`, `execute_tool {tool}`, `discover_tools`, the MCP requests and
+   * `await_approval {action}` (docs/TRACING.md). The spans are made by the loader's trace module
+   * (agentwasm-trace.mjs, beside the loader), imported when a tracer is given; the first turn waits
+   * for it. Chat and MCP requests carry the W3C `traceparent`/`tracestate` (see tracePropagation).
+   * A tracer without startSpan is refused with `bad_options`.
+   */
+  tracer?: Tracer;
+  /**
+   * Puts content in the spans: the person's message, the turn's text, each tool call's arguments and
+   * result (as the session redacted them). Default false: no content. Never a key or a token.
+   */
+  traceContent?: boolean;
+  /**
+   * Where the trace headers go: `'same-origin'` (default) only to this page's origin, since a
+   * header to another origin asks for a CORS preflight the server may refuse (in Node, with no page
+   * origin, everywhere); `'all'` to every chat and MCP request; `'none'` nowhere. MCP requests carry
+   * the trace in `params._meta` too, unless `'none'`.
+   */
+  tracePropagation?: 'same-origin' | 'all' | 'none';
 }
 
 /**
@@ -847,6 +925,12 @@ export interface PortOptions {
    * it: pass `state` and `page`.
    */
   restore?: PortSnapshot | string;
+  /**
+   * Makes a SERVER span for each message {@link Port.mcp} answers (`{method}`, `tools/call {tool}`),
+   * continuing the trace of the message's `params._meta.traceparent` (a new root when it has none or
+   * an invalid one). See {@link SessionOptions.tracer}.
+   */
+  tracer?: Tracer;
 }
 
 /** A port's ask journal as a document ({@link Port.snapshot}; `createPort`'s `restore`). */

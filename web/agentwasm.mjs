@@ -63,7 +63,7 @@ const JSON_OPTIONS = new Set([
  */
 const JS_OPTIONS = new Set([
   'auth', 'execute', 'fetchImpl', 'kit', 'mcpClient', 'model', 'onEvent', 'onStepFinish', 'studioTools', 'system',
-  'toolListChangedWatch', 'tools', 'transport', 'restore',
+  'toolListChangedWatch', 'tools', 'transport', 'restore', 'tracer', 'traceContent', 'tracePropagation',
 ]);
 
 /** The options of load(). */
@@ -985,6 +985,15 @@ export class Runtime {
     const hooks = this.hooks({
       event: (id, text) => session.dispatch(text), call: callbacks(options), fetch: options.fetchImpl ?? null, direct: json.openai?.baseUrl,
     });
+    if (options.tracer) {
+      // The spans are made by the trace module (loaded now, awaited by the first turn) around these hooks.
+      let tap;
+      session.tap = traceModule().then((m) => (tap = m.tapSession(options, json)), () => {});
+      for (const k of ['event', 'call', 'fetch']) {
+        const hook = hooks[k];
+        hooks[k] = (...a) => (tap ? tap[k](hook, ...a) : hook(...a));
+      }
+    }
     const reply = this.callSync({ op: 'session.create', options: json }, hooks);
     if (!reply.ok) throw replyError(reply);
     session.bind(reply.session);
@@ -1014,7 +1023,8 @@ export class Runtime {
       if (!isObject(graph)) throw agentError('bad_options', 'agentwasm: createPort needs a graph object', TypeError);
       graphJSON = jsonText(graph, 'bad_options', 'the graph');
     }
-    const { handlers: given = {}, onWarn, onChange, restore, ...rest } = options;
+    const { handlers: given = {}, onWarn, onChange, restore, tracer, ...rest } = options;
+    checkTracer(tracer);
     const json = {};
     for (const [key, value] of Object.entries(rest)) {
       if (value === undefined) continue;
@@ -1038,7 +1048,7 @@ export class Runtime {
       if (value !== undefined && !isFunction(value)) throw badOption(`${name} must be a function`);
     }
     json.handlers = Object.keys(handlers);
-    const port = new Port(this, { onWarn, onChange });
+    const port = new Port(this, { onWarn, onChange, tracer });
     const hooks = this.hooks({ event: (id, text) => port.dispatch(text), call: portCallbacks(handlers) });
     // The graph travels as raw JSON inside the command.
     const command = `{"op":"port.create","graph":${graphJSON},"options":${jsonText(json, 'bad_options', 'the port options')}}`;
@@ -1048,6 +1058,18 @@ export class Runtime {
     return port;
   }
 
+}
+
+/**
+ * The trace module (agentwasm-trace.mjs), imported once a tracer is given:
+ * a literal specifier, so that bundlers split it off the loader.
+ */
+let traced;
+const traceModule = () => (traced ??= import('./agentwasm-trace.mjs'));
+
+/** Throws bad_options unless tracer is undefined or has startSpan (an OpenTelemetry Tracer). */
+function checkTracer(tracer) {
+  if (tracer !== undefined && !isFunction(tracer?.startSpan)) throw badOption('tracer must be an OpenTelemetry Tracer (an object with startSpan)');
 }
 
 /** How long probeOrigin waits for an answer, in milliseconds. */
@@ -1393,6 +1415,8 @@ function sessionOptionsJSON(options, runtime) {
     tools, transport, restore,
   } = options;
   if (restore !== undefined) json.restore = restoreJSON(restore);
+  checkTracer(options.tracer);
+  if (!['same-origin', 'all', 'none', undefined].includes(options.tracePropagation)) throw badOption('tracePropagation must be \'same-origin\', \'all\' or \'none\'');
   if (typeof model === 'string') {
     json.model = model;
   } else if (model !== undefined) {
@@ -1824,13 +1848,17 @@ export class Session {
     if (sink && this.#running === 0) this.#sinks.add(sink);
     this.#running++;
     try {
-      const reply = await this.#runtime.call(command, undefined, signal);
-      if (!reply.ok) {
-        // close() ran before the module took up the turn: it ends cancelled, as a running one does.
-        if (this.#closed && reply.error?.code === 'unknown_session') return closedTurn();
-        throw replyError(reply);
-      }
-      return reply.turn;
+      const run = async () => {
+        const reply = await this.#runtime.call(command, undefined, signal);
+        if (!reply.ok) {
+          // close() ran before the module took up the turn: it ends cancelled, as a running one does.
+          if (this.#closed && reply.error?.code === 'unknown_session') return closedTurn();
+          throw replyError(reply);
+        }
+        return reply.turn;
+      };
+      const tap = this.tap && await this.tap;
+      return await (tap ? tap.turn(command, run) : run());
     } finally {
       this.#running--;
       this.#sinks.delete(sink);
@@ -1912,6 +1940,7 @@ export class Session {
    */
   reset() {
     this.#sync('session.reset');
+    this.tap?.then((t) => t?.close());
   }
 
   /** A copy of the conversation history. */
@@ -1984,6 +2013,7 @@ export class Session {
   close() {
     if (this.#closed) return;
     this.#closed = true;
+    this.tap?.then((t) => t?.close());
     if (this.#runtime.exited) return; // gone with the module
     const reply = this.#runtime.callSync({ op: 'session.close', session: this.#id });
     if (!reply.ok && reply.error?.code !== 'unknown_session') throw replyError(reply);
@@ -2000,12 +2030,15 @@ export class Port {
   #closed = false;
   /** The live WebMCP registrations (registerWebMCP), undone by close(). */
   #webmcp = new Set();
+  /** The tracer of port.mcp's server spans, or undefined. */
+  #tracer;
 
   /** @internal */
-  constructor(runtime, { onWarn, onChange }) {
+  constructor(runtime, { onWarn, onChange, tracer }) {
     this.#runtime = runtime;
     this.#onWarn = onWarn;
     this.#onChange = onChange;
+    this.#tracer = tracer;
   }
 
   /** @internal */
@@ -2108,12 +2141,16 @@ export class Port {
    */
   async mcp(message) {
     this.#open();
-    const command = typeof message === 'string'
-      ? { op: 'port.mcp', port: this.#id, text: message } // malformed text is answered -32700
-      : { op: 'port.mcp', port: this.#id, message };
-    const reply = await this.#runtime.call(command);
-    if (!reply.ok) throw replyError(reply);
-    return reply.value ?? null;
+    const run = async () => {
+      const command = typeof message === 'string'
+        ? { op: 'port.mcp', port: this.#id, text: message } // malformed text is answered -32700
+        : { op: 'port.mcp', port: this.#id, message };
+      const reply = await this.#runtime.call(command);
+      if (!reply.ok) throw replyError(reply);
+      return reply.value ?? null;
+    };
+    const m = this.#tracer && await traceModule().catch(() => {});
+    return m ? m.serveMCP(this.#tracer, message, run) : run();
   }
 
   /** Where the app session stands: {page, version, state}. */

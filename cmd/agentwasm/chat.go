@@ -21,6 +21,9 @@ import (
 	"syscall"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
 	"github.com/agentwasm/agentwasm/wazerotest"
@@ -77,7 +80,19 @@ environment, AGENTWASM_API_KEY or else OPENAI_API_KEY, never from a flag
 (a flag shows in the process list); it goes to the endpoint only, and is
 never printed: every text of the turn has it replaced by [redacted].
 
-Flags:
+`
+
+// chatTraceUsage is the usage text of --trace, shown when the flag is
+// registered.
+const chatTraceUsage = `--trace prints the turn's spans after it, on stderr, as a tree: the turn
+(invoke_agent), the discovery pass and its MCP requests, each model request
+(chat: response model, finish reason, tokens, time to the first chunk),
+each tool call (execute_tool: plane, outcome, a retry after a conflict) with
+its MCP requests, each wait for approval; one line each with its duration.
+The spans follow the OpenTelemetry GenAI and MCP semantic conventions.
+Stdout is as without it (with --json, only the JSON). Natively only: the
+wasip1 module does no tracing, so --trace with --wasm is refused.
+
 `
 
 // chatOptions are the parsed command line of `agentwasm chat`.
@@ -96,6 +111,9 @@ type chatOptions struct {
 	Model   string
 	Timeout time.Duration
 	Text    string
+	// Trace prints the turn's spans as a tree on stderr after the turn
+	// (writeTraceTree); native runs only.
+	Trace bool
 }
 
 // runChat parses the flags, runs one turn and prints it; it returns the
@@ -128,6 +146,17 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 	if !o.JSON {
 		p = &chatPrinter{w: stdout, key: o.apiKey}
 	}
+	// --trace: the session's spans are kept in memory, and written as a
+	// tree once the turn is over and the session closed.
+	var (
+		spans *tracetest.SpanRecorder
+		tp    *sdktrace.TracerProvider
+	)
+	if o.Trace {
+		spans = tracetest.NewSpanRecorder()
+		tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+		defer func() { _ = tp.Shutdown(context.Background()) }()
+	}
 	var (
 		turn chatTurn
 		err  error
@@ -135,7 +164,7 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 	if o.Wasm {
 		turn, err = chatWasm(sigCtx, o, p, stderr)
 	} else {
-		turn, err = chatNative(sigCtx, o, p)
+		turn, err = chatNative(sigCtx, o, p, tp)
 	}
 	if err != nil {
 		if sigCtx.Err() != nil {
@@ -158,6 +187,9 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		p.endLine()
+	}
+	if spans != nil {
+		writeTraceTree(stderr, spans.Ended())
 	}
 	if turn.Status == string(session.StatusCompleted) {
 		if !o.JSON {
@@ -211,6 +243,10 @@ func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code
 	fs.DurationVar(&o.Timeout, "timeout", defaultChatTimeout, "how long the whole turn may take (not counting the module's first build)")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, chatUsage)
+		if fs.Lookup("trace") != nil {
+			fmt.Fprint(w, chatTraceUsage)
+		}
+		fmt.Fprint(w, "Flags:\n")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
@@ -253,6 +289,9 @@ func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code
 	if o.Timeout <= 0 {
 		return usageError("--timeout must be positive, e.g. 30s or 2m")
 	}
+	if msg := chatModeConflict(o); msg != "" {
+		return usageError(msg)
+	}
 	u, err := url.Parse(o.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return usageError("--base-url " + strconv.Quote(o.BaseURL) + " is not an absolute http(s) URL such as " + defaultChatBaseURL)
@@ -275,6 +314,15 @@ func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code
 		o.apiKey = firstEnv(apiKeyEnvs...)
 	}
 	return o, 0, true
+}
+
+// chatModeConflict says why flags given together cannot both be honoured,
+// "" when they can.
+func chatModeConflict(o chatOptions) string {
+	if o.Trace && o.Wasm {
+		return "--trace cannot be used with --wasm: the wasip1 module does no tracing (no OpenTelemetry is linked into it); run the turn natively, without --wasm, to see its spans"
+	}
+	return ""
 }
 
 // apiKeyEnvs name the environment variables the --openai-url endpoint's key
@@ -312,8 +360,12 @@ func cancelReason(sigCtx context.Context, timeout time.Duration, msg string) str
 	return why + " (" + msg + ")"
 }
 
-// chatNative runs the turn with the session package on net/http.
-func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter) (chatTurn, error) {
+// chatNative runs the turn with the session package on net/http. tp, when
+// not nil, is the tracer provider for the session's spans (--trace, which
+// is registered in the flag set together with handing tp's tracer to the
+// session); the session is closed when chatNative returns, so every span
+// of the turn has ended.
+func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter, tp *sdktrace.TracerProvider) (chatTurn, error) {
 	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
 	defer cancel()
 	opts := session.Options{BaseURL: o.BaseURL, Model: o.Model}

@@ -27,9 +27,11 @@ import (
 // corsAllowHeaders are the request headers a page of an allowed origin may
 // send: those of a session's chat request (Content-Type, Accept,
 // Authorization with a token) and of its MCP client (Last-Event-ID on a
-// resumed stream); every Mcp-* header (Mcp-Session-Id, MCP-Protocol-Version,
-// Mcp-Method, Mcp-Name, Mcp-Param-*) is allowed as well.
-var corsAllowHeaders = []string{"Content-Type", "Accept", "Authorization", "Last-Event-ID"}
+// resumed stream), and the W3C trace context a traced session sends on
+// both (traceparent, tracestate; the proxy passes them on upstream); every
+// Mcp-* header (Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+// Mcp-Param-*) is allowed as well.
+var corsAllowHeaders = []string{"Content-Type", "Accept", "Authorization", "Last-Event-ID", "traceparent", "tracestate"}
 
 // corsExposeHeaders are the response headers a page of an allowed origin
 // may read.

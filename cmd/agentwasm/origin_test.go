@@ -133,6 +133,9 @@ func TestOriginPolicy(t *testing.T) {
 		{"an allowed Host", "POST", chat, "studio.test:" + port, []string{"Origin", "http://studio.test:" + port, "Content-Type", "application/json"}, chatBody, 200, "", ""},
 		{"an allowed origin", "POST", chat, "", []string{"Origin", allowed, "Content-Type", "application/json"}, chatBody, 200, "", allowed},
 		{"an allowed origin's preflight", "OPTIONS", chat, "", []string{"Origin", allowed, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type,authorization"}, "", 204, "", allowed},
+		{"an allowed origin's traced chat preflight", "OPTIONS", chat, "", []string{"Origin", allowed, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type,traceparent,tracestate"}, "", 204, "", allowed},
+		{"an allowed origin's traced pass-through preflight", "OPTIONS", openAIChatPath, "", []string{"Origin", allowed, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization, content-type, traceparent, tracestate"}, "", 204, "", allowed},
+		{"an allowed origin's traced MCP preflight", "OPTIONS", mcp, "", []string{"Origin", allowed, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type, mcp-protocol-version, mcp-param-region, traceparent, tracestate"}, "", 204, "", allowed},
 		{"an allowed origin's MCP preflight", "OPTIONS", mcp, "", []string{"Origin", allowed, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type, mcp-protocol-version, mcp-method, mcp-param-region"}, "", 204, "", allowed},
 		{"an allowed origin's capabilities", "GET", caps, "", []string{"Origin", allowed}, "", 200, "", allowed},
 		{"an allowed origin's MCP", "POST", mcp, "", []string{"Origin", allowed, "Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, init, 200, "", allowed},
@@ -165,6 +168,8 @@ func TestOriginPolicy(t *testing.T) {
 		{"a null Origin's preflight", "OPTIONS", chat, "", []string{"Origin", "null", "Access-Control-Request-Method", "POST"}, "", 403, "forbidden_origin", ""},
 		{"a preflight for another method", "OPTIONS", chat, "", []string{"Origin", allowed, "Access-Control-Request-Method", "PUT"}, "", 403, "forbidden_method", ""},
 		{"a preflight for another header", "OPTIONS", chat, "", []string{"Origin", allowed, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type, x-evil"}, "", 403, "forbidden_header", ""},
+		{"a preflight for baggage", "OPTIONS", chat, "", []string{"Origin", allowed, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type, traceparent, baggage"}, "", 403, "forbidden_header", ""},
+		{"a foreign page's traced preflight", "OPTIONS", openAIChatPath, "", []string{"Origin", "http://evil.example", "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type, traceparent"}, "", 403, "forbidden_origin", ""},
 
 		// Refused: the media type.
 		{"text/plain, no Origin", "POST", chat, "", []string{"Content-Type", "text/plain"}, chatBody, 415, "unsupported_media_type", ""},
@@ -205,7 +210,7 @@ func TestOriginPolicy(t *testing.T) {
 				assert.Equal(t, "GET, HEAD, POST, DELETE", h.Get("Access-Control-Allow-Methods"))
 				assert.Equal(t, "600", h.Get("Access-Control-Max-Age"))
 				allowHeaders := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
-				for _, want := range []string{"content-type", "authorization", "accept", "last-event-id"} {
+				for _, want := range []string{"content-type", "authorization", "accept", "last-event-id", "traceparent", "tracestate"} {
 					assert.Contains(t, allowHeaders, want)
 				}
 				if c.path == mcp {

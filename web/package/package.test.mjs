@@ -189,6 +189,7 @@ test('the scripts are minified, each with its source map beside it', async () =>
   const files = pkg.pack.files.map((f) => f.path);
   const scripts = [
     { file: 'agentwasm.mjs', source: path.join(root, 'web', 'agentwasm.mjs') },
+    { file: 'agentwasm-trace.mjs', source: path.join(root, 'web', 'agentwasm-trace.mjs') },
     { file: 'wasm_exec.js', notice: /^\/\/ Copyright 2018 The Go Authors\. All rights reserved\.\n/ },
     ...(tinyShipped ? [{ file: 'wasm_exec.tiny.js', notice: /^\/\/ Copyright 2018 The Go Authors\.[^]*\/\/ This file has been modified for use by the TinyGo compiler\.\n/ }] : []),
   ];
@@ -206,6 +207,8 @@ test('the scripts are minified, each with its source map beside it', async () =>
   const loader = await readFile(path.join(pkg.installed, 'agentwasm.mjs'), 'utf8');
   assert.equal([...loader.matchAll(/import\(\/\* webpackIgnore: true \*\/ \/\* @vite-ignore \*\/ \w+\)/g)].length, 2,
     'both run-time imports keep their bundler hints');
+  // The trace module is imported by a literal specifier, without hints: bundlers split it off.
+  assert.match(loader, /import\((['"])\.\/agentwasm-trace\.mjs\1\)/, 'the trace module\'s import is left for bundlers');
 });
 
 test('the types resolve through the exports map (TypeScript, node16)', async () => {

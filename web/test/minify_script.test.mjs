@@ -138,4 +138,7 @@ test('restoreImportHints puts the hints into each import( and says where', () =>
   assert.equal(code, `a;import(${IMPORT_HINTS}x);\nb=import(${IMPORT_HINTS}y);import.meta.url`);
   assert.deepEqual(insertions, [{ line: 0, column: 9, length: IMPORT_HINTS.length }, { line: 1, column: 9, length: IMPORT_HINTS.length }]);
   assert.throws(() => restoreImportHints('import(x)', 0), (err) => err.code === 'hint_mismatch');
+  const literal = restoreImportHints('a=import("./agentwasm-trace.mjs");b=import(y)', 1);
+  assert.equal(literal.code, `a=import("./agentwasm-trace.mjs");b=import(${IMPORT_HINTS}y)`, 'a literal relative import is left for bundlers, unhinted');
+  assert.throws(() => restoreImportHints('import("https://x/y.mjs")', 0), (err) => err.code === 'hint_mismatch', 'only a relative literal is left');
 });

@@ -181,7 +181,10 @@ func oaEndpoint(base string) (endpoint, shown, problem string) {
 // translated answer to sink. Every failure but a cancelled ctx or a failing
 // sink ends the answer with one error event (carrying latencyMs), after
 // which Stream returns nil; when ctx is done it returns ctx.Err() without a
-// terminal event, and when sink fails it returns the sink's error.
+// terminal event, and when sink fails it returns the sink's error. The
+// request carries the trace context of the chat request the Proxy
+// received (traceparent and tracestate, when well formed: see
+// Passthrough), and no other of its headers.
 func (m *OpenAI) Stream(ctx context.Context, req *ChatRequest, sink Sink) error {
 	start := time.Now()
 	return m.finish(ctx, sink, start, m.stream(ctx, req, sink, start))
@@ -220,6 +223,7 @@ func (m *OpenAI) stream(ctx context.Context, req *ChatRequest, sink Sink, start 
 	if m.opts.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+m.opts.APIKey)
 	}
+	traceContextFrom(ctx).set(hreq.Header)
 
 	var headerTimer *time.Timer
 	if m.opts.HeaderTimeout > 0 {

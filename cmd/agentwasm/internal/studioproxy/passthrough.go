@@ -51,16 +51,19 @@ type PassthroughOptions struct {
 // comes. A page on the dev server can so use a session's direct transport
 // against its own origin (no CORS) while the key stays on the server.
 //
-// Nothing of the page's request but its body (and Accept) goes upstream:
-// not its Authorization, not its cookies. The body must be a JSON object of
-// at most limits.MaxChatRequestBytes; its "model" member, the only one
-// read, must be allowed by PassthroughOptions.Model and Models; a body
-// naming no model gets "model" set to Model when Model is set (the body is
-// then re-encoded, its members' order not kept). An answer outside 2xx is
-// read whole (at most openai.MaxErrorBodyBytes), the key redacted from it
-// (and, when the bound cut it, any end that could begin the key left out),
-// then sent. An answer in 2xx is not searched for the key: it is passed as
-// it came.
+// Nothing of the page's request but its body, Accept and its W3C trace
+// context goes upstream: not its Authorization, not its cookies. The trace
+// context (traceparent and tracestate) is passed on unchanged when well
+// formed: a traceparent of the version-00 shape, and with it a tracestate
+// of at most 512 bytes; anything else of it is dropped. The body must be a
+// JSON object of at most limits.MaxChatRequestBytes; its "model" member,
+// the only one read, must be allowed by PassthroughOptions.Model and
+// Models; a body naming no model gets "model" set to Model when Model is
+// set (the body is then re-encoded, its members' order not kept). An
+// answer outside 2xx is read whole (at most openai.MaxErrorBodyBytes), the
+// key redacted from it (and, when the bound cut it, any end that could
+// begin the key left out), then sent. An answer in 2xx is not searched for
+// the key: it is passed as it came.
 //
 // Refusals and failures are answered in the OpenAI error shape,
 // {"error":{"message","type","code"}}: 400 invalid_request_error with code
@@ -179,6 +182,7 @@ func (p *Passthrough) forward(w http.ResponseWriter, r *http.Request, body []byt
 	if p.opts.APIKey != "" {
 		up.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
 	}
+	traceContextOf(r.Header).set(up.Header)
 
 	var headerTimer *time.Timer
 	if p.opts.HeaderTimeout > 0 {

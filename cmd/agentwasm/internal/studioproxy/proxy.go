@@ -195,14 +195,16 @@ func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// runModel calls the model under recover.
+// runModel calls the model under recover, with the request's context
+// carrying its well-formed trace context (traceparent, tracestate), which
+// the OpenAI model passes on upstream.
 func runModel(r *http.Request, m Model, req *ChatRequest, s Sink) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &Error{Code: "model_panic", Message: "the model failed while answering (a panic); the proxy goes on serving"}
 		}
 	}()
-	return m.Stream(r.Context(), req, s)
+	return m.Stream(withTraceContext(r.Context(), traceContextOf(r.Header)), req, s)
 }
 
 // guardSink keeps the grammar: nothing after the terminal event, and it
