@@ -188,7 +188,7 @@ async function setup(stored = null) {
   });
   let s;
   try {
-    s = createTracedSession({
+    s = runtime.createSession({
       baseUrl: '/api', // the MCP server at /api/mcp; and the Studio AI proxy unless the model is direct
       // An OpenAI-compatible endpoint the session talks to directly, without a key (agentwasm dev --direct).
       ...(direct ? { model: { baseUrl: direct.baseUrl, name: direct.name } } : {}),
@@ -223,21 +223,6 @@ async function setup(stored = null) {
   setStatus('Discovering tools…');
   renderDiscovery(await s.refreshTools());
   window.demo.session = s; // for the browser test: the history the model reads
-}
-
-/**
- * TEMPORARY (until the loader takes `tracer`): createSession with the tracer, or without it when this
- * build of the module does not know the option (the Trace panel then says so).
- */
-function createTracedSession(options) {
-  try {
-    return runtime.createSession(options);
-  } catch (err) {
-    if (err?.code !== 'bad_options' || !/unknown option tracer/.test(err.message)) throw err;
-    window.demo.traceUnsupported = true;
-    const { tracer, ...rest } = options;
-    return runtime.createSession(rest);
-  }
 }
 
 /**
@@ -809,10 +794,7 @@ const tracePlane = (toolName, plane) => planeOf({ toolName, plane });
 function drawTrace(traceId = recorder.lastTurnTrace()) {
   shownTrace = traceId;
   const trace = traceRows(traceId ? recorder.spans(traceId) : [], { traceId, planeOf: tracePlane });
-  renderTrace($('trace-body'), trace, {
-    empty: window.demo.traceUnsupported ? 'No trace: this build of the module makes no spans (its loader takes no tracer).'
-      : 'No trace yet: the trace of the next turn shows here once it ends.',
-  });
+  renderTrace($('trace-body'), trace, { empty: 'No trace yet: the trace of the next turn shows here once it ends.' });
   const turns = trace.rows.filter((r) => r.kind === 'turn').length;
   $('trace-summary').textContent = trace.rows.length
     ? `${turns} turn${turns === 1 ? '' : 's'} · ${trace.spanCount} spans · ${formatDuration(trace.duration)}` +

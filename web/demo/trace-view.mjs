@@ -97,6 +97,9 @@ function factsOf(span, kind, duration, open, planeOf) {
       break;
     }
     case 'chat': {
+      // The model that answered, when the span's name does not say it (a session with no model option).
+      const model = a['gen_ai.response.model'];
+      if (typeof model === 'string' && model && span.name !== `chat ${model}`) facts.push(model);
       facts.push(took);
       const t = tokens(a);
       if (t) facts.push(t);

@@ -271,6 +271,17 @@ test('pickTrace: the trace asked for, else the last turn\'s, else the last span\
   assert.deepEqual(traceRows([], {}).rows, []);
 });
 
+test('a chat span named without a model says the model that answered', () => {
+  const t0 = Date.now();
+  const base = { traceId: 'd'.repeat(32), parentSpanId: null, kind: 'client', events: [], status: { code: 0 }, startTime: t0, endTime: t0 + 64 };
+  const rows = traceRows([
+    { ...base, spanId: '1'.repeat(16), name: 'chat', attributes: { 'gen_ai.response.model': 'scripted-model', 'gen_ai.response.finish_reasons': ['stop'] } },
+    { ...base, spanId: '2'.repeat(16), name: 'chat gpt-x', attributes: { 'gen_ai.response.model': 'gpt-x' } },
+    { ...base, spanId: '3'.repeat(16), name: 'chat gpt-x', attributes: { 'gen_ai.response.model': 'gpt-x-2025' } },
+  ]).rows;
+  assert.deepEqual(rows.map((r) => r.text), ['chat · scripted-model · 64 ms · stop', 'chat gpt-x · 64 ms', 'chat gpt-x · gpt-x-2025 · 64 ms']);
+});
+
 test('formatDuration', () => {
   for (const [ms, words] of [[0, '0 ms'], [0.4, '0 ms'], [412.4, '412 ms'], [999.4, '999 ms'], [1000, '1.0 s'], [3240, '3.2 s'], [14_400, '14 s'], [-1, '? ms'], [NaN, '? ms']]) {
     assert.equal(formatDuration(ms), words, String(ms));
