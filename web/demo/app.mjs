@@ -42,6 +42,9 @@ window.demo = { state, ready: false };
  * the Trace panel draws the last turn's. A span of the trace on show that ends once the turn is over
  * (say a late answer) redraws it.
  */
+/** The trace the panel shows (null: none yet), and whether a redraw is queued. */
+let shownTrace = null;
+let traceQueued = false;
 const recorder = createTraceRecorder({ onChange: (span) => { if (span.traceId === shownTrace) scheduleTrace(); } });
 window.demo.trace = recorder; // for the browser test: the spans themselves (and drawTrace, below)
 
@@ -769,10 +772,6 @@ function markAnswered(ask, approved) {
 }
 
 // ---- the trace of the last turn ----
-
-/** The trace the panel shows (null: none yet), and whether a redraw is queued. */
-let shownTrace = null;
-let traceQueued = false;
 
 /** Redraws the trace panel soon (once per frame), unless a turn is running: its trace is drawn when it ends. */
 function scheduleTrace() {
