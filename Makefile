@@ -83,9 +83,10 @@ dist/agentwasm: $(GO_SRC)
 
 # Precompressed twins of what the page downloads, served by agentwasm dev to
 # browsers that accept brotli or gzip.
-dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentwasm.mjs dist/wasm_exec.js dist/wasm_exec.tiny.js \
-	scripts/compress.mjs
-	$(NODE) scripts/compress.mjs dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentwasm.mjs dist/wasm_exec.js dist/wasm_exec.tiny.js
+dist/agentwasm.wasm.br: dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentwasm.mjs dist/agentwasm-trace.mjs dist/wasm_exec.js \
+	dist/wasm_exec.tiny.js scripts/compress.mjs
+	$(NODE) scripts/compress.mjs dist/agentwasm.wasm dist/agentwasm.tiny.wasm dist/agentwasm.mjs dist/agentwasm-trace.mjs dist/wasm_exec.js \
+		dist/wasm_exec.tiny.js
 
 # TinyGo's js modules are the loader's default (docs/SIZE.md, Which build to load), so make build
 # makes them too.

@@ -34,6 +34,8 @@ const INSPECT_BYTES = 16 * 1024;
 
 /** The tool that reloads a composition draft after a conflict (session.GetDraftTool). */
 const GET_DRAFT_TOOL = 'honua_studio_get_draft';
+/** The request of the list-changed watch's listening stream in the newer MCP era (not traced, like the older era's GET). */
+const LISTEN_METHOD = 'subscriptions/listen';
 
 /** The values of the session option tracePropagation. */
 export const PROPAGATIONS = ['same-origin', 'all', 'none'];
@@ -789,7 +791,8 @@ export function tapSession(options, json = {}) {
         } else {
           const text = bodyText(init?.body);
           const message = text !== undefined && text.includes('"method"') ? parseObject(text) : undefined;
-          if (message && typeof message.method === 'string') {
+          // The list-changed watch's listening request belongs to no turn: not traced.
+          if (message && typeof message.method === 'string' && message.method !== LISTEN_METHOD) {
             mcp = true;
             span = mcpSpan(message, url, init ?? {});
             const sc = span.context();

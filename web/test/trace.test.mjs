@@ -13,7 +13,7 @@ import { BasicTracerProvider, SimpleSpanProcessor, InMemorySpanExporter } from '
 import { trace } from '@opentelemetry/api';
 import { loadRuntime, frame, textStream, toolCallStream, scriptedRounds } from '../testing/helpers.mjs';
 import {
-  sendsHeaders, withTraceMeta, remoteSpan, contextWith, traceparentOf, TraceContext, ROOT_CONTEXT, mcpFailure, serverOf, SpanKind,
+  sendsHeaders, withTraceMeta, remoteSpan, contextWith, traceparentOf, TraceContext, ROOT_CONTEXT, mcpFailure, serverOf, SpanKind, tapSession,
 } from '../agentwasm-trace.mjs';
 
 const runtime = await loadRuntime();
@@ -624,4 +624,30 @@ test('a page MCP client: its listTools opens the discovery pass; refreshTools ou
     ['invoke_agent', '-', null],
     ['discover_tools', '-', 1],
   ]);
+});
+
+test('the list-changed watch\'s listening requests are not traced, in either era; a tools/list beside them is', async () => {
+  const { tracer, exporter } = sdkTracer();
+  const tap = tapSession({ tracer, tracePropagation: 'all' }, {});
+  const sent = [];
+  const answer = async (url, init) => {
+    sent.push({ headers: { ...init?.headers }, body: init?.body ? dec.decode(init.body) : '' });
+    return new Response('{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}', { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const post = (method) => ({
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: new TextEncoder().encode(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":{}}`),
+  });
+  for (const init of [post('subscriptions/listen'), { method: 'GET', headers: { accept: 'text/event-stream' } }]) {
+    const response = await tap.fetch(answer, 'http://mcp.test/mcp', init);
+    await new Response(response.body).text(); // as the module reads it: from the body's stream
+  }
+  assert.deepEqual(exporter.getFinishedSpans(), []);
+  assert.deepEqual(sent.map((r) => [r.headers.traceparent, r.body.includes('traceparent')]), [[undefined, false], [undefined, false]]);
+
+  const response = await tap.fetch(answer, 'http://mcp.test/mcp', post('tools/list'));
+  await new Response(response.body).text();
+  assert.ok(exporter.getFinishedSpans().some((s) => s.name === 'tools/list'), 'the tools/list request is a span');
+  assert.match(sent[2].headers.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+  assert.match(sent[2].body, /"_meta":\{"traceparent":"00-/);
 });
