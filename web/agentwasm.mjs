@@ -988,7 +988,7 @@ export class Runtime {
     if (options.tracer) {
       // The spans are made by the trace module (loaded now, awaited by the first turn) around these hooks.
       let tap;
-      session.tap = traceModule().then((m) => (tap = m.tapSession(options, json)), () => {});
+      session.traceWith(traceModule().then((m) => (tap = m.tapSession(options, json)), () => {}));
       for (const k of ['event', 'call', 'fetch']) {
         const hook = hooks[k];
         hooks[k] = (...a) => (tap ? tap[k](hook, ...a) : hook(...a));
@@ -1768,6 +1768,8 @@ export class Session {
   #runtime;
   #id = 0;
   #onEvent;
+  /** With a tracer: the trace module's taps of this session, once it is loaded (a Promise). */
+  #tap;
   #onStepFinish;
   #onWatchStatus;
   #closed = false;
@@ -1782,6 +1784,11 @@ export class Session {
     this.#onEvent = onEvent;
     this.#onStepFinish = onStepFinish;
     this.#onWatchStatus = onWatchStatus;
+  }
+
+  /** @internal The taps that make this session's spans (createSession with a tracer). */
+  traceWith(tap) {
+    this.#tap = tap;
   }
 
   /** @internal */
@@ -1857,7 +1864,7 @@ export class Session {
         }
         return reply.turn;
       };
-      const tap = this.tap && await this.tap;
+      const tap = this.#tap && await this.#tap;
       return await (tap ? tap.turn(command, run) : run());
     } finally {
       this.#running--;
@@ -1940,7 +1947,7 @@ export class Session {
    */
   reset() {
     this.#sync('session.reset');
-    this.tap?.then((t) => t?.close());
+    this.#tap?.then((t) => t?.close());
   }
 
   /** A copy of the conversation history. */
@@ -2013,7 +2020,7 @@ export class Session {
   close() {
     if (this.#closed) return;
     this.#closed = true;
-    this.tap?.then((t) => t?.close());
+    this.#tap?.then((t) => t?.close());
     if (this.#runtime.exited) return; // gone with the module
     const reply = this.#runtime.callSync({ op: 'session.close', session: this.#id });
     if (!reply.ok && reply.error?.code !== 'unknown_session') throw replyError(reply);
