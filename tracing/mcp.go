@@ -109,4 +109,3 @@ func endMCP(span trace.Span, errorType string, rpcError bool, msg string) {
 	}
 	span.End()
 }
-
