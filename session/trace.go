@@ -60,7 +60,7 @@ import (
 // What a Tracer is given never holds a credential: every token of
 // Options.Auth and the OpenAI key is redacted from every text (the person's
 // message, tool arguments and results, error messages), as in the session's
-// events. Texts that are content (TurnStart.Text, Turn.Text,
+// events. Texts that are content (TurnEnd.Text, Turn.Text,
 // ToolStart.Arguments, DispatchRecord.Content) are the Tracer's to leave
 // out; package tracing records them only when asked to (WithContent).
 type Tracer interface {
@@ -101,9 +101,6 @@ const (
 type TurnStart struct {
 	// Kind is TurnKindSend or TurnKindResume.
 	Kind string
-	// Text is the person's message (send), every known token redacted:
-	// content.
-	Text string
 	// Model and Provider are the session's options (Options.Model,
 	// Options.Provider); Direct says the session talks to an
 	// OpenAI-compatible endpoint itself (Options.OpenAI), not to the
@@ -137,8 +134,18 @@ type TurnSpan interface {
 	// ask is settled: answered by a Resume, dropped by a Chat, Reset or
 	// Close. Nil: nothing to end.
 	Await(ask PendingApproval) ApprovalSpan
-	// End is called once, with the turn as Chat or Resume returns it.
-	End(turn Turn)
+	// End is called once, as Chat or Resume returns.
+	End(end TurnEnd)
+}
+
+// TurnEnd is how a turn ended.
+type TurnEnd struct {
+	// Turn is the turn as Chat or Resume returns it.
+	Turn Turn
+	// Text is the person's message of a send ("" for a resume), every
+	// token the session knows by the turn's end redacted (it learns them as
+	// its requests fetch them): content.
+	Text string
 }
 
 // The ways a wait for a person ends (ApprovalSpan.End).

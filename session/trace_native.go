@@ -28,6 +28,7 @@ type turnTrace struct {
 	s      *Session
 	tr     Tracer
 	span   TurnSpan
+	text   string   // the person's message (send), redacted at the end
 	raised []string // the asks the turn's calls raised, in order
 }
 
@@ -41,11 +42,11 @@ func startTurnTrace(s *Session, ctx context.Context, text string, r *Resolution)
 	if tr == nil {
 		return ctx, nil
 	}
-	start := TurnStart{Kind: TurnKindSend, Text: s.secrets.scrub(text), Model: s.opts.Model, Provider: s.opts.Provider, Direct: s.opts.OpenAI != nil}
+	start := TurnStart{Kind: TurnKindSend, Model: s.opts.Model, Provider: s.opts.Provider, Direct: s.opts.OpenAI != nil}
 	if r != nil {
 		start.Kind, start.Answers = TurnKindResume, askAnswers(s, r)
 	}
-	t := &turnTrace{s: s, tr: tr}
+	t := &turnTrace{s: s, tr: tr, text: text}
 	tctx := func() (c context.Context) {
 		defer func() {
 			if recover() != nil {
@@ -94,8 +95,9 @@ func (t *turnTrace) end(turn *Turn) {
 	if t == nil || t.span == nil {
 		return
 	}
+	end := TurnEnd{Turn: *turn, Text: t.s.secrets.scrub(t.text)}
 	defer guard()
-	t.span.End(*turn)
+	t.span.End(end)
 }
 
 // answered tells the turn's span that the doors took the answer to an ask,

@@ -71,9 +71,6 @@ func (t *sessionTracer) StartTurn(ctx context.Context, ts session.TurnStart) (co
 	if ts.Model != "" {
 		attrs = append(attrs, attribute.String(keyRequestModel, ts.Model))
 	}
-	if t.content && ts.Kind == session.TurnKindSend {
-		attrs = append(attrs, attribute.String(keyInputMessages, messagesJSON("user", ts.Text)))
-	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 	parented := false
 	for _, a := range ts.Answers {
@@ -121,8 +118,13 @@ func (s *turnSpan) Await(ask session.PendingApproval) session.ApprovalSpan {
 	return &approvalSpan{span: span}
 }
 
-// End sets the turn's status, rounds, usage and error, and ends it.
-func (s *turnSpan) End(turn session.Turn) {
+// End sets the turn's status, rounds, usage, error and (with content) its
+// messages, and ends it.
+func (s *turnSpan) End(end session.TurnEnd) {
+	turn := end.Turn
+	if s.t.content && end.Text != "" {
+		s.span.SetAttributes(attribute.String(keyInputMessages, messagesJSON("user", end.Text)))
+	}
 	s.span.SetAttributes(
 		attribute.String(keyTurnStatus, string(turn.Status)),
 		attribute.Int(keyTurnRounds, turn.Rounds),
