@@ -46,9 +46,9 @@ func recorder(t *testing.T) (trace.Tracer, *tracetest.SpanRecorder) {
 // span.
 const secret = "tok-0123456789abcdef-SECRET"
 
-// pageKit is the page's tool plane: setFilter answers ok (its data echoes
-// the arguments), pay waits for a person (ask-1, cart.pay). It answers the
-// ask through its doors.
+// pageKit is the page's tool plane: setFilter answers ok (with data),
+// pay waits for a person (ask-1, or the ask its arguments name; action
+// cart.pay). It answers the asks through its doors.
 type pageKit struct {
 	data string // setFilter's result data, JSON
 }
@@ -69,8 +69,15 @@ func (k *pageKit) Execute(_ context.Context, call session.ToolCall) (session.Too
 		}
 		return session.ToolResult{Status: session.ToolOK, Data: json.RawMessage(data)}, nil
 	case "pay":
+		var args struct {
+			Ask string `json:"ask"`
+		}
+		_ = json.Unmarshal(call.Args, &args)
+		if args.Ask == "" {
+			args.Ask = "ask-1"
+		}
 		return session.ToolResult{Status: session.ToolOK, Data: json.RawMessage(`{"judgment":"needs-approval"}`),
-			Approval: &session.ApprovalRequest{AskID: "ask-1", Action: "cart.pay"}}, nil
+			Approval: &session.ApprovalRequest{AskID: args.Ask, Action: "cart.pay"}}, nil
 	}
 	return session.ToolResult{}, fmt.Errorf("no tool %s", call.Name)
 }
