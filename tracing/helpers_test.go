@@ -255,7 +255,7 @@ func tree(spans []sdktrace.ReadOnlySpan, fix func(kv attribute.KeyValue) (string
 func attrs(kvs []attribute.KeyValue, fix func(kv attribute.KeyValue) (string, bool)) []string {
 	var parts []string
 	for _, kv := range kvs {
-		v := kv.Value.Emit()
+		v := kv.Value.String()
 		if kv.Value.Type() == attribute.STRING {
 			v = fmt.Sprintf("%q", v)
 		}
