@@ -54,9 +54,10 @@ func startDiscoveryTrace(*Session, context.Context) (context.Context, *discovery
 }
 
 // mcpTracer gives the default MCP client no tracer.
-func mcpTracer(Tracer, *secrets) mcpclient.Tracer { return nil }
+func mcpTracer(Tracer, *secrets) mcpclient.Tracer { return mcpclient.Tracer{} }
 
-// Tracer is, in the wasm builds, a placeholder that is never called: they
-// make no spans (a page traces a turn in the loader, from the module's
-// events). The native builds' Tracer is the tracing seam.
-type Tracer interface{}
+// Tracer is, in the wasm builds, an empty placeholder, so that
+// Options.Tracer costs the modules nothing: they make no spans (a page
+// traces a turn in the loader, from the module's events). The native
+// builds' Tracer is the tracing seam.
+type Tracer struct{}
