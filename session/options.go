@@ -236,8 +236,9 @@ type Options struct {
 	// calls, discovery passes, MCP requests and waits for a person — to
 	// make spans of them, and gives the trace context that the chat
 	// requests and the default MCP client's requests carry (see Tracer;
-	// package tracing makes OpenTelemetry spans). Native builds only: the
-	// wasm builds never call it. Nil traces nothing.
+	// package tracing makes OpenTelemetry spans). Native builds only: in
+	// the wasm builds Tracer is an empty placeholder, and nothing is
+	// traced. Nil traces nothing.
 	Tracer Tracer
 
 	// CapabilitiesTimeout bounds the capabilities request, from sending it

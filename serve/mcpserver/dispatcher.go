@@ -67,8 +67,9 @@ type Options struct {
 	Now func() time.Time
 	// Tracer, when set, makes a server span of each request and
 	// notification, continuing the trace the client sent (see Tracer;
-	// tracing.MCPServer makes OpenTelemetry spans). Native builds only: the
-	// wasm builds never call it. Nil traces nothing.
+	// tracing.MCPServer makes OpenTelemetry spans). Native builds only: in
+	// the wasm builds Tracer is an empty placeholder, and nothing is
+	// traced. Nil traces nothing.
 	Tracer Tracer
 }
 

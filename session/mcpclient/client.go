@@ -104,8 +104,8 @@ type Config struct {
 	// Tracer, when set, makes a span of each MCP request and notification
 	// and gives the trace context the request carries (headers
 	// traceparent and tracestate, and the same in params._meta); see
-	// Tracer. Native builds only: the wasm builds never call it. Nil traces
-	// nothing.
+	// Tracer. Native builds only: in the wasm builds Tracer is an empty
+	// placeholder, and nothing is traced. Nil traces nothing.
 	Tracer Tracer
 }
 
