@@ -214,13 +214,13 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 				t.end(cancelledOutcome)
 				return
 			}
-			tctx, tt := t.trace.startTool(ctx, call)
-			rec, ask := t.dispatch(tctx, call, runtime, cat, tt)
+			tctx, tool := t.trace.startTool(ctx, call)
+			rec, ask := t.dispatch(tctx, call, runtime, cat, tool)
 			rec = s.secrets.record(rec)
 			var size int
 			rec, size = s.fitResult(rec, used)
 			used += size
-			tt.finish(rec, ask)
+			tool.finish(rec, ask)
 			if ask != nil {
 				s.addPending(*ask)
 				asked = true
@@ -257,9 +257,9 @@ func (t *turnState) answerUnrun(calls []ToolCall) {
 }
 
 // streamRound sends one request, its known tokens already redacted
-// (secrets.request), and reads its answer to the end; ct traces it. The answer
-// must end with message_stop (or an error event): a stream that ends before
-// is truncated, and ends the turn.
+// (secrets.request), and reads its answer to the end; ct traces it. The
+// answer must end with message_stop (or an error event): a stream that
+// ends before is truncated, and ends the turn.
 func (t *turnState) streamRound(ctx context.Context, req *ChatRequest, ct *chatTrace) (*round, *outcome) {
 	stream, err := t.s.openStream(ctx, req)
 	if err != nil {
