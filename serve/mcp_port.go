@@ -29,6 +29,11 @@ type MCPServerOptions struct {
 	Sessions bool
 	// Instructions, when set, is sent with initialize and server/discover.
 	Instructions string
+	// Tracer, when set, makes a server span of each MCP request, whose
+	// parent is the trace the client sent (params._meta, else the
+	// traceparent header): see mcpserver.Tracer, and tracing.MCPServer for
+	// OpenTelemetry spans. Native builds only.
+	Tracer mcpserver.Tracer
 }
 
 // NewMCPServer builds a port over app and the MCP dispatcher that serves it.
@@ -51,7 +56,7 @@ func NewMCPServer(app *App, opts MCPServerOptions) (*mcpserver.Dispatcher, *Port
 		within = 0
 	}
 	d := mcpserver.New(NewPortToolServer(p, within), mcpserver.Options{
-		Name: name, Version: opts.Version, Sessions: opts.Sessions, Instructions: opts.Instructions,
+		Name: name, Version: opts.Version, Sessions: opts.Sessions, Instructions: opts.Instructions, Tracer: opts.Tracer,
 	})
 	return d, p, nil
 }

@@ -37,25 +37,26 @@ import (
 // be sent again. A failure after the answer started (a truncated or
 // silent stream, a bound passed) keeps what the turn added.
 func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Turn {
+	ctx, tt := startTurnTrace(s, ctx, text, nil)
 	if ctx.Err() != nil {
-		return Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."}
+		return tt.ended(Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."})
 	}
 	var co ChatOptions
 	if len(opts) > 0 {
 		co = opts[0]
 	}
 	if err := co.ToolChoice.validate("ChatOptions.ToolChoice"); err != nil {
-		return Turn{Status: StatusError, ErrorCode: "bad_options", ErrorMessage: err.Error()}
+		return tt.ended(Turn{Status: StatusError, ErrorCode: "bad_options", ErrorMessage: err.Error()})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if !s.begin(cancel) {
-		return busyTurn
+		return tt.ended(busyTurn)
 	}
 	defer s.finish()
 	before := s.snapshot()
 	s.clearPending()
-	return s.runTurn(ctx, co, &before, func(context.Context) *outcome {
+	return s.runTurn(ctx, co, &before, tt, func(context.Context) *outcome {
 		s.appendHistory(Message{Role: "user", Content: text})
 		return nil
 	})
@@ -68,12 +69,14 @@ var busyTurn = Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
 // runTurn runs one turn whose opening step (the person's message, or the
 // answers to asks) is open, and returns its record. before is the state a
 // refused request restores (open may set it). The caller holds busy
-// (begin), with ctx the context Close cancels.
-func (s *Session) runTurn(ctx context.Context, co ChatOptions, before *snapshot, open func(context.Context) *outcome) Turn {
-	t := &turnState{s: s, before: before}
+// (begin), with ctx the context Close cancels; tt traces the turn, and
+// ends its span.
+func (s *Session) runTurn(ctx context.Context, co ChatOptions, before *snapshot, tt *turnTrace, open func(context.Context) *outcome) Turn {
+	t := &turnState{s: s, before: before, trace: tt}
 	t.run(ctx, open, co)
 	t.turn.Text = t.textString()
 	t.turn.PendingApprovals = s.PendingApprovals()
+	tt.settleWaits(t.turn.PendingApprovals)
 	if u := t.turn.Usage; u != nil {
 		s.mu.Lock()
 		s.usage.InputTokens += u.InputTokens
@@ -81,13 +84,15 @@ func (s *Session) runTurn(ctx context.Context, co ChatOptions, before *snapshot,
 		s.mu.Unlock()
 	}
 	s.secrets.turn(&t.turn)
+	tt.end(&t.turn)
 	return t.turn
 }
 
 // turnState is a Turn being built.
 type turnState struct {
-	s    *Session
-	turn Turn
+	s     *Session
+	turn  Turn
+	trace *turnTrace // the turn's span (native builds with a Tracer)
 	// before is the history and pending asks a refused request restores.
 	before *snapshot
 	// text is the text of every round. It only grows (as a strings.Builder
@@ -191,7 +196,9 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 			return
 		}
 		t.turn.Rounds++
-		r, o := t.streamRound(ctx, req)
+		cctx, ct := t.trace.startChat(ctx, t.turn.Rounds)
+		r, o := t.streamRound(cctx, req, ct)
+		ct.finish(o)
 		if o != nil {
 			t.end(o)
 			return
@@ -207,11 +214,13 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 				t.end(cancelledOutcome)
 				return
 			}
-			rec, ask := t.dispatch(ctx, call, runtime, cat)
+			tctx, tool := t.trace.startTool(ctx, call)
+			rec, ask := t.dispatch(tctx, call, runtime, cat, tool)
 			rec = s.secrets.record(rec)
 			var size int
 			rec, size = s.fitResult(rec, used)
 			used += size
+			tool.finish(rec, ask)
 			if ask != nil {
 				s.addPending(*ask)
 				asked = true
@@ -248,10 +257,10 @@ func (t *turnState) answerUnrun(calls []ToolCall) {
 }
 
 // streamRound sends one request, its known tokens already redacted
-// (secrets.request), and reads its answer to the end. The answer
-// must end with message_stop (or an error event): a stream that ends before
-// is truncated, and ends the turn.
-func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, *outcome) {
+// (secrets.request), and reads its answer to the end; ct traces it. The
+// answer must end with message_stop (or an error event): a stream that
+// ends before is truncated, and ends the turn.
+func (t *turnState) streamRound(ctx context.Context, req *ChatRequest, ct *chatTrace) (*round, *outcome) {
 	stream, err := t.s.openStream(ctx, req)
 	if err != nil {
 		return nil, refused(t.transportFailure(ctx, err))
@@ -293,6 +302,7 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest) (*round, 
 			}
 			return nil, o
 		}
+		ct.event(&ev)
 		if t.continueRun(r, &ev) {
 			continue
 		}

@@ -62,6 +62,7 @@ func (s *Session) Close() error {
 		cancel()
 	}
 	s.setWatchStatus(WatchClosed, "")
+	abandonWaits(s, false)
 	return s.closeMCP(context.Background())
 }
 

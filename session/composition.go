@@ -29,8 +29,8 @@ const (
 	CodeMCPError = "mcp_error"
 )
 
-// callComposition runs one routed MCP tool.
-func (t *turnState) callComposition(ctx context.Context, call ToolCall) DispatchRecord {
+// callComposition runs one routed MCP tool; tt traces it.
+func (t *turnState) callComposition(ctx context.Context, call ToolCall, tt *toolTrace) DispatchRecord {
 	s := t.s
 	rec := DispatchRecord{ToolCallID: call.ID, ToolName: call.Name, Plane: PlaneComposition}
 	args := objectOrEmpty(call.Args)
@@ -42,6 +42,7 @@ func (t *turnState) callComposition(ctx context.Context, call ToolCall) Dispatch
 	var te *mcpclient.ToolError
 	if err != nil && draft != nil && errs.As(err, &te) && te.Code == CodeFailedPrecondition && ctx.Err() == nil {
 		rec.RetriedAfterConflict = true
+		tt.conflictRetry()
 		fresh, rerr := s.reloadDraft(ctx, draftIDOf(args, draft))
 		if rerr != nil {
 			failed := *te

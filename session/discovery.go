@@ -84,7 +84,7 @@ func (s *Session) RefreshTools(ctx context.Context) (ToolDiscoveryReport, error)
 	s.disc.cached = false
 	s.disc.failures = 0
 	s.stopRetryLocked()
-	p := s.startPassLocked()
+	p := s.startPassLocked(ctx)
 	s.mu.Unlock()
 	select {
 	case <-p.done:
@@ -117,7 +117,7 @@ func (s *Session) ensureDiscovery(ctx context.Context) error {
 	if s.opts.MCPClient == nil {
 		return nil // no MCP client: nothing to discover
 	}
-	p := s.turnPass()
+	p := s.turnPass(ctx)
 	if p == nil {
 		return nil
 	}
@@ -131,8 +131,9 @@ func (s *Session) ensureDiscovery(ctx context.Context) error {
 
 // turnPass returns the pass a turn waits for, starting one if needed, or
 // nil when the turn waits for nothing: a cached pass, or degraded
-// discovery.
-func (s *Session) turnPass() *discoveryPass {
+// discovery. ctx is the turn's: a pass it starts and waits for is traced
+// as the turn's child.
+func (s *Session) turnPass(ctx context.Context) *discoveryPass {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -140,30 +141,32 @@ func (s *Session) turnPass() *discoveryPass {
 		return nil
 	case s.disc.degraded:
 		if s.disc.pass == nil && s.disc.retry == nil && !s.disc.retryOnReturn && s.disc.abandoned == 0 {
-			s.startPassLocked() // no retry is due (Close stopped them): look again, unwaited
+			s.startPassLocked(context.Background()) // no retry is due (Close stopped them): look again, unwaited
 		}
 		return nil
 	case s.disc.pass != nil:
 		return s.disc.pass
 	}
-	return s.startPassLocked()
+	return s.startPassLocked(ctx)
 }
 
 // startPassLocked starts a pass of the current generation, replacing any
-// pass in flight as the one to wait for. s.mu is held.
-func (s *Session) startPassLocked() *discoveryPass {
+// pass in flight as the one to wait for. s.mu is held. parent's span, if
+// any, is the pass's parent (its cancellation is not the pass's).
+func (s *Session) startPassLocked(parent context.Context) *discoveryPass {
 	p := &discoveryPass{gen: s.disc.gen, done: make(chan struct{})}
 	s.disc.pass = p
-	gopool.Go(func() { s.runPass(p) })
+	gopool.Go(func() { s.runPass(p, parent) })
 	return p
 }
 
 // runPass lists the tools, applies the policy and publishes the result if
 // its generation is still current. A failure makes discovery degraded and
 // schedules a retry.
-func (s *Session) runPass(p *discoveryPass) {
+func (s *Session) runPass(p *discoveryPass, parent context.Context) {
 	defer close(p.done)
-	list, pages, hung, err := s.listBounded()
+	ctx, dt := startDiscoveryTrace(s, parent)
+	list, pages, hung, err := s.listBounded(ctx)
 	var c *catalog
 	absent := false
 	switch {
@@ -183,6 +186,7 @@ func (s *Session) runPass(p *discoveryPass) {
 	default:
 		c, p.report = applyPolicy(list, pages, s.opts.StudioTools)
 	}
+	dt.finish(s, p.report)
 	var retry *retryTimer
 	var retryIn time.Duration
 	s.mu.Lock()
@@ -227,9 +231,10 @@ type listing struct {
 // listBounded lists the tools within Options.ToolDiscoveryTimeout. When
 // the bound passes first, the listing is cancelled and no longer waited
 // for, and hung names the request that did not respond: the last one the
-// client began (see reqtrace.Note), else tools/list.
-func (s *Session) listBounded() (list []mcpclient.Tool, pages int, hung string, err error) {
-	ctx, cancel := context.WithCancel(context.Background())
+// client began (see reqtrace.Note), else tools/list. base is the context
+// of the pass (it carries the pass's span, never a cancellation).
+func (s *Session) listBounded(base context.Context) (list []mcpclient.Tool, pages int, hung string, err error) {
+	ctx, cancel := context.WithCancel(base)
 	defer cancel()
 	trace := &reqtrace.Trace{Context: ctx}
 	ctx = trace

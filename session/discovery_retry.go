@@ -7,6 +7,7 @@
 package session
 
 import (
+	"context"
 	"time"
 )
 
@@ -94,7 +95,7 @@ func (s *Session) retryDue(gen int, r *retryTimer) {
 // and nothing else looks already. s.mu is held.
 func (s *Session) retryNowLocked() {
 	if s.disc.degraded && !s.disc.cached && !s.disc.stopped && s.disc.pass == nil {
-		s.startPassLocked()
+		s.startPassLocked(context.Background())
 	}
 }
 

@@ -16,12 +16,12 @@ import (
 // (runtime holds the names of the runtime tools advertised this turn), then
 // the composition plane (cat, the catalog advertised this turn, may be nil).
 // A runtime result that waits for a person also returns its pending
-// approval.
-func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[string]bool, cat *catalog) (DispatchRecord, *PendingApproval) {
+// approval. tt traces the call.
+func (t *turnState) dispatch(ctx context.Context, call ToolCall, runtime map[string]bool, cat *catalog, tt *toolTrace) (DispatchRecord, *PendingApproval) {
 	rec := DispatchRecord{ToolCallID: call.ID, ToolName: call.Name}
 	if !runtime[call.Name] {
 		if cat != nil && cat.routed[call.Name] {
-			return t.callComposition(ctx, call), nil
+			return t.callComposition(ctx, call, tt), nil
 		}
 		if why, ok := cat.refusedWhy(call.Name); ok {
 			rec.Plane = PlaneComposition

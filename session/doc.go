@@ -26,6 +26,11 @@
 // whose Client New builds on {BaseURL}/mcp; Options.MCPClient takes any
 // other client through the MCPClient interface.
 //
+// Options.Tracer is told of every turn, model request, tool call,
+// discovery pass, MCP request and wait for a person, in native builds only
+// (see Tracer; package tracing makes OpenTelemetry spans of them), and the
+// chat and MCP requests carry its W3C trace context.
+//
 // The wire contract with the Studio AI proxy is written out in
 // docs/PROTOCOL.md.
 package session

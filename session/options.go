@@ -232,6 +232,15 @@ type Options struct {
 	StreamFirstByteTimeout time.Duration
 	StreamIdleTimeout      time.Duration
 
+	// Tracer, when set, is told of every turn — its model requests, tool
+	// calls, discovery passes, MCP requests and waits for a person — to
+	// make spans of them, and gives the trace context that the chat
+	// requests and the default MCP client's requests carry (see Tracer;
+	// package tracing makes OpenTelemetry spans). Native builds only: in
+	// the wasm builds Tracer is an empty placeholder, and nothing is
+	// traced. Nil traces nothing.
+	Tracer Tracer
+
 	// CapabilitiesTimeout bounds the capabilities request, from sending it
 	// (after its token was read) to the end of its body, on Clock. Past it
 	// the read fails (it is not cached: the next turn with tools asks

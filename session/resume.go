@@ -41,35 +41,36 @@ type Resolution struct {
 // is made; doors whose error is an AskError give its code instead, on the
 // same terms).
 func (s *Session) Resume(ctx context.Context, r Resolution) Turn {
+	ctx, tt := startTurnTrace(s, ctx, "", &r)
 	if ctx.Err() != nil {
-		return Turn{Status: StatusCancelled, ErrorMessage: "The resume was cancelled before it started."}
+		return tt.ended(Turn{Status: StatusCancelled, ErrorMessage: "The resume was cancelled before it started."})
 	}
 	answers, err := r.answers()
 	if err != nil {
-		return Turn{Status: StatusError, ErrorCode: ErrorCodeBadResolution, ErrorMessage: err.Error()}
+		return tt.ended(Turn{Status: StatusError, ErrorCode: ErrorCodeBadResolution, ErrorMessage: err.Error()})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if !s.begin(cancel) {
-		return busyTurn
+		return tt.ended(busyTurn)
 	}
 	defer s.finish()
 	doors := s.approvalDoors()
 	if doors == nil {
-		return Turn{Status: StatusError, ErrorCode: ErrorCodeNoApprovalDoors,
+		return tt.ended(Turn{Status: StatusError, ErrorCode: ErrorCodeNoApprovalDoors,
 			ErrorMessage: "session: Resume needs approval doors, and neither the session's kit nor its executor implements ApprovalDoors; " +
-				"give the session a kit that does (a port kit, portkit.Kit), or answer the asks in the app and Chat."}
+				"give the session a kit that does (a port kit, portkit.Kit), or answer the asks in the app and Chat."})
 	}
 	order, msg := s.orderAnswers(answers)
 	if msg != "" {
-		return Turn{Status: StatusError, ErrorCode: ErrorCodeUnknownAsk, ErrorMessage: msg}
+		return tt.ended(Turn{Status: StatusError, ErrorCode: ErrorCodeUnknownAsk, ErrorMessage: msg})
 	}
 	// A refused request restores the history with the asks' answers in it:
 	// they answer calls of an earlier turn, and the steps they approved may
 	// have run.
 	var before snapshot
-	return s.runTurn(ctx, ChatOptions{}, &before, func(ctx context.Context) *outcome {
-		o := s.answerAsks(ctx, doors, order, answers)
+	return s.runTurn(ctx, ChatOptions{}, &before, tt, func(ctx context.Context) *outcome {
+		o := s.answerAsks(ctx, doors, order, answers, tt)
 		before = s.snapshot()
 		return o
 	})
@@ -137,7 +138,8 @@ func (s *Session) orderAnswers(answers map[string]bool) ([]PendingApproval, stri
 // answerAsks calls the doors for each ask in order, then adds their notes
 // to the history as one user message and drops the answered asks from the
 // pending set. A refusal (or the turn's cancellation) stops at that ask.
-func (s *Session) answerAsks(ctx context.Context, doors ApprovalDoors, order []PendingApproval, answers map[string]bool) *outcome {
+// tt hears of each answer the doors took.
+func (s *Session) answerAsks(ctx context.Context, doors ApprovalDoors, order []PendingApproval, answers map[string]bool, tt *turnTrace) *outcome {
 	var notes []string
 	done := map[string]bool{}
 	var stop *outcome
@@ -171,6 +173,7 @@ func (s *Session) answerAsks(ctx context.Context, doors ApprovalDoors, order []P
 		}
 		notes = append(notes, note)
 		done[p.AskID] = true
+		tt.answered(p.AskID, approve)
 	}
 	if len(notes) > 0 {
 		s.appendHistory(Message{Role: "user", Content: strings.Join(notes, "\n")})

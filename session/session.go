@@ -42,6 +42,9 @@ type Session struct {
 	// capsAbsent is the error of the capabilities read that found the
 	// endpoint absent (ErrEndpointAbsent), returned without asking again.
 	capsAbsent error
+
+	// trace is what the session keeps for Options.Tracer (native builds).
+	trace traceState
 }
 
 // New returns a session configured by opts, or an error naming the option
@@ -83,6 +86,7 @@ func New(opts Options) (*Session, error) {
 			URL:     url,
 			Fetcher: &mcpclient.ResumingFetcher{Fetcher: o.Fetcher, Clock: o.Clock},
 			Auth:    o.Auth,
+			Tracer:  mcpTracer(o.Tracer, sec),
 		})
 		if err != nil {
 			return nil, errs.Wrap(err, "session: the default MCP client on ", url)
@@ -123,13 +127,15 @@ func (s *Session) Messages() []Message {
 // (its context) and reset once it has returned.
 func (s *Session) Reset() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.busy.Load() {
+		s.mu.Unlock()
 		return ErrBusy
 	}
 	s.history = nil
 	s.usage = Usage{}
 	s.pending = nil
+	s.mu.Unlock()
+	abandonWaits(s, true)
 	return nil
 }
 

@@ -65,6 +65,12 @@ type Options struct {
 	SessionIdle time.Duration
 	// Now is the clock of the session table [time.Now]; tests inject one.
 	Now func() time.Time
+	// Tracer, when set, makes a server span of each request and
+	// notification, continuing the trace the client sent (see Tracer;
+	// tracing.MCPServer makes OpenTelemetry spans). Native builds only: in
+	// the wasm builds Tracer is an empty placeholder, and nothing is
+	// traced. Nil traces nothing.
+	Tracer Tracer
 }
 
 // Dispatcher answers MCP JSON-RPC messages over a ToolServer. It is safe
@@ -259,7 +265,9 @@ func (d *Dispatcher) Handle(ctx context.Context, req Request) (resp Response) {
 	if l := d.listenRequest(req, body); l != nil {
 		return Response{Status: 200, Listen: l}
 	}
-	a := d.handleOne(ctx, req, body, false)
+	tctx, mt := traceMessage(d, ctx, req, body)
+	a := d.handleOne(tctx, req, body, false)
+	mt.end(req, &a)
 	if a.body == nil {
 		return Response{Status: 202}
 	}
@@ -293,7 +301,10 @@ func (d *Dispatcher) handleBatch(ctx context.Context, req Request, body []byte) 
 	out := []byte{'['}
 	n := 0
 	for _, it := range items {
-		b := d.handleOne(ctx, req, bytes.TrimSpace(it), true).body
+		tctx, mt := traceMessage(d, ctx, req, it)
+		a := d.handleOne(tctx, req, bytes.TrimSpace(it), true)
+		mt.end(req, &a)
+		b := a.body
 		if b == nil {
 			continue
 		}

@@ -22,5 +22,7 @@
 // era's checks), sessions.go (the session table), session_id*.go (session
 // ids per build), notify.go (Listen streams, ToolsChanged), progress.go
 // (notifications/progress), json.go (JSON helpers), handler.go (the HTTP
-// transport, native only).
+// transport, native only), trace.go and trace_native.go (Options.Tracer:
+// a server span per message, native only; trace_wasm.go is their empty
+// wasm twin).
 package mcpserver

@@ -335,7 +335,8 @@ func (h *handler) cors(w http.ResponseWriter, r *http.Request, allow string) boo
 	}
 	hd.Set("Access-Control-Allow-Methods", allow)
 	if req := r.Header.Values("Access-Control-Request-Headers"); len(req) > 0 {
-		// Mcp-Param-* names depend on the tool: allow what the page asks.
+		// Mcp-Param-* names depend on the tool: allow what the page asks
+		// (traceparent and tracestate among them, for a traced page).
 		hd.Set("Access-Control-Allow-Headers", strings.Join(req, ", "))
 	}
 	hd.Set("Access-Control-Max-Age", "600")

@@ -191,6 +191,29 @@ func newHTTPForDispatcher(t *testing.T, d *Dispatcher) string {
 	return srv.URL
 }
 
+// A traced page's requests carry traceparent and tracestate: a preflight
+// that asks for them is allowed them.
+func TestMCPHandlerCORSAllowsTraceContext(t *testing.T) {
+	srv := newTestMCPServer(t, Options{}, HandlerOptions{AllowedOrigins: []string{"https://app.example.com"}})
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodOptions, srv.URL, nil)
+	require.NoError(t, err)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type,mcp-protocol-version,traceparent,tracestate")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	allowed := strings.Split(strings.ReplaceAll(resp.Header.Get("Access-Control-Allow-Headers"), " ", ""), ",")
+	assert.Contains(t, allowed, "traceparent")
+	assert.Contains(t, allowed, "tracestate")
+
+	resp, _ = post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`,
+		"Origin", "https://app.example.com", "traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "tracestate", "vendor=1")
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the request with them is answered")
+	assert.Equal(t, "https://app.example.com", resp.Header.Get("Access-Control-Allow-Origin"))
+}
+
 func TestMCPHandlerCORSForConfiguredOrigins(t *testing.T) {
 	srv := newTestMCPServer(t, Options{Sessions: true}, HandlerOptions{AllowedOrigins: []string{"https://app.example.com/"}})
 	preflight := func(origin string) *http.Response {

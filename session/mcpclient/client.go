@@ -101,6 +101,12 @@ type Config struct {
 	// tools/list walk left out because its x-mcp-header annotations break
 	// the rules, with the reason. A panic in it is ignored.
 	OnToolRejected func(name, reason string)
+	// Tracer, when set, makes a span of each MCP request and notification
+	// and gives the trace context the request carries (headers
+	// traceparent and tracestate, and the same in params._meta); see
+	// Tracer. Native builds only: in the wasm builds Tracer is an empty
+	// placeholder, and nothing is traced. Nil traces nothing.
+	Tracer Tracer
 }
 
 // Client is an MCP client over Streamable HTTP through a bridge.Fetcher,

@@ -26,6 +26,10 @@
 // sending anything, and an endpoint that answers nothing but 404 or 405
 // gives a *session.EndpointAbsentError (matching session.ErrEndpointAbsent).
 //
+// Config.Tracer makes a span of each request and notification and writes
+// the W3C trace context into its headers and its params._meta (native
+// builds only; package tracing implements it with OpenTelemetry).
+//
 // The package does not import session: session imports it, builds the
 // default Client on {BaseURL}/mcp (or session.Options.MCPURL) with its
 // Fetcher wrapped in a ResumingFetcher, and takes any client through its

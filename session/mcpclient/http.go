@@ -87,25 +87,30 @@ func (c *Client) roundTrip(ctx context.Context, st mcpState, method, name string
 			hdr[k] = v
 		}
 	}
+	ctx, body, tr := c.traceRequest(ctx, method, name, id, hdr, body)
 	resp, err := c.send(ctx, method, "POST", hdr, body)
 	if err != nil {
+		tr.end(method, nil, "", err)
 		return nil, 0, err
 	}
 	res, err := c.readAnswer(ctx, st, method, id, resp)
+	tr.end(method, res, "", err)
 	return res, resp.Status, err
 }
 
 // notify sends a notification and expects a 2xx (202 Accepted).
 func (c *Client) notify(ctx context.Context, st mcpState, method string) error {
-	resp, err := c.send(ctx, method, "POST", c.postHeader(st, method, ""), mcp.NotificationBody(method, nil))
-	if err != nil {
-		return err
+	hdr := c.postHeader(st, method, "")
+	ctx, body, tr := c.traceRequest(ctx, method, "", 0, hdr, mcp.NotificationBody(method, nil))
+	resp, err := c.send(ctx, method, "POST", hdr, body)
+	if err == nil {
+		if !ok2xx(resp.Status) {
+			err = c.statusError(method, resp)
+		}
+		resp.Body.Close()
 	}
-	defer resp.Body.Close()
-	if !ok2xx(resp.Status) {
-		return c.statusError(method, resp)
-	}
-	return nil
+	tr.end(method, nil, "", err)
+	return err
 }
 
 // send performs one HTTP request with a fresh bearer token, asking for a
