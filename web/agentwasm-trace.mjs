@@ -34,6 +34,8 @@ const INSPECT_BYTES = 16 * 1024;
 
 /** The tool that reloads a composition draft after a conflict (session.GetDraftTool). */
 const GET_DRAFT_TOOL = 'honua_studio_get_draft';
+/** The error.type of a failure that names no code: the conventions' fallback value. */
+const OTHER = '_OTHER';
 /** The request of the list-changed watch's listening stream in the newer MCP era (not traced, like the older era's GET). */
 const LISTEN_METHOD = 'subscriptions/listen';
 
@@ -675,7 +677,7 @@ export function tapSession(options, json = {}) {
       'agentwasm.approval.ask_id': askOf(r.content),
     });
     if (content && typeof r.content === 'string') span.set('gen_ai.tool.call.result', r.content);
-    if (!r.ok) span.fail(r.errorCode || 'error', r.errorMessage);
+    if (!r.ok) span.fail(r.errorCode || OTHER, r.errorMessage);
     span.end();
     const next = turn.calls.shift();
     turn.tool = null;
@@ -743,7 +745,7 @@ export function tapSession(options, json = {}) {
         break;
       }
       case 'error':
-        endChat(e.errorCode || 'error', e.errorMessage);
+        endChat(e.errorCode || OTHER, e.errorMessage);
         break;
       default:
     }
@@ -910,7 +912,7 @@ export function tapSession(options, json = {}) {
     if (error !== undefined) {
       endChat('transport_error', describe(error));
       if (turn.tool && !turn.tool.span.ended) turn.tool.span.fail('cancelled', describe(error)).end();
-      span.fail(error?.code || 'error', describe(error)).end();
+      span.fail(error?.code || OTHER, describe(error)).end();
       return;
     }
     const status = typeof t?.status === 'string' ? t.status : undefined;
@@ -926,7 +928,7 @@ export function tapSession(options, json = {}) {
     if (content && typeof t?.text === 'string') {
       span.set('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: t.text }] }]));
     }
-    if (failedTurn) span.fail(t.errorCode || status, t.errorMessage);
+    if (failedTurn) span.fail(t.errorCode || OTHER, t.errorMessage);
     else if (status === 'cancelled') span.fail('cancelled', t.errorMessage || 'the turn was cancelled');
     for (const p of Array.isArray(t?.pendingApprovals) ? t.pendingApprovals : []) {
       if (!isObj(p)) continue;
@@ -1070,7 +1072,7 @@ export async function serveMCP(tracer, message, run) {
   try {
     answer = await run(message);
   } catch (err) {
-    span.fail(err?.code || 'error', describe(err)).end();
+    span.fail(err?.code || OTHER, describe(err)).end();
     throw err;
   }
   try {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/agentwasm/agentwasm/internal/wire"
 	"github.com/agentwasm/agentwasm/session"
+	"github.com/agentwasm/agentwasm/tracing"
 	"github.com/agentwasm/agentwasm/wazerotest"
 )
 
@@ -82,8 +83,7 @@ never printed: every text of the turn has it replaced by [redacted].
 
 `
 
-// chatTraceUsage is the usage text of --trace, shown when the flag is
-// registered.
+// chatTraceUsage is the usage text of --trace, after chatUsage.
 const chatTraceUsage = `--trace prints the turn's spans after it, on stderr, as a tree: the turn
 (invoke_agent), the discovery pass and its MCP requests, each model request
 (chat: response model, finish reason, tokens, time to the first chunk),
@@ -238,14 +238,13 @@ func parseChatArgs(args []string, stdout, stderr io.Writer) (o chatOptions, code
 	fs.StringVar(&o.BaseURL, "base-url", defaultChatBaseURL, "the Studio API base URL of the proxy (chat at {base-url}/v1/studio/ai/chat, MCP at {base-url}/mcp)")
 	fs.BoolVar(&o.JSON, "json", false, "print only the finished turn, as one indented JSON object (the JavaScript API's Turn)")
 	fs.BoolVar(&o.Wasm, "wasm", false, "run the turn in the wasip1 module under wazero instead of natively")
+	fs.BoolVar(&o.Trace, "trace", false, "after the turn, print its spans as a tree on stderr (natively only, not with --wasm)")
 	fs.StringVar(&o.Model, "model", "", "the model to ask the proxy (or the --openai-url endpoint) for; empty: its default")
 	fs.StringVar(&o.OpenAIURL, "openai-url", "", "send the chat straight to this OpenAI-compatible endpoint (its API base, e.g. http://127.0.0.1:11434/v1) instead of the proxy; its key from "+apiKeyEnvs[0]+" or "+apiKeyEnvs[1])
 	fs.DurationVar(&o.Timeout, "timeout", defaultChatTimeout, "how long the whole turn may take (not counting the module's first build)")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, chatUsage)
-		if fs.Lookup("trace") != nil {
-			fmt.Fprint(w, chatTraceUsage)
-		}
+		fmt.Fprint(w, chatTraceUsage)
 		fmt.Fprint(w, "Flags:\n")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
@@ -361,14 +360,16 @@ func cancelReason(sigCtx context.Context, timeout time.Duration, msg string) str
 }
 
 // chatNative runs the turn with the session package on net/http. tp, when
-// not nil, is the tracer provider for the session's spans (--trace, which
-// is registered in the flag set together with handing tp's tracer to the
-// session); the session is closed when chatNative returns, so every span
-// of the turn has ended.
+// not nil, is the tracer provider for the session's spans (--trace); the
+// session is closed when chatNative returns, so every span of the turn has
+// ended.
 func chatNative(sigCtx context.Context, o chatOptions, p *chatPrinter, tp *sdktrace.TracerProvider) (chatTurn, error) {
 	ctx, cancel := context.WithTimeout(sigCtx, o.Timeout)
 	defer cancel()
 	opts := session.Options{BaseURL: o.BaseURL, Model: o.Model}
+	if tp != nil {
+		opts.Tracer = tracing.Session(tp.Tracer(tracing.ScopeName))
+	}
 	if o.openai != nil {
 		opts.OpenAI = &session.OpenAIEndpoint{BaseURL: o.OpenAIURL}
 		if o.apiKey != "" {

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -290,20 +289,10 @@ func TestChatModeConflict(t *testing.T) {
 	}
 }
 
-// chatTraceRegistered reports whether chat's flag set has --trace, which
-// is registered with the session's tracer wiring (chatNative).
-func chatTraceRegistered() bool {
-	_, _, ok := parseChatArgs([]string{"--trace", "hi"}, io.Discard, io.Discard)
-	return ok
-}
-
 // TestChatTrace runs a turn with --trace against the dev server's scripted
 // model and demo MCP server: the tree is on stderr, stdout is as without
 // it, and --wasm is refused.
 func TestChatTrace(t *testing.T) {
-	if !chatTraceRegistered() {
-		t.Skip("--trace is not registered: the session's tracer is not wired into chatNative yet")
-	}
 	help := runArgs("chat", "--help")
 	assert.Contains(t, help.stdout, "-trace")
 	assert.Contains(t, help.stdout, strings.SplitN(chatTraceUsage, "\n", 2)[0])
