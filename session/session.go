@@ -44,6 +44,7 @@ type Session struct {
 	capsAbsent error
 
 	// trace is what the session keeps for Options.Tracer (native builds).
+	//lint:ignore U1000 the wasm builds keep nothing in it (trace_wasm.go); the native ones do
 	trace traceState
 }
 

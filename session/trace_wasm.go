@@ -14,6 +14,8 @@ import (
 )
 
 // traceState holds nothing in the wasm builds.
+//
+//lint:ignore U1000 Session.trace has this type in every build; only the native ones use it
 type traceState struct{}
 
 // turnTrace, chatTrace, toolTrace and discoveryTrace stand in for spans.

@@ -1412,11 +1412,13 @@ function sessionOptionsJSON(options, runtime) {
   }
   const {
     auth, execute, fetchImpl, kit, mcpClient, mcpUrl, model, onEvent, onStepFinish, studioTools, system, toolListChangedWatch,
-    tools, transport, restore,
+    tools, transport, restore, tracer, traceContent, tracePropagation,
   } = options;
   if (restore !== undefined) json.restore = restoreJSON(restore);
-  checkTracer(options.tracer);
-  if (!['same-origin', 'all', 'none', undefined].includes(options.tracePropagation)) throw badOption('tracePropagation must be \'same-origin\', \'all\' or \'none\'');
+  // The trace options stay in JavaScript: the trace module makes the spans (createSession).
+  checkTracer(tracer);
+  if (traceContent !== undefined && typeof traceContent !== 'boolean') throw badOption('traceContent must be true or false');
+  if (!['same-origin', 'all', 'none', undefined].includes(tracePropagation)) throw badOption('tracePropagation must be \'same-origin\', \'all\' or \'none\'');
   if (typeof model === 'string') {
     json.model = model;
   } else if (model !== undefined) {

@@ -413,8 +413,9 @@ test('asks nobody answered are abandoned when the session closes; a new message 
   again.port.close();
 });
 
-test('a bad tracer or tracePropagation is refused with bad_options', () => {
-  for (const options of [{ tracer: {} }, { tracer: 'x' }, { tracer: { startSpan: () => null }, tracePropagation: 'some' }]) {
+test('a bad tracer, traceContent or tracePropagation is refused with bad_options', () => {
+  const tracer = { startSpan: () => null };
+  for (const options of [{ tracer: {} }, { tracer: 'x' }, { tracer, tracePropagation: 'some' }, { tracer, traceContent: 'yes' }]) {
     assert.throws(() => runtime.createSession({ disableToolDiscovery: true, ...options }), (err) => err.code === 'bad_options', JSON.stringify(options));
   }
   assert.throws(() => runtime.createPort(shop, { tracer: {} }), (err) => err.code === 'bad_options');
@@ -542,7 +543,7 @@ test('failures: an error event, a fetch that fails, a cancelled turn', async () 
     assert.equal(chat.status.code, 2, c.what);
     if (c.chat.message) assert.equal(chat.status.message, c.chat.message);
     assert.equal(agent.attributes['agentwasm.turn.status'], 'error', c.what);
-    assert.equal(agent.attributes['error.type'], turn.errorCode ?? 'error', c.what);
+    assert.equal(agent.attributes['error.type'], turn.errorCode || '_OTHER', c.what);
     assert.equal(agent.status.code, 2, c.what);
     assert.equal(agent.status.message, turn.errorMessage, c.what);
   }

@@ -166,7 +166,10 @@ var jsSessionOptions = map[string][]string{
 	"system":               {"system", "systemFunction"}, // a string as given; a function: systemFunction: true, the system hook
 	"toolListChangedWatch": {"toolListChangedWatch"},     // the numbers as given; onStatus stays in JavaScript
 	"tools":                {"tools"},                    // each normalized by toolJSON (parameters, input_schema → inputSchema)
-	"transport":            {"transport"},                // a function or {stream}: transport: true, the transport hook
+	"tracer":               nil,                          // the trace module makes the spans from the hooks, in JavaScript
+	"traceContent":         nil,
+	"tracePropagation":     nil,
+	"transport":            {"transport"}, // a function or {stream}: transport: true, the transport hook
 }
 
 // hookFlags are the wire.SessionOptions fields that only say a hook exists.
@@ -266,6 +269,7 @@ var jsPortOptions = map[string][]string{
 	"onWarn":   nil,          // observers of the port's event hook
 	"onChange": nil,
 	"restore":  {"restore"}, // a snapshot object or its JSON text: the object travels
+	"tracer":   nil,         // port.mcp's server spans are made in JavaScript
 }
 
 func TestPortOptionNames(t *testing.T) {
