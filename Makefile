@@ -312,7 +312,7 @@ nodetest: build dist/agentwasm
 	$(NODE) --test $(NODE_TEST_FLAGS) web/test
 
 # The TypeScript declarations, checked against web/types/usage.ts and web/types/trace.ts (the OpenTelemetry SDK's tracer is a Tracer); then every js and ts snippet of
-# README.md, web/package/README.md, docs/PORT.md, docs/DEV.md, docs/MODELS.md and docs/SNAPSHOTS.md (and the declarations' @example
+# README.md, web/package/README.md, docs/PORT.md, docs/DEV.md, docs/MODELS.md, docs/SNAPSHOTS.md and docs/TRACING.md (and the declarations' @example
 # blocks) under tsc --strict, one tsc run over them all (web/types/snippets.test.mjs).
 typecheck: web/node_modules/.package-lock.json
 	cd web && npx tsc -p types

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -319,6 +320,17 @@ func TestChatTrace(t *testing.T) {
 		assert.True(t, strings.HasSuffix(r.stderr, "agentwasm chat: completed (3 rounds, 2 tool calls)\n"), r.stderr)
 		assert.NotContains(t, r.stdout, "invoke_agent", "the tree is not on stdout")
 		assert.Contains(t, r.stdout, "[tool] honua_studio_add_layer")
+
+		// docs/TRACING.md's example is this turn on a fresh dev server: every
+		// line the same but the times.
+		doc, err := os.ReadFile("../../docs/TRACING.md")
+		require.NoError(t, err)
+		example := regexp.MustCompile("(?s)```text\n(invoke_agent .*?)```").FindSubmatch(doc)
+		require.NotNil(t, example, "docs/TRACING.md has the example tree in a text block")
+		times := regexp.MustCompile(`[0-9]+\.[0-9] ms`)
+		tree := r.stderr[strings.Index(r.stderr, "invoke_agent "):strings.LastIndex(r.stderr, "agentwasm chat: ")]
+		assert.Equal(t, times.ReplaceAllString(string(example[1]), "T ms"), times.ReplaceAllString(tree, "T ms"),
+			"docs/TRACING.md's example tree (times aside) is what chat --trace prints on a fresh dev server")
 	})
 	t.Run("json", func(t *testing.T) {
 		r := runArgs("chat", "--base-url", base, "--json", "--trace", "add a schools layer")

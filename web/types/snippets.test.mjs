@@ -25,7 +25,7 @@ const globals = fileURLToPath(new URL('./snippet-globals.d.ts', import.meta.url)
 const tsc = path.join(root, 'web', 'node_modules', '.bin', 'tsc');
 
 /** The Markdown files whose js and ts blocks must compile. */
-const markdown = ['README.md', 'web/package/README.md', 'docs/PORT.md', 'docs/DEV.md', 'docs/MODELS.md', 'docs/SNAPSHOTS.md'];
+const markdown = ['README.md', 'web/package/README.md', 'docs/PORT.md', 'docs/DEV.md', 'docs/MODELS.md', 'docs/SNAPSHOTS.md', 'docs/TRACING.md'];
 /** The declaration files whose @example blocks must compile. */
 const declarations = ['web/agentwasm.d.ts'];
 
