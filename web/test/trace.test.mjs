@@ -256,7 +256,7 @@ test('tracePropagation none sends no header and no _meta; the spans are made all
   port.close();
 });
 
-test('a trace begun in the page goes on in a JS port\'s MCP server: same trace, the client span as parent', async () => {
+test("a trace begun in the page goes on in a JS port's MCP server: same trace, the client span as parent", async () => {
   const client = sdkTracer();
   const server = sdkTracer();
   const port = runtime.createPort(shop, { handlers: { 'checkout.pay': () => ({}) }, page: 'checkout', tracer: server.tracer });
