@@ -629,8 +629,10 @@ export function tapSession(options, json = {}) {
 
   const start = (name, kind, attributes, parent, links) => new SafeSpan(tracer, name, { kind, attributes, links }, parent);
 
+  // A turn waits for discovery only before its first model request (the module's ensureDiscovery);
+  // a pass that starts later (the list-changed watch's, a retry's) is the session's, a root.
   const openDiscovery = () => {
-    if (!discovery || discovery.ended) discovery = start('discover_tools', SpanKind.INTERNAL, {}, turn?.span ?? null);
+    if (!discovery || discovery.ended) discovery = start('discover_tools', SpanKind.INTERNAL, {}, turn && turn.round === 0 ? turn.span : null);
     return discovery;
   };
 

@@ -12,8 +12,9 @@
 // id (32 hex). The panel is checked at 420 px too (each bar under its
 // label, nothing wider than the screen) and with axe-core (nothing serious
 // or critical). A last test draws canned spans (an error on a tool, an
-// approval still waiting) through the page's own recorder. The screenshot
-// lands in dist/demo-trace.png.
+// approval still waiting) through the page's own recorder. The screenshots
+// land in dist/demo-trace-mcp.png (the MCP turn) and dist/demo-trace.png
+// (the approval and its resume).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -164,6 +165,9 @@ test('an MCP edit meeting the draft conflict: tools/call, the reload (honua_stud
   const bars = await page.evaluate(() => [...document.querySelectorAll('#trace-body .span-bar')].map((b) => b.getBoundingClientRect().width));
   assert.equal(bars.length, all.length);
   assert.ok(bars.every((w) => w >= 3), `every bar is visible: ${bars}`);
+  await page.locator('.trace-section').scrollIntoViewIfNeeded();
+  await mkdir(path.join(root, 'dist'), { recursive: true });
+  await page.locator('.trace-section').screenshot({ path: path.join(root, 'dist', 'demo-trace-mcp.png') });
 });
 
 test('a publish waiting for approval, then approved: await_approval with the resume turn under it, in one trace', { skip }, async () => {

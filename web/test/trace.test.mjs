@@ -652,3 +652,28 @@ test('the list-changed watch\'s listening requests are not traced, in either era
   assert.match(sent[2].headers.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
   assert.match(sent[2].body, /"_meta":\{"traceparent":"00-/);
 });
+
+test("a discovery pass the turn waits for is the turn's; one that starts after its first model request (the watch's) is a root", async () => {
+  const { tracer, exporter } = sdkTracer();
+  const tap = tapSession({ tracer }, {});
+  const answer = async () => new Response('{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}', { status: 200, headers: { 'content-type': 'application/json' } });
+  const listTools = async () => {
+    const init = { method: 'POST', body: new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}') };
+    const response = await tap.fetch(answer, 'http://studio.test/api/mcp', init);
+    await new Response(response.body).text();
+  };
+  const report = '{"type":"toolDiscovery","report":{"discovered":0,"pages":1,"routed":[],"rejected":[],"missingRequired":[],"diagnostics":[]}}';
+  await tap.turn({ op: 'session.chat', text: 'hi' }, async () => {
+    await listTools(); // the turn's own pass, before its first model request
+    tap.event(() => {}, 1, report);
+    await tap.fetch(async () => new Response(frame('message_start', { model: 'm' })), 'http://studio.test/api/v1/studio/ai/chat', { method: 'POST', body: '{}' });
+    await listTools(); // the list-changed watch's pass, while the round streams
+    tap.event(() => {}, 1, report);
+    tap.event(() => {}, 1, '{"type":"chat","event":{"type":"messageStop","stopReason":"endTurn"}}');
+    return { status: 'completed', rounds: 1, text: '' };
+  });
+  const spans = exporter.getFinishedSpans();
+  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+  const parentName = (s) => (s.parentSpanContext?.spanId ? byId.get(s.parentSpanContext.spanId)?.name : '-');
+  assert.deepEqual(spans.filter((s) => s.name === 'discover_tools').map(parentName), ['invoke_agent', '-']);
+});
