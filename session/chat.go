@@ -37,21 +37,29 @@ import (
 // be sent again. A failure after the answer started (a truncated or
 // silent stream, a bound passed) keeps what the turn added.
 func (s *Session) Chat(ctx context.Context, text string, opts ...ChatOptions) Turn {
+	if !traced {
+		return s.chat(ctx, text, nil, opts)
+	}
 	ctx, tt := startTurnTrace(s, ctx, text, nil)
+	return tt.ended(s.chat(ctx, text, tt, opts))
+}
+
+// chat is Chat, traced by tt (nil: untraced).
+func (s *Session) chat(ctx context.Context, text string, tt *turnTrace, opts []ChatOptions) Turn {
 	if ctx.Err() != nil {
-		return tt.ended(Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."})
+		return Turn{Status: StatusCancelled, ErrorMessage: "The chat was cancelled before it started."}
 	}
 	var co ChatOptions
 	if len(opts) > 0 {
 		co = opts[0]
 	}
 	if err := co.ToolChoice.validate("ChatOptions.ToolChoice"); err != nil {
-		return tt.ended(Turn{Status: StatusError, ErrorCode: "bad_options", ErrorMessage: err.Error()})
+		return Turn{Status: StatusError, ErrorCode: "bad_options", ErrorMessage: err.Error()}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if !s.begin(cancel) {
-		return tt.ended(busyTurn)
+		return busyTurn
 	}
 	defer s.finish()
 	before := s.snapshot()
@@ -69,14 +77,16 @@ var busyTurn = Turn{Status: StatusError, ErrorCode: ErrorCodeBusy,
 // runTurn runs one turn whose opening step (the person's message, or the
 // answers to asks) is open, and returns its record. before is the state a
 // refused request restores (open may set it). The caller holds busy
-// (begin), with ctx the context Close cancels; tt traces the turn, and
-// ends its span.
+// (begin), with ctx the context Close cancels; tt traces the turn (its
+// caller ends the turn's span).
 func (s *Session) runTurn(ctx context.Context, co ChatOptions, before *snapshot, tt *turnTrace, open func(context.Context) *outcome) Turn {
 	t := &turnState{s: s, before: before, trace: tt}
 	t.run(ctx, open, co)
 	t.turn.Text = t.textString()
 	t.turn.PendingApprovals = s.PendingApprovals()
-	tt.settleWaits(t.turn.PendingApprovals)
+	if traced {
+		tt.settleWaits(t.turn.PendingApprovals)
+	}
 	if u := t.turn.Usage; u != nil {
 		s.mu.Lock()
 		s.usage.InputTokens += u.InputTokens
@@ -84,7 +94,6 @@ func (s *Session) runTurn(ctx context.Context, co ChatOptions, before *snapshot,
 		s.mu.Unlock()
 	}
 	s.secrets.turn(&t.turn)
-	tt.end(&t.turn)
 	return t.turn
 }
 
@@ -196,9 +205,14 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 			return
 		}
 		t.turn.Rounds++
-		cctx, ct := t.trace.startChat(ctx, t.turn.Rounds)
+		cctx, ct := ctx, (*chatTrace)(nil)
+		if traced {
+			cctx, ct = t.trace.startChat(ctx, t.turn.Rounds)
+		}
 		r, o := t.streamRound(cctx, req, ct)
-		ct.finish(o)
+		if traced {
+			ct.finish(o)
+		}
 		if o != nil {
 			t.end(o)
 			return
@@ -214,13 +228,18 @@ func (t *turnState) run(ctx context.Context, open func(context.Context) *outcome
 				t.end(cancelledOutcome)
 				return
 			}
-			tctx, tool := t.trace.startTool(ctx, call)
+			tctx, tool := ctx, (*toolTrace)(nil)
+			if traced {
+				tctx, tool = t.trace.startTool(ctx, call)
+			}
 			rec, ask := t.dispatch(tctx, call, runtime, cat, tool)
 			rec = s.secrets.record(rec)
 			var size int
 			rec, size = s.fitResult(rec, used)
 			used += size
-			tool.finish(rec, ask)
+			if traced {
+				tool.finish(rec, ask)
+			}
 			if ask != nil {
 				s.addPending(*ask)
 				asked = true
@@ -302,7 +321,9 @@ func (t *turnState) streamRound(ctx context.Context, req *ChatRequest, ct *chatT
 			}
 			return nil, o
 		}
-		ct.event(&ev)
+		if traced {
+			ct.event(&ev)
+		}
 		if t.continueRun(r, &ev) {
 			continue
 		}

@@ -62,7 +62,9 @@ func (s *Session) Close() error {
 		cancel()
 	}
 	s.setWatchStatus(WatchClosed, "")
-	abandonWaits(s, false)
+	if traced {
+		abandonWaits(s, false)
+	}
 	return s.closeMCP(context.Background())
 }
 

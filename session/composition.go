@@ -42,7 +42,9 @@ func (t *turnState) callComposition(ctx context.Context, call ToolCall, tt *tool
 	var te *mcpclient.ToolError
 	if err != nil && draft != nil && errs.As(err, &te) && te.Code == CodeFailedPrecondition && ctx.Err() == nil {
 		rec.RetriedAfterConflict = true
-		tt.conflictRetry()
+		if traced {
+			tt.conflictRetry()
+		}
 		fresh, rerr := s.reloadDraft(ctx, draftIDOf(args, draft))
 		if rerr != nil {
 			failed := *te

@@ -165,7 +165,10 @@ func (s *Session) startPassLocked(parent context.Context) *discoveryPass {
 // schedules a retry.
 func (s *Session) runPass(p *discoveryPass, parent context.Context) {
 	defer close(p.done)
-	ctx, dt := startDiscoveryTrace(s, parent)
+	ctx, dt := context.Background(), (*discoveryTrace)(nil)
+	if traced {
+		ctx, dt = startDiscoveryTrace(s, parent)
+	}
 	list, pages, hung, err := s.listBounded(ctx)
 	var c *catalog
 	absent := false
@@ -186,7 +189,9 @@ func (s *Session) runPass(p *discoveryPass, parent context.Context) {
 	default:
 		c, p.report = applyPolicy(list, pages, s.opts.StudioTools)
 	}
-	dt.finish(s, p.report)
+	if traced {
+		dt.finish(s, p.report)
+	}
 	var retry *retryTimer
 	var retryIn time.Duration
 	s.mu.Lock()

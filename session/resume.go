@@ -41,29 +41,37 @@ type Resolution struct {
 // is made; doors whose error is an AskError give its code instead, on the
 // same terms).
 func (s *Session) Resume(ctx context.Context, r Resolution) Turn {
+	if !traced {
+		return s.resume(ctx, r, nil)
+	}
 	ctx, tt := startTurnTrace(s, ctx, "", &r)
+	return tt.ended(s.resume(ctx, r, tt))
+}
+
+// resume is Resume, traced by tt (nil: untraced).
+func (s *Session) resume(ctx context.Context, r Resolution, tt *turnTrace) Turn {
 	if ctx.Err() != nil {
-		return tt.ended(Turn{Status: StatusCancelled, ErrorMessage: "The resume was cancelled before it started."})
+		return Turn{Status: StatusCancelled, ErrorMessage: "The resume was cancelled before it started."}
 	}
 	answers, err := r.answers()
 	if err != nil {
-		return tt.ended(Turn{Status: StatusError, ErrorCode: ErrorCodeBadResolution, ErrorMessage: err.Error()})
+		return Turn{Status: StatusError, ErrorCode: ErrorCodeBadResolution, ErrorMessage: err.Error()}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if !s.begin(cancel) {
-		return tt.ended(busyTurn)
+		return busyTurn
 	}
 	defer s.finish()
 	doors := s.approvalDoors()
 	if doors == nil {
-		return tt.ended(Turn{Status: StatusError, ErrorCode: ErrorCodeNoApprovalDoors,
+		return Turn{Status: StatusError, ErrorCode: ErrorCodeNoApprovalDoors,
 			ErrorMessage: "session: Resume needs approval doors, and neither the session's kit nor its executor implements ApprovalDoors; " +
-				"give the session a kit that does (a port kit, portkit.Kit), or answer the asks in the app and Chat."})
+				"give the session a kit that does (a port kit, portkit.Kit), or answer the asks in the app and Chat."}
 	}
 	order, msg := s.orderAnswers(answers)
 	if msg != "" {
-		return tt.ended(Turn{Status: StatusError, ErrorCode: ErrorCodeUnknownAsk, ErrorMessage: msg})
+		return Turn{Status: StatusError, ErrorCode: ErrorCodeUnknownAsk, ErrorMessage: msg}
 	}
 	// A refused request restores the history with the asks' answers in it:
 	// they answer calls of an earlier turn, and the steps they approved may
@@ -173,7 +181,9 @@ func (s *Session) answerAsks(ctx context.Context, doors ApprovalDoors, order []P
 		}
 		notes = append(notes, note)
 		done[p.AskID] = true
-		tt.answered(p.AskID, approve)
+		if traced {
+			tt.answered(p.AskID, approve)
+		}
 	}
 	if len(notes) > 0 {
 		s.appendHistory(Message{Role: "user", Content: strings.Join(notes, "\n")})

@@ -136,7 +136,9 @@ func (s *Session) Reset() error {
 	s.usage = Usage{}
 	s.pending = nil
 	s.mu.Unlock()
-	abandonWaits(s, true)
+	if traced {
+		abandonWaits(s, true)
+	}
 	return nil
 }
 

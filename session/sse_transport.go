@@ -115,7 +115,9 @@ func (s *Session) send(ctx context.Context, method, url string, body []byte, acc
 		if body != nil {
 			hdr["content-type"] = "application/json"
 		}
-		injectChat(s, ctx, hdr, body)
+		if traced {
+			injectChat(s, ctx, hdr, body)
+		}
 		if auth != nil {
 			tok, err := token(ctx, auth, attempt > 0, who)
 			if err != nil {

@@ -15,6 +15,10 @@ import (
 	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
+// traced is true in native builds: the calls into a tracer are compiled
+// (trace_wasm.go has the wasm builds' false).
+const traced = true
+
 // traceState is what a session keeps for its Tracer, guarded by
 // Session.mu: the waits for a person, by ask id. An entry with a nil span
 // is an ask whose wait was ended (Close) while it stays pending: no wait

@@ -13,6 +13,11 @@ import (
 	"github.com/agentwasm/agentwasm/session/mcpclient"
 )
 
+// traced is false in the wasm builds. Every call into a tracer sits under
+// `if traced`, so the compiler leaves it out, even with inlining off (the
+// Go build's -l): the modules carry no tracing code.
+const traced = false
+
 // traceState holds nothing in the wasm builds.
 //
 //lint:ignore U1000 Session.trace has this type in every build; only the native ones use it

@@ -265,9 +265,14 @@ func (d *Dispatcher) Handle(ctx context.Context, req Request) (resp Response) {
 	if l := d.listenRequest(req, body); l != nil {
 		return Response{Status: 200, Listen: l}
 	}
-	tctx, mt := traceMessage(d, ctx, req, body)
+	tctx, mt := ctx, (*msgTrace)(nil)
+	if traced {
+		tctx, mt = traceMessage(d, ctx, req, body)
+	}
 	a := d.handleOne(tctx, req, body, false)
-	mt.end(req, &a)
+	if traced {
+		mt.end(req, &a)
+	}
 	if a.body == nil {
 		return Response{Status: 202}
 	}
@@ -301,9 +306,14 @@ func (d *Dispatcher) handleBatch(ctx context.Context, req Request, body []byte) 
 	out := []byte{'['}
 	n := 0
 	for _, it := range items {
-		tctx, mt := traceMessage(d, ctx, req, it)
+		tctx, mt := ctx, (*msgTrace)(nil)
+		if traced {
+			tctx, mt = traceMessage(d, ctx, req, it)
+		}
 		a := d.handleOne(tctx, req, bytes.TrimSpace(it), true)
-		mt.end(req, &a)
+		if traced {
+			mt.end(req, &a)
+		}
 		b := a.body
 		if b == nil {
 			continue

@@ -16,6 +16,10 @@ import (
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
+// traced is true in native builds: the calls into a tracer are compiled
+// (trace_wasm.go has the wasm builds' false).
+const traced = true
+
 // msgTrace is the span of one message; nil when the dispatcher has no
 // Tracer or the message is not traced.
 type msgTrace struct {

@@ -8,6 +8,11 @@ package mcpserver
 
 import "context"
 
+// traced is false in the wasm builds. Every call into a tracer sits under
+// `if traced`, so the compiler leaves it out, even with inlining off (the
+// Go build's -l): the modules carry no tracing code.
+const traced = false
+
 // Tracer is, in the wasm builds, an empty placeholder, so that
 // Options.Tracer costs the modules nothing: they make no spans. The
 // native builds' Tracer is the tracing seam.

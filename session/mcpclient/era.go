@@ -206,15 +206,22 @@ func (c *Client) initializeRequest(ctx context.Context, st mcpState, params *wir
 		return nil, "", err
 	}
 	hdr := c.postHeader(st, mcp.MethodInitialize, "")
-	ctx, body, tr := c.traceRequest(ctx, mcp.MethodInitialize, "", id, hdr, body)
+	var tr *reqTrace
+	if traced {
+		ctx, body, tr = c.traceRequest(ctx, mcp.MethodInitialize, "", id, hdr, body)
+	}
 	resp, err := c.send(ctx, mcp.MethodInitialize, "POST", hdr, body)
 	if err != nil {
-		tr.end(mcp.MethodInitialize, nil, "", err)
+		if traced {
+			tr.end(mcp.MethodInitialize, nil, "", err)
+		}
 		return nil, "", err
 	}
 	sid := resp.Header.Get(mcp.HeaderSessionID)
 	st.sessionID = sid // a server request before the answer (a ping) belongs to the new session
 	raw, err := c.readAnswer(ctx, st, mcp.MethodInitialize, id, resp)
-	tr.end(mcp.MethodInitialize, raw, sid, err)
+	if traced {
+		tr.end(mcp.MethodInitialize, raw, sid, err)
+	}
 	return raw, sid, err
 }

@@ -87,21 +87,32 @@ func (c *Client) roundTrip(ctx context.Context, st mcpState, method, name string
 			hdr[k] = v
 		}
 	}
-	ctx, body, tr := c.traceRequest(ctx, method, name, id, hdr, body)
+	var tr *reqTrace
+	if traced {
+		ctx, body, tr = c.traceRequest(ctx, method, name, id, hdr, body)
+	}
 	resp, err := c.send(ctx, method, "POST", hdr, body)
 	if err != nil {
-		tr.end(method, nil, "", err)
+		if traced {
+			tr.end(method, nil, "", err)
+		}
 		return nil, 0, err
 	}
 	res, err := c.readAnswer(ctx, st, method, id, resp)
-	tr.end(method, res, "", err)
+	if traced {
+		tr.end(method, res, "", err)
+	}
 	return res, resp.Status, err
 }
 
 // notify sends a notification and expects a 2xx (202 Accepted).
 func (c *Client) notify(ctx context.Context, st mcpState, method string) error {
 	hdr := c.postHeader(st, method, "")
-	ctx, body, tr := c.traceRequest(ctx, method, "", 0, hdr, mcp.NotificationBody(method, nil))
+	body := mcp.NotificationBody(method, nil)
+	var tr *reqTrace
+	if traced {
+		ctx, body, tr = c.traceRequest(ctx, method, "", 0, hdr, body)
+	}
 	resp, err := c.send(ctx, method, "POST", hdr, body)
 	if err == nil {
 		if !ok2xx(resp.Status) {
@@ -109,7 +120,9 @@ func (c *Client) notify(ctx context.Context, st mcpState, method string) error {
 		}
 		resp.Body.Close()
 	}
-	tr.end(method, nil, "", err)
+	if traced {
+		tr.end(method, nil, "", err)
+	}
 	return err
 }
 

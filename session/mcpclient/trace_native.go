@@ -19,6 +19,10 @@ import (
 	"github.com/agentwasm/agentwasm/internal/wire"
 )
 
+// traced is true in native builds: the calls into a tracer are compiled
+// (trace_wasm.go has the wasm builds' false).
+const traced = true
+
 // reqTrace is the span of one request; nil when the client has no Tracer.
 type reqTrace struct {
 	span RequestSpan
