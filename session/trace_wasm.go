@@ -36,7 +36,6 @@ func startTurnTrace(_ *Session, ctx context.Context, _ string, _ *Resolution) (c
 }
 
 func (*turnTrace) ended(turn Turn) Turn                           { return turn }
-func (*turnTrace) end(*Turn)                                      {}
 func (*turnTrace) answered(string, bool)                          {}
 func (*turnTrace) settleWaits([]PendingApproval)                  {}
 func abandonWaits(*Session, bool)                                 {}
