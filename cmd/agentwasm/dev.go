@@ -112,6 +112,10 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	}
 	if *traceMCP {
 		o.Trace = stdout
+		// A stdout whose reader is gone (agentwasm dev --trace | head)
+		// makes the trace lines' writes fail, and they are dropped:
+		// without this the first one would end the server (SIGPIPE).
+		signal.Ignore(syscall.SIGPIPE)
 	}
 	if o.Upstream != "" {
 		o.APIKey = firstEnv("AGENTWASM_API_KEY", "OPENAI_API_KEY")

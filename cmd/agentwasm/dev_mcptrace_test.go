@@ -1,8 +1,8 @@
 // Tests of agentwasm dev --trace: each MCP request /api/mcp answers is one
 // line on stdout, its server span continuing the trace context the caller
 // sent (params._meta first, else the traceparent header; a malformed one
-// starts a new trace), and a dev server started without --trace prints no
-// such line.
+// starts a new trace); a dev server started without --trace prints no
+// such line, and one whose stdout nobody reads any more answers as ever.
 
 package main
 
@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -188,6 +189,32 @@ func TestDevMCPTraceWriteFails(t *testing.T) {
 	assert.Equal(t, 1, w.calls, "the line was tried")
 }
 
+// startDevProcess starts `agentwasm dev` (this test binary, as
+// TestDevTraceHelperProcess), with --trace when trace is set, and returns
+// the process, its stdout after the line that says where it listens, and
+// its URL.
+func startDevProcess(t *testing.T, trace bool) (*exec.Cmd, io.ReadCloser, *bufio.Reader, string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("ends the server with SIGTERM")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDevTraceHelperProcess$")
+	cmd.Env = append(os.Environ(), "AGENTWASM_DEV_TRACE_HELPER=1")
+	if trace {
+		cmd.Env = append(cmd.Env, "AGENTWASM_DEV_TRACE_FLAG=1")
+	}
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	r := bufio.NewReader(stdout)
+	first, err := r.ReadString('\n')
+	require.NoError(t, err)
+	m := regexp.MustCompile(`open (http://127\.0\.0\.1:[0-9]+)/`).FindStringSubmatch(first)
+	require.NotNil(t, m, first)
+	return cmd, stdout, r, m[1]
+}
+
 // TestDevTraceHelperProcess is the dev server of TestDevTraceFlag, run as
 // a process of its own (it does nothing in a plain test run).
 func TestDevTraceHelperProcess(t *testing.T) {
@@ -220,22 +247,8 @@ func TestDevTraceFlag(t *testing.T) {
 		{name: "without", flag: false, lines: 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestDevTraceHelperProcess$")
-			cmd.Env = append(os.Environ(), "AGENTWASM_DEV_TRACE_HELPER=1")
-			if c.flag {
-				cmd.Env = append(cmd.Env, "AGENTWASM_DEV_TRACE_FLAG=1")
-			}
-			stdout, err := cmd.StdoutPipe()
-			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-			r := bufio.NewReader(stdout)
-			first, err := r.ReadString('\n')
-			require.NoError(t, err)
-			m := regexp.MustCompile(`open (http://127\.0\.0\.1:[0-9]+)/`).FindStringSubmatch(first)
-			require.NotNil(t, m, first)
-
-			mcp := m[1] + "/api/mcp"
+			cmd, _, r, url := startDevProcess(t, c.flag)
+			mcp := url + "/api/mcp"
 			for _, tool := range []string{"honua_studio_create_draft", "honua_studio_get_draft"} {
 				resp, body := jsonPost(t, mcp, mcpCallBody(tool, `{"title":"t","draftId":"d"}`, `,"traceparent":"`+parent+`"`), statelessHeaders("tools/call", tool)...)
 				require.Equal(t, http.StatusOK, resp.StatusCode, body)
@@ -261,4 +274,20 @@ func TestDevTraceFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDevTraceStdoutClosed: with --trace, a stdout nobody reads any more
+// (the reader of a pipe gone, as after `agentwasm dev --trace | head`)
+// loses the lines and nothing else: every MCP request is answered, and the
+// server ends as usual when told to.
+func TestDevTraceStdoutClosed(t *testing.T) {
+	cmd, stdout, _, url := startDevProcess(t, true)
+	require.NoError(t, stdout.Close())
+	for i, tool := range []string{"honua_studio_create_draft", "honua_studio_create_draft"} {
+		resp, body := jsonPost(t, url+"/api/mcp", mcpCallBody(tool, `{"title":"t"}`, ""), statelessHeaders("tools/call", tool)...)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "request %d: %s", i+1, body)
+		assert.Contains(t, body, `"draftId"`)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), "the server ends as usual (not by SIGPIPE)")
 }
