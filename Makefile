@@ -64,7 +64,8 @@ ADDR ?= 127.0.0.1:8080
 # make run DIRECT_URL=http://127.0.0.1:11434/v1 MODEL=llama3.2 makes it call that endpoint itself, with no key
 # (the endpoint must allow the page's origin: docs/MODELS.md), as --direct and --direct-url do.
 # ARGS passes more flags to agentwasm dev, e.g. for a non-loopback ADDR the hosts browsers use:
-# ADDR=0.0.0.0:8080 ARGS='--allow-host studio.lan'.
+# ADDR=0.0.0.0:8080 ARGS='--allow-host studio.lan'. ARGS=--trace prints a line per MCP request's server
+# span on stdout (its trace id, and the caller's span as its parent: docs/DEV.md).
 UPSTREAM     ?=
 MODEL        ?=
 ALLOW_ORIGIN ?=

@@ -42,6 +42,10 @@ type devOptions struct {
 	DistDir     string   // the built module, loader and types
 	Pace        time.Duration
 	Log         io.Writer
+	// Trace, when set, gets a line for each MCP request the demo MCP
+	// server answers: its server span (--trace: stdout; dev_mcptrace.go).
+	// Nil: no tracer.
+	Trace io.Writer
 
 	// Direct makes the demo page's session talk to the dev server's
 	// OpenAI-compatible endpoint (/openai/v1) instead of the Studio AI
@@ -94,6 +98,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.DistDir, "dist", "dist", "the folder of the built module (make build)")
 	fs.DurationVar(&o.Pace, "pace", 35*time.Millisecond, "the scripted model's pause between words")
 	fs.StringVar(&o.OpenAIKey, "openai-key", "", "a key the scripted model's OpenAI-compatible endpoint ("+openAIChatPath+") requires as Authorization: Bearer KEY (default from "+openAIKeyEnv+"; empty: none)")
+	traceMCP := fs.Bool("trace", false, devTraceUsage)
 	registerDirectFlags(fs, &o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -104,6 +109,13 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentwasm dev: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if *traceMCP {
+		o.Trace = stdout
+		// A stdout whose reader is gone (agentwasm dev --trace | head)
+		// makes the trace lines' writes fail, and they are dropped:
+		// without this the first one would end the server (SIGPIPE).
+		signal.Ignore(syscall.SIGPIPE)
 	}
 	if o.Upstream != "" {
 		o.APIKey = firstEnv("AGENTWASM_API_KEY", "OPENAI_API_KEY")
@@ -216,7 +228,7 @@ func newDevHandler(o devOptions) http.Handler {
 		logf = func(line string) { fmt.Fprintln(o.Log, line) }
 	}
 	proxy := studioproxy.New(studioproxy.Options{Model: model, Capabilities: caps, Log: logf, MaxConcurrent: o.MaxConcurrent})
-	mcp := demomcp.New()
+	mcp := demomcp.NewWithOptions(demomcp.Options{Tracer: devMCPTracer(o.Trace)})
 	policy, err := newOriginPolicy(o.AllowHosts, o.AllowOrigins)
 	if err != nil {
 		policy = &originPolicy{} // runDev refuses such values first

@@ -14,7 +14,13 @@
 // or critical). A last test draws canned spans (an error on a tool, an
 // approval still waiting) through the page's own recorder. The screenshots
 // land in dist/demo-trace-mcp.png (the MCP turn) and dist/demo-trace.png
-// (the approval and its resume).
+// (the approval and its resume). The dev server runs with --trace, so it
+// prints a line for each MCP request's server span on its stdout: after the
+// MCP turn, every one of the page's MCP client spans of that trace
+// (tools/call honua_studio_create_draft, honua_studio_add_layer twice, the
+// reload honua_studio_get_draft between) has its server span in the dev
+// server, in the same trace, with the client span as its parent — the trace
+// crosses the HTTP boundary.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -33,11 +39,14 @@ let dev;
 let browser;
 let page;
 const problems = []; // console errors, page errors, HTTP errors
+let devStdout = ''; // what the dev server printed: its URL line, then a line per MCP server span (--trace)
+let mcpTraceId = null; // the trace of the MCP turn
 
 before(async () => {
   if (skip) return;
-  const started = startDevServer(binary, ['--pace', '2ms', '--web', 'web/demo', '--dist', 'dist'], { cwd: root });
+  const started = startDevServer(binary, ['--pace', '2ms', '--web', 'web/demo', '--dist', 'dist', '--trace'], { cwd: root });
   dev = started.child;
+  dev.stdout.on('data', (chunk) => { devStdout += chunk; });
   browser = await launchChromium();
   page = await openDemo(browser, await started.url, problems);
 });
@@ -142,6 +151,7 @@ test('an MCP edit meeting the draft conflict: tools/call, the reload (honua_stud
   const id = await shownTraceId();
   assert.match(id, /^[0-9a-f]{32}$/);
   assert.notEqual(id, before, 'a new turn, a new trace');
+  mcpTraceId = id;
   const all = await rows();
   const rootRow = assertTurn(all, turn);
   const tools = childrenOf(all, rootRow).filter((r) => r.name.startsWith('execute_tool '));
@@ -168,6 +178,49 @@ test('an MCP edit meeting the draft conflict: tools/call, the reload (honua_stud
   await page.locator('.trace-section').scrollIntoViewIfNeeded();
   await mkdir(path.join(root, 'dist'), { recursive: true });
   await page.locator('.trace-section').screenshot({ path: path.join(root, 'dist', 'demo-trace-mcp.png') });
+});
+
+/**
+ * The dev server's --trace lines: `trace ID span ID parent ID|- NAME D.D ms[ error TYPE]`, parsed
+ * (its other lines left out).
+ */
+function serverSpans() {
+  const re = /^trace ([0-9a-f]{32}) span ([0-9a-f]{16}) parent ([0-9a-f]{16}|-) (.+?) \d+\.\d ms(?: error (\S+))?$/;
+  return devStdout.split('\n').filter((l) => l.startsWith('trace ')).map((l) => {
+    const m = l.match(re);
+    assert.ok(m, `a --trace line: ${JSON.stringify(l)}`);
+    return { traceId: m[1], spanId: m[2], parent: m[3] === '-' ? null : m[3], name: m[4], errorType: m[5] ?? null };
+  });
+}
+
+test('the MCP turn\'s trace continues in the dev server: a server span per MCP client span, same trace, the client span its parent', { skip }, async () => {
+  assert.ok(mcpTraceId, 'the MCP turn ran');
+  // The page's MCP client spans of that trace, from its recorder, in the order they started.
+  const clients = (await page.evaluate((id) => window.demo.trace.spans(id), mcpTraceId))
+    .filter((s) => s.kind === 'client' && s.attributes['mcp.method.name']);
+  assert.deepEqual(clients.filter((s) => s.name.startsWith('tools/call ')).map((s) => s.name), [
+    'tools/call honua_studio_create_draft',
+    'tools/call honua_studio_add_layer',
+    'tools/call honua_studio_get_draft',
+    'tools/call honua_studio_add_layer',
+  ]);
+  // Each server line is written as its span ends, before the answer leaves the server; its
+  // arrival on this side of the pipe is awaited all the same (no time is asserted).
+  const ofTrace = () => serverSpans().filter((s) => s.traceId === mcpTraceId);
+  for (let i = 0; i < 200 && ofTrace().length < clients.length; i++) await new Promise((r) => setTimeout(r, 50));
+  const servers = ofTrace();
+  assert.equal(servers.length, clients.length, `a server span per MCP client span of trace ${mcpTraceId}:\n${devStdout}`);
+  for (const c of clients) {
+    const under = servers.filter((s) => s.parent === c.spanId);
+    assert.equal(under.length, 1, `one server span under the page's ${c.name} (${c.spanId}):\n${devStdout}`);
+    assert.equal(under[0].name, c.name, 'the server span is named as the client span');
+    assert.equal(under[0].errorType, c.attributes['error.type'] ?? null, `${c.name}: the same error.type on both sides`);
+  }
+  assert.deepEqual(servers.filter((s) => s.errorType).map((s) => [s.name, s.errorType]),
+    [['tools/call honua_studio_add_layer', 'tool_error']], 'the conflict is the one error');
+  // And no server span of another trace claims one of these client spans as its parent.
+  const ids = new Set(clients.map((c) => c.spanId));
+  assert.deepEqual(serverSpans().filter((s) => ids.has(s.parent) && s.traceId !== mcpTraceId), []);
 });
 
 test('a publish waiting for approval, then approved: await_approval with the resume turn under it, in one trace', { skip }, async () => {

@@ -164,13 +164,30 @@ func New() *Server {
 
 // NewWithLimits is [New] with limits (zero fields take their defaults).
 func NewWithLimits(limits Limits) *Server {
-	s := &Server{drafts: map[string]*draft{}, limits: limits.withDefaults()}
+	return NewWithOptions(Options{Limits: limits})
+}
+
+// Options configure a [Server] made by [NewWithOptions].
+type Options struct {
+	// Limits bound what the server keeps (zero fields take their
+	// defaults).
+	Limits Limits
+	// Tracer, when set, makes a server span of each MCP request and
+	// notification the server answers (mcpserver.Options.Tracer), e.g.
+	// tracing.MCPServer(tracer); nil: none.
+	Tracer mcpserver.Tracer
+}
+
+// NewWithOptions is [New] with options.
+func NewWithOptions(o Options) *Server {
+	s := &Server{drafts: map[string]*draft{}, limits: o.Limits.withDefaults()}
 	s.d = mcpserver.New(s, mcpserver.Options{
 		Name:         "agentwasm-dev-studio",
 		Version:      "1.0.0",
 		Instructions: "A demo Studio composition server: create a draft, then add and style layers on it. Every edit names the draft's generation.",
 		Sessions:     true,
 		ListChanged:  true,
+		Tracer:       o.Tracer,
 	})
 	return s
 }
