@@ -29,6 +29,9 @@ const SPAN_KEY_DESCRIPTION = 'OpenTelemetry Context Key SPAN';
 /** The API's context key of the active span (@opentelemetry/api makes it with Symbol.for). */
 const SPAN_KEY = Symbol.for(SPAN_KEY_DESCRIPTION);
 
+/** The longest tracestate a server span takes from a caller (W3C Trace Context's bound, in bytes). */
+const TRACESTATE_MAX = 512;
+
 /** How many bytes of an MCP answer are read for a JSON-RPC error code or an isError result. */
 const INSPECT_BYTES = 16 * 1024;
 
@@ -128,7 +131,8 @@ export function remoteSpan(traceparent, tracestate) {
   if (!m || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined)) return null;
   const sc = { traceId: m[2], spanId: m[3], traceFlags: parseInt(m[4], 16) & 1, isRemote: true };
   if (!validIds(sc)) return null;
-  if (typeof tracestate === 'string' && tracestate !== '') {
+  // A tracestate past W3C's 512 bytes, or not printable ASCII, is dropped (the trace goes on without it).
+  if (typeof tracestate === 'string' && tracestate !== '' && tracestate.length <= TRACESTATE_MAX && /^[\x20-\x7e]*$/.test(tracestate)) {
     const text = tracestate;
     sc.traceState = {
       serialize: () => text,

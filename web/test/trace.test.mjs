@@ -501,6 +501,14 @@ test('the parent contexts: ours answer the API\'s span key, and the SDK sees the
     '00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01', '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01', 42]) {
     assert.equal(remoteSpan(bad), null, String(bad));
   }
+  // A caller's tracestate past 512 bytes, or not printable ASCII, is dropped; the parent stays.
+  const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  assert.equal(remoteSpan(parent, `a=${'x'.repeat(510)}`).spanContext().traceState.serialize().length, 512);
+  for (const state of [`a=${'x'.repeat(511)}`, 'a=1\nb=2', 'a=é']) {
+    const sc = remoteSpan(parent, state).spanContext();
+    assert.equal(sc.traceState, undefined, JSON.stringify(state));
+    assert.equal(sc.spanId, 'b7ad6b7169203331');
+  }
   assert.equal(traceparentOf({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0 }),
     '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00');
   assert.equal(traceparentOf({ traceId: 'x', spanId: 'y' }), '');
