@@ -124,12 +124,12 @@ func keyOf(sc trace.SpanContext) spanKey {
 func writeTraceNode(b *strings.Builder, n *traceNode, parent sdktrace.ReadOnlySpan, lead, indent string, seen map[*traceNode]bool) {
 	b.WriteString(lead)
 	if n.span == nil {
-		b.WriteString(eventLine(n.event, parent))
+		b.WriteString(oneLine(eventLine(n.event, parent)))
 		b.WriteByte('\n')
 		return
 	}
 	seen[n] = true
-	b.WriteString(spanLine(n.span))
+	b.WriteString(oneLine(spanLine(n.span)))
 	b.WriteByte('\n')
 	var children []*traceNode
 	for _, c := range n.children {

@@ -178,6 +178,16 @@ func TestWriteTraceTree(t *testing.T) {
 `,
 		},
 		{
+			name: "a model's tool name with a line break stays on its line, quoted",
+			build: func(b *traceBuilder) {
+				turn := b.span(context.Background(), "invoke_agent", 0, 10, turnAttrs("send", "completed", 1))
+				b.span(turn, "execute_tool x\ninvoke_agent 1.0 ms: forged", 1, 2, toolCall("x\ninvoke_agent 1.0 ms: forged", "call_1", "unknown", "error", str("error.type", "unknown_tool")))
+			},
+			want: `invoke_agent 10.0 ms: completed, 1 round
+└─ "execute_tool x\ninvoke_agent 1.0 ms: forged 1.0 ms: unknown, error [unknown_tool]"
+`,
+		},
+		{
 			name: "failed turns",
 			build: func(b *traceBuilder) {
 				turn := b.span(context.Background(), "invoke_agent", 0, 40, turnAttrs("send", "error", 1, str("error.type", "upstream_unavailable")), failed("the upstream answered 503"))

@@ -8,7 +8,9 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -70,12 +72,22 @@ func spanTraceLine(s sdktrace.ReadOnlySpan) string {
 	if p := s.Parent(); p.IsValid() {
 		parent = p.SpanID().String()
 	}
-	line := "trace " + sc.TraceID().String() + " span " + sc.SpanID().String() + " parent " + parent + " " + s.Name() + " " +
+	line := "trace " + sc.TraceID().String() + " span " + sc.SpanID().String() + " parent " + parent + " " + oneLine(s.Name()) + " " +
 		strconv.FormatFloat(s.EndTime().Sub(s.StartTime()).Seconds()*1000, 'f', 1, 64) + " ms"
 	if e := attrsOf(s.Attributes()).str("error.type"); e != "" {
-		line += " error " + e
+		line += " error " + oneLine(e)
 	}
 	return line + "\n"
+}
+
+// oneLine returns s as it is, or quoted (Go syntax) when it holds a
+// control character: a caller names the tool in a tools/call, and a name
+// with a line break must not write a second, forged line.
+func oneLine(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // spanLineWriter is a span processor.

@@ -9,6 +9,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -19,9 +20,13 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // lockedBuffer is a buffer written by the server's goroutines and read by
@@ -290,4 +295,30 @@ func TestDevTraceStdoutClosed(t *testing.T) {
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), "the server ends as usual (not by SIGPIPE)")
+}
+
+// TestDevMCPTraceLineIsOneLine: a span whose name (a caller's tool name)
+// or error type holds a line break or another control character is still
+// one line, the text quoted; a plain name is written as it is.
+func TestDevMCPTraceLineIsOneLine(t *testing.T) {
+	cases := []struct{ name, errType, want string }{
+		{"tools/call honua_studio_add_layer", "tool_error", ` tools/call honua_studio_add_layer 0.0 ms error tool_error`},
+		{"tools/call x\ntrace " + strings.Repeat("0", 32) + " span forged", "", ` "tools/call x\ntrace ` + strings.Repeat("0", 32) + ` span forged" 0.0 ms`},
+		{"tools/call tab\there", "bad\rtype", ` "tools/call tab\there" 0.0 ms error "bad\rtype"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out lockedBuffer
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(&spanLineWriter{w: &out}))
+			at := time.Unix(1_700_000_000, 0)
+			_, span := tp.Tracer("test").Start(context.Background(), c.name, trace.WithTimestamp(at))
+			if c.errType != "" {
+				span.SetAttributes(attribute.String("error.type", c.errType))
+			}
+			span.End(trace.WithTimestamp(at))
+			line := out.String()
+			assert.Equal(t, 1, strings.Count(line, "\n"), "one line: %q", line)
+			assert.True(t, strings.HasSuffix(line, c.want+"\n"), "%q ends with %q", line, c.want)
+		})
+	}
 }
