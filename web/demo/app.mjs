@@ -37,14 +37,14 @@ const el = (tag, className, text) => {
 const state = { busy: false, controller: null, running: null, turns: [], current: null, pending: [], revoked: [], generations: new Map() };
 window.demo = { state, ready: false };
 
+/** The trace the panel shows (null: none yet), and whether a redraw is queued. */
+let shownTrace = null;
+let traceQueued = false;
 /**
  * The page's tracer: it keeps the spans of the last few traces in memory (nothing leaves the page), and
  * the Trace panel draws the last turn's. A span of the trace on show that ends once the turn is over
  * (say a late answer) redraws it.
  */
-/** The trace the panel shows (null: none yet), and whether a redraw is queued. */
-let shownTrace = null;
-let traceQueued = false;
 const recorder = createTraceRecorder({ onChange: (span) => { if (span.traceId === shownTrace) scheduleTrace(); } });
 window.demo.trace = recorder; // for the browser test: the spans themselves (and drawTrace, below)
 
