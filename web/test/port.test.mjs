@@ -233,22 +233,7 @@ test('the in-page agent drives its own app: a session whose kit is a port', asyn
     [{ name: 'shop.journey.buy', args: { step: 'pay', confirm: true } }],
     'Paid.',
   ];
-  let n = 0;
-  const transport = async function* () {
-    const round = rounds[n++];
-    yield { type: 'messageStart', model: 'scripted' };
-    if (typeof round === 'string') {
-      yield { type: 'textDelta', text: round };
-      yield { type: 'messageStop', stopReason: 'endTurn' };
-      return;
-    }
-    for (const [i, c] of round.entries()) {
-      yield { type: 'toolCallStart', toolCallId: `c${n}-${i}`, toolName: c.name };
-      yield { type: 'toolCallStop', toolCallId: `c${n}-${i}`, toolArguments: c.args };
-    }
-    yield { type: 'messageStop', stopReason: 'toolCall' };
-  };
-  const session = runtime.createSession({ kit: port, transport, disableToolDiscovery: true });
+  const session = runtime.createSession({ kit: port, transport: scriptedRounds(rounds), disableToolDiscovery: true });
   assert.deepEqual(session.tools().map((t) => t.name), port.tools().map((t) => t.name));
   let turn = await session.chat('Buy my cart.');
   assert.equal(turn.status, 'completed', turn.errorMessage);
