@@ -41,7 +41,7 @@ func (t *mcpTracer) StartRequest(ctx context.Context, req mcpclient.TracedReques
 	}
 	attrs = append(attrs, serverAttrs(req.URL)...)
 	ctx, span := t.tracer.Start(ctx, mcpSpanName(req.Method, req.ToolName), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, &mcpSpan{span: span, sessionID: req.SessionID}
+	return ctx, &mcpSpan{openMCP{span: span, sessionID: req.SessionID}}
 }
 
 // Inject writes the W3C trace context of ctx's span.
@@ -62,17 +62,34 @@ func (s setter) Set(key, value string) { s(key, value) }
 func (setter) Keys() []string { return nil }
 
 // mcpSpan is an MCP client span.
-type mcpSpan struct {
+type mcpSpan struct{ openMCP }
+
+// End sets the session the answer set and the error, and ends the span.
+func (m *mcpSpan) End(e mcpclient.RequestEnd) {
+	m.end(e.SessionID, e.ErrorType, e.RPCError, e.ErrorMessage)
+}
+
+// openMCP is an MCP span, client or server, and the session its request
+// named.
+type openMCP struct {
 	span      trace.Span
 	sessionID string
 }
 
-// End sets the session the answer set and the error, and ends the span.
-func (m *mcpSpan) End(e mcpclient.RequestEnd) {
-	if e.SessionID != "" && m.sessionID == "" {
-		m.span.SetAttributes(attribute.String(keyMCPSessionID, e.SessionID))
+// end sets sessionID when the request named none (initialize's answer
+// issued it) and the error (rpc.response.status_code too for a JSON-RPC
+// error), and ends the span.
+func (o openMCP) end(sessionID, errorType string, rpcError bool, msg string) {
+	if sessionID != "" && o.sessionID == "" {
+		o.span.SetAttributes(attribute.String(keyMCPSessionID, sessionID))
 	}
-	endMCP(m.span, e.ErrorType, e.RPCError, e.ErrorMessage)
+	if errorType != "" {
+		if rpcError {
+			o.span.SetAttributes(attribute.String(keyRPCStatusCode, errorType))
+		}
+		setError(o.span, errorType, msg)
+	}
+	o.span.End()
 }
 
 // mcpSpanName is "{method}", or "tools/call {tool}".
@@ -96,16 +113,4 @@ func mcpAttrs(method, tool, id, sessionID string) []attribute.KeyValue {
 		attrs = append(attrs, attribute.String(keyMCPSessionID, sessionID))
 	}
 	return attrs
-}
-
-// endMCP sets an MCP span's error (rpc.response.status_code too for a
-// JSON-RPC error) and ends it.
-func endMCP(span trace.Span, errorType string, rpcError bool, msg string) {
-	if errorType != "" {
-		if rpcError {
-			span.SetAttributes(attribute.String(keyRPCStatusCode, errorType))
-		}
-		setError(span, errorType, msg)
-	}
-	span.End()
 }

@@ -8,7 +8,6 @@ package tracing
 import (
 	"context"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -49,19 +48,13 @@ func (t *serverTracer) StartRequest(ctx context.Context, req mcpserver.TracedReq
 	}
 	ctx, span := t.tracer.Start(ctx, mcpSpanName(req.Method, req.ToolName), trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(mcpAttrs(req.Method, req.ToolName, req.ID, req.SessionID)...))
-	return ctx, &serverSpan{span: span, sessionID: req.SessionID}
+	return ctx, &serverSpan{openMCP{span: span, sessionID: req.SessionID}}
 }
 
 // serverSpan is an MCP server span.
-type serverSpan struct {
-	span      trace.Span
-	sessionID string
-}
+type serverSpan struct{ openMCP }
 
 // End sets the session initialize issued and the error, and ends the span.
 func (s *serverSpan) End(e mcpserver.RequestEnd) {
-	if e.SessionID != "" && s.sessionID == "" {
-		s.span.SetAttributes(attribute.String(keyMCPSessionID, e.SessionID))
-	}
-	endMCP(s.span, e.ErrorType, e.RPCError, e.ErrorMessage)
+	s.end(e.SessionID, e.ErrorType, e.RPCError, e.ErrorMessage)
 }
