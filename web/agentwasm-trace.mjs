@@ -952,15 +952,12 @@ export function tapSession(options, json = {}) {
   };
 
   return {
-    /** The event hook: the loader's (event), then the spans. */
-    event(event, id, text) {
-      event(id, text);
+    /** One event of the session, as the loader read it. */
+    observe(event) {
       try {
-        let events = JSON.parse(text);
-        if (!Array.isArray(events)) events = [events];
-        for (const e of events) onEvent(e);
+        onEvent(event);
       } catch {
-        // not events, or a tracer failure already caught: nothing to trace
+        // a tracer failure already caught, or an event of no use: nothing to trace
       }
     },
     /** The call hook: the spans, then the loader's (call). */

@@ -986,10 +986,11 @@ export class Runtime {
       event: (id, text) => session.dispatch(text), call: callbacks(options), fetch: options.fetchImpl ?? null, direct: json.openai?.baseUrl,
     });
     if (options.tracer) {
-      // The spans are made by the trace module (loaded now, awaited by the first turn) around these hooks.
+      // The spans are made by the trace module (loaded now, awaited by the first turn) around these hooks
+      // and from the events the session reads.
       let tap;
       session.traceWith(traceModule().then((m) => (tap = m.tapSession(options, json)), () => {}));
-      for (const k of ['event', 'call', 'fetch']) {
+      for (const k of ['call', 'fetch']) {
         const hook = hooks[k];
         hooks[k] = (...a) => (tap ? tap[k](hook, ...a) : hook(...a));
       }
@@ -1791,6 +1792,8 @@ export class Session {
   /** @internal The taps that make this session's spans (createSession with a tracer). */
   traceWith(tap) {
     this.#tap = tap;
+    // The taps see each event as the session reads it, once: a sink that stays.
+    tap.then((t) => t && this.#sinks.add((event) => t.observe(event)));
   }
 
   /** @internal */

@@ -673,11 +673,11 @@ test("a discovery pass the turn waits for is the turn's; one that starts after i
   const report = '{"type":"toolDiscovery","report":{"discovered":0,"pages":1,"routed":[],"rejected":[],"missingRequired":[],"diagnostics":[]}}';
   await tap.turn({ op: 'session.chat', text: 'hi' }, async () => {
     await listTools(); // the turn's own pass, before its first model request
-    tap.event(() => {}, 1, report);
+    tap.observe(JSON.parse(report));
     await tap.fetch(async () => new Response(frame('message_start', { model: 'm' })), 'http://studio.test/api/v1/studio/ai/chat', { method: 'POST', body: '{}' });
     await listTools(); // the list-changed watch's pass, while the round streams
-    tap.event(() => {}, 1, report);
-    tap.event(() => {}, 1, '{"type":"chat","event":{"type":"messageStop","stopReason":"endTurn"}}');
+    tap.observe(JSON.parse(report));
+    tap.observe({ type: 'chat', event: { type: 'messageStop', stopReason: 'endTurn' } });
     return { status: 'completed', rounds: 1, text: '' };
   });
   const spans = exporter.getFinishedSpans();
